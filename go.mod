@@ -1,0 +1,3 @@
+module github.com/tilecopy/tilecopy
+
+go 1.26.8
