@@ -1,0 +1,260 @@
+// Package tilecopy holds the blocked copy kernels of the tilecopy relayout
+// engine: run copies, fills, 2-D block transposes and sub-byte repacks on
+// raw byte slices with byte strides. The planner in package relayout
+// compiles layouts into loop nests over these kernels; they are usable on
+// their own.
+//
+// Every kernel checks, before it touches memory, that the last byte it
+// would read or write lies inside its slices, and panics otherwise (as an
+// out-of-range index does): callers are expected to pass valid geometry.
+package tilecopy
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// span is the number of bytes a strided block of rows rows, each of n
+// bytes at stride stride, reaches from its start.
+func span(rows, stride, n int) int {
+	if rows == 0 || n == 0 {
+		return 0
+	}
+	return (rows-1)*stride + n
+}
+
+func checkSpan(what string, buf []byte, rows, stride, n int) {
+	if rows < 0 || n < 0 || stride < 0 || span(rows, stride, n) > len(buf) {
+		panic(fmt.Sprintf("tilecopy: %s block of %d rows × %d bytes at stride %d exceeds %d bytes", what, rows, n, stride, len(buf)))
+	}
+}
+
+// CopyRuns copies rows runs of n bytes: run j from src[j*srcStride:] to
+// dst[j*dstStride:]. Runs must not overlap between dst and src.
+func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
+	checkSpan("destination", dst, rows, dstStride, n)
+	checkSpan("source", src, rows, srcStride, n)
+	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
+}
+
+func copyRunsGeneric(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
+	if n == 0 {
+		return
+	}
+	if dstStride == n && srcStride == n {
+		copy(dst[:n*rows], src[:n*rows])
+		return
+	}
+	d, s := 0, 0
+	for range rows {
+		copy(dst[d:d+n], src[s:s+n])
+		d += dstStride
+		s += srcStride
+	}
+}
+
+// FillRuns writes rows runs of n bytes at stride dstStride, each a
+// repetition of pattern; n must be a multiple of len(pattern).
+func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
+	checkSpan("destination", dst, rows, dstStride, n)
+	if len(pattern) == 0 || n%len(pattern) != 0 {
+		panic(fmt.Sprintf("tilecopy: fill of %d bytes with a %d-byte pattern", n, len(pattern)))
+	}
+	fillRunsGeneric(dst, dstStride, n, rows, pattern)
+}
+
+func fillRunsGeneric(dst []byte, dstStride int, n, rows int, pattern []byte) {
+	if n == 0 || rows == 0 {
+		return
+	}
+	zero := true
+	for _, b := range pattern {
+		zero = zero && b == 0
+	}
+	d := 0
+	for range rows {
+		run := dst[d : d+n]
+		if zero {
+			clear(run)
+		} else {
+			k := copy(run, pattern)
+			for k < n { // doubling copies
+				k += copy(run[k:], run[:k])
+			}
+		}
+		d += dstStride
+	}
+}
+
+// Transpose moves a rows × cols block of width-byte elements:
+//
+//	dst[i*dstStride + j*width : +width] = src[j*srcStride + i*width : +width]
+//
+// for i < rows, j < cols. Each row of dst (cols elements) is contiguous,
+// as is each row of src (rows elements). width is 1, 2, 4, 8 or 16.
+func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
+		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
+	}
+	checkSpan("destination", dst, rows, dstStride, cols*width)
+	checkSpan("source", src, cols, srcStride, rows*width)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	transposeGeneric(width, dst, dstStride, src, srcStride, rows, cols)
+}
+
+// blockBytes is the side of the square cache block the generic transpose
+// walks, in bytes of one row: two such blocks of blockBytes rows fit L1.
+const blockBytes = 64
+
+func transposeGeneric(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	b := blockBytes / width
+	if b < 4 {
+		b = 4
+	}
+	dp := unsafe.Pointer(unsafe.SliceData(dst))
+	sp := unsafe.Pointer(unsafe.SliceData(src))
+	for i0 := 0; i0 < rows; i0 += b {
+		i1 := min(i0+b, rows)
+		for j0 := 0; j0 < cols; j0 += b {
+			j1 := min(j0+b, cols)
+			switch {
+			case !fastWords:
+				blockBytewise(width, dst, dstStride, src, srcStride, i0, i1, j0, j1)
+			case width == 1:
+				block1(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+			case width == 2:
+				block2(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+			case width == 4:
+				block4(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+			case width == 8:
+				block8(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+			default:
+				block16(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+			}
+		}
+	}
+}
+
+// The blockN functions transpose the block [i0,i1) × [j0,j1) of
+// transposeGeneric; Transpose checked its bounds. Four source rows are read
+// together so that each destination write covers four elements in a row.
+
+func block4(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	j := j0
+	for ; j+4 <= j1; j += 4 {
+		s0 := unsafe.Add(sp, j*ss)
+		s1 := unsafe.Add(s0, ss)
+		s2 := unsafe.Add(s1, ss)
+		s3 := unsafe.Add(s2, ss)
+		for i := i0; i < i1; i++ {
+			d := unsafe.Add(dp, i*ds+j*4)
+			*(*uint32)(d) = *(*uint32)(unsafe.Add(s0, i*4))
+			*(*uint32)(unsafe.Add(d, 4)) = *(*uint32)(unsafe.Add(s1, i*4))
+			*(*uint32)(unsafe.Add(d, 8)) = *(*uint32)(unsafe.Add(s2, i*4))
+			*(*uint32)(unsafe.Add(d, 12)) = *(*uint32)(unsafe.Add(s3, i*4))
+		}
+	}
+	for ; j < j1; j++ {
+		s := unsafe.Add(sp, j*ss)
+		for i := i0; i < i1; i++ {
+			*(*uint32)(unsafe.Add(dp, i*ds+j*4)) = *(*uint32)(unsafe.Add(s, i*4))
+		}
+	}
+}
+
+func block8(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	j := j0
+	for ; j+4 <= j1; j += 4 {
+		s0 := unsafe.Add(sp, j*ss)
+		s1 := unsafe.Add(s0, ss)
+		s2 := unsafe.Add(s1, ss)
+		s3 := unsafe.Add(s2, ss)
+		for i := i0; i < i1; i++ {
+			d := unsafe.Add(dp, i*ds+j*8)
+			*(*uint64)(d) = *(*uint64)(unsafe.Add(s0, i*8))
+			*(*uint64)(unsafe.Add(d, 8)) = *(*uint64)(unsafe.Add(s1, i*8))
+			*(*uint64)(unsafe.Add(d, 16)) = *(*uint64)(unsafe.Add(s2, i*8))
+			*(*uint64)(unsafe.Add(d, 24)) = *(*uint64)(unsafe.Add(s3, i*8))
+		}
+	}
+	for ; j < j1; j++ {
+		s := unsafe.Add(sp, j*ss)
+		for i := i0; i < i1; i++ {
+			*(*uint64)(unsafe.Add(dp, i*ds+j*8)) = *(*uint64)(unsafe.Add(s, i*8))
+		}
+	}
+}
+
+func block16(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	for j := j0; j < j1; j++ {
+		s := unsafe.Add(sp, j*ss)
+		for i := i0; i < i1; i++ {
+			d := unsafe.Add(dp, i*ds+j*16)
+			e := unsafe.Add(s, i*16)
+			*(*uint64)(d) = *(*uint64)(e)
+			*(*uint64)(unsafe.Add(d, 8)) = *(*uint64)(unsafe.Add(e, 8))
+		}
+	}
+}
+
+func block2(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	j := j0
+	for ; j+4 <= j1; j += 4 {
+		s0 := unsafe.Add(sp, j*ss)
+		s1 := unsafe.Add(s0, ss)
+		s2 := unsafe.Add(s1, ss)
+		s3 := unsafe.Add(s2, ss)
+		for i := i0; i < i1; i++ {
+			v := uint64(*(*uint16)(unsafe.Add(s0, i*2))) |
+				uint64(*(*uint16)(unsafe.Add(s1, i*2)))<<16 |
+				uint64(*(*uint16)(unsafe.Add(s2, i*2)))<<32 |
+				uint64(*(*uint16)(unsafe.Add(s3, i*2)))<<48
+			*(*uint64)(unsafe.Add(dp, i*ds+j*2)) = v
+		}
+	}
+	for ; j < j1; j++ {
+		s := unsafe.Add(sp, j*ss)
+		for i := i0; i < i1; i++ {
+			*(*uint16)(unsafe.Add(dp, i*ds+j*2)) = *(*uint16)(unsafe.Add(s, i*2))
+		}
+	}
+}
+
+func block1(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	j := j0
+	for ; j+8 <= j1; j += 8 {
+		var s [8]unsafe.Pointer
+		for k := range s {
+			s[k] = unsafe.Add(sp, (j+k)*ss)
+		}
+		for i := i0; i < i1; i++ {
+			v := uint64(*(*byte)(unsafe.Add(s[0], i))) |
+				uint64(*(*byte)(unsafe.Add(s[1], i)))<<8 |
+				uint64(*(*byte)(unsafe.Add(s[2], i)))<<16 |
+				uint64(*(*byte)(unsafe.Add(s[3], i)))<<24 |
+				uint64(*(*byte)(unsafe.Add(s[4], i)))<<32 |
+				uint64(*(*byte)(unsafe.Add(s[5], i)))<<40 |
+				uint64(*(*byte)(unsafe.Add(s[6], i)))<<48 |
+				uint64(*(*byte)(unsafe.Add(s[7], i)))<<56
+			*(*uint64)(unsafe.Add(dp, i*ds+j)) = v
+		}
+	}
+	for ; j < j1; j++ {
+		s := unsafe.Add(sp, j*ss)
+		for i := i0; i < i1; i++ {
+			*(*byte)(unsafe.Add(dp, i*ds+j)) = *(*byte)(unsafe.Add(s, i))
+		}
+	}
+}
+
+// blockBytewise is the block transpose for machines without fast
+// unaligned little-endian words.
+func blockBytewise(w int, dst []byte, ds int, src []byte, ss int, i0, i1, j0, j1 int) {
+	for j := j0; j < j1; j++ {
+		for i := i0; i < i1; i++ {
+			copy(dst[i*ds+j*w:i*ds+j*w+w], src[j*ss+i*w:j*ss+i*w+w])
+		}
+	}
+}

@@ -1,0 +1,7 @@
+//go:build amd64 || arm64 || 386 || ppc64le || riscv64 || loong64 || wasm
+
+package tilecopy
+
+// fastWords is true where the generic kernels may load and store whole
+// words at any byte address, little-endian.
+const fastWords = true
