@@ -215,7 +215,7 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 	for i, id := range dims {
 		p := m.nodes[id]
 		ts := sizes[i]
-		if p.kind == modNode && p.size%ts != 0 {
+		if !m.onTop(id) && p.size%ts != 0 {
 			m.exact = false // positions inside a tile that hold no element
 		}
 		outer[i] = m.add(node{kind: divNode, size: ceilDiv(p.size, ts), parent: id, t: ts})
@@ -223,6 +223,24 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 		m.ops = append(m.ops, outer[i])
 	}
 	return append(append(head, outer...), inner...), nil
+}
+
+// onTop reports whether node id is a logical (or prepended) dimension or
+// reached from one through divisions only: its index is bounded by the
+// dimension's size alone, so a split that does not divide it leaves
+// padding only beyond the dimension's end.
+func (m *Map) onTop(id int) bool {
+	for {
+		n := m.nodes[id]
+		switch n.kind {
+		case leafNode, zeroNode:
+			return true
+		case divNode:
+			id = n.parent
+		default:
+			return false
+		}
+	}
 }
 
 // Rank is the number of logical dimensions.

@@ -1,0 +1,419 @@
+package relayout
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tilecopy/tilecopy/tiling"
+)
+
+// Options tune Compile.
+type Options struct {
+	// Pad is what the destination's padding receives (zero by default).
+	Pad Padding
+	// Threads is the number of goroutines a Run may use; 0 or 1 runs on
+	// the calling goroutine.
+	Threads int
+}
+
+// Plan is a compiled relayout from one layout to another. It is immutable
+// and safe for concurrent use by several goroutines.
+type Plan struct {
+	from, to Shape
+	fm, tm   *tiling.Map
+	srcBytes int64
+	dstBytes int64
+	width    int64 // bytes per unpacked element; 0 when a side is packed
+	dtype    DType
+	pat      []byte // one padding element, natural width
+	threads  int
+
+	mode    planMode
+	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
+	loops   []ploop // the outer loops, outermost first
+	kern    kernelKind
+	outer   *ploop    // the kernel's outer loop (rows), nil for a single row
+	inner   ploop     // the kernel's inner loop, contiguous in the destination
+	tables  [][]int64 // gather mode: source element offset of each logical index, per dim
+	tail    [2]int64  // destination elements [tail[0], tail[1]) are tail padding
+	why     []string  // explanation lines for String
+	logical bool      // whether the array has any element
+}
+
+type planMode uint8
+
+const (
+	modeStrided     planMode = iota // source offsets linear in the loop digits
+	modeGather                      // source offsets from per-dimension tables
+	modeElementwise                 // one element at a time through the index maps
+	modeFill                        // the array is empty: the destination is all padding
+)
+
+type kernelKind uint8
+
+const (
+	kernRun       kernelKind = iota // runs contiguous on both sides: memmove
+	kernTranspose                   // 2-D block transpose
+	kernGather                      // per-element source offsets
+)
+
+// pdim is a planner dimension: n elements are valid, the destination holds
+// e places (e ≥ n; the rest is padding).
+type pdim struct {
+	n, e int64
+}
+
+// ploop is one loop of the nest: a digit of planner dimension dim.
+type ploop struct {
+	dim   int
+	w     int64 // weight in dim's index
+	size  int64 // trip count
+	scale int64 // > 1 when a full dimension of that many values was merged in (w is then 1)
+	dst   int64 // destination stride in elements
+	src   int64 // source stride in elements (strided mode)
+}
+
+// Compile plans the relayout of arrays laid out as from into arrays laid
+// out as to. Both must be static dense arrays of the same element type and
+// logical dimensions. Compiling costs microseconds; running the plan costs
+// one pass over the destination.
+func Compile(from, to Shape, opts *Options) (*Plan, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	fm, tm, pat, err := prepare(to, from, opts.Pad)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{
+		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
+		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
+		dtype: to.dtype, pat: pat, threads: max(opts.Threads, 1),
+	}
+	p.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
+	p.logical = fm.LogicalCount() > 0
+	if !from.isPacked() && !to.isPacked() {
+		p.width = int64(to.dtype.ByteWidth())
+	}
+	switch {
+	case !p.logical:
+		p.mode = modeFill
+		p.why = append(p.why, "the array has no elements: the destination is all padding")
+	case !fm.Exact() || !tm.Exact():
+		p.mode = modeElementwise
+		p.why = append(p.why, "combined (*) dims or tiles that split inside a tile: element by element through the index maps")
+	default:
+		p.build()
+	}
+	return p, nil
+}
+
+// String explains the plan: the loop nest with its digits and strides,
+// the kernel and why it was chosen.
+func (p *Plan) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
+	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padName(p))
+	fmt.Fprintf(&b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
+	if p.mode == modeStrided || p.mode == modeGather {
+		fmt.Fprintf(&b, "  dims (valid/held):")
+		for i, d := range p.dims {
+			fmt.Fprintf(&b, " d%d=%d/%d", i, d.n, d.e)
+		}
+		b.WriteString("\n  loops, outermost first (strides in elements):\n")
+		all := slices.Clone(p.loops)
+		if p.outer != nil {
+			all = append(all, *p.outer)
+		}
+		all = append(all, p.inner)
+		for i, l := range all {
+			role := "loop"
+			switch {
+			case i == len(all)-1:
+				role = "kernel inner"
+			case p.outer != nil && i == len(all)-2:
+				role = "kernel outer"
+			}
+			fmt.Fprintf(&b, "    %-12s d%d weight %d ×%d  dst %d  src %s\n", role, l.dim, l.w, l.size, l.dst, srcStride(p, l))
+		}
+		fmt.Fprintf(&b, "  kernel: %s\n", [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern])
+	}
+	for _, w := range p.why {
+		fmt.Fprintf(&b, "  why: %s\n", w)
+	}
+	if p.tail[1] > p.tail[0] {
+		fmt.Fprintf(&b, "  tail padding: elements [%d,%d)\n", p.tail[0], p.tail[1])
+	}
+	return b.String()
+}
+
+func srcStride(p *Plan, l ploop) string {
+	if p.mode == modeGather {
+		return "table"
+	}
+	return fmt.Sprint(l.src)
+}
+
+func padName(p *Plan) string { return fmt.Sprintf("% x per element", p.pat) }
+
+// SourceSize and DestinationSize are the exact buffer lengths Run takes.
+func (p *Plan) SourceSize() int64 { return p.srcBytes }
+
+// DestinationSize is the exact destination buffer length Run takes.
+func (p *Plan) DestinationSize() int64 { return p.dstBytes }
+
+// From is the source shape.
+func (p *Plan) From() Shape { return p.from.clone() }
+
+// To is the destination shape.
+func (p *Plan) To() Shape { return p.to.clone() }
+
+func product(v []int64) int64 {
+	n := int64(1)
+	for _, x := range v {
+		n *= x
+	}
+	return n
+}
+
+// build plans the strided or gather nest for two exact layouts.
+func (p *Plan) build() {
+	rank := len(p.to.dims)
+	dd, _ := p.tm.Digits()
+	sd, _ := p.fm.Digits()
+	// Planner dims: the logical ones, then one per prepended destination dim.
+	p.dims = make([]pdim, rank)
+	for d := range rank {
+		p.dims[d] = pdim{n: p.to.dims[d], e: 1}
+	}
+	zeroDim := map[int]int{}
+	var dest []tiling.Digit
+	for _, g := range dd {
+		if g.Size == 1 {
+			continue
+		}
+		if g.Dim < 0 {
+			if _, ok := zeroDim[g.Dim]; !ok {
+				zeroDim[g.Dim] = len(p.dims)
+				p.dims = append(p.dims, pdim{n: 1, e: 1})
+			}
+			g.Dim = zeroDim[g.Dim]
+		}
+		dest = append(dest, g)
+		p.dims[g.Dim].e = max(p.dims[g.Dim].e, g.Weight*g.Size)
+	}
+	var srcDigits []tiling.Digit
+	for _, g := range sd {
+		if g.Size > 1 && g.Dim >= 0 {
+			srcDigits = append(srcDigits, g)
+		}
+	}
+	// Common refinement per dim: all weights below the dim's extent.
+	weights := make([][]int64, len(p.dims))
+	nests := true
+	for d := range p.dims {
+		ws := []int64{1}
+		for _, g := range dest {
+			if g.Dim == d {
+				ws = append(ws, g.Weight)
+			}
+		}
+		for _, g := range srcDigits {
+			if g.Dim == d && g.Weight < p.dims[d].e {
+				ws = append(ws, g.Weight)
+			}
+		}
+		slices.Sort(ws)
+		ws = slices.Compact(ws)
+		for k := 1; k < len(ws); k++ {
+			if ws[k]%ws[k-1] != 0 {
+				nests = false
+			}
+		}
+		weights[d] = ws
+	}
+	if !nests {
+		p.mode = modeGather
+		p.why = append(p.why, "source and destination tiles do not nest: source offsets come from per-dimension tables")
+		for _, g := range dest {
+			p.loops = append(p.loops, ploop{dim: g.Dim, w: g.Weight, size: g.Size, scale: 1, dst: g.Stride})
+		}
+		p.tables = make([][]int64, len(p.dims))
+		for d := range rank {
+			p.tables[d] = sourceTable(srcDigits, d, p.to.dims[d])
+		}
+	} else {
+		p.mode = modeStrided
+		for _, g := range dest {
+			ws := weights[g.Dim]
+			// Common digits inside this destination digit, heaviest first.
+			for k := len(ws) - 1; k >= 0; k-- {
+				w := ws[k]
+				if w < g.Weight || w >= g.Weight*g.Size {
+					continue
+				}
+				next := g.Weight * g.Size
+				if k+1 < len(ws) {
+					next = min(next, ws[k+1])
+				}
+				size := ceilDiv(min(next, p.dims[g.Dim].e), w)
+				p.loops = append(p.loops, ploop{
+					dim: g.Dim, w: w, size: size, scale: 1,
+					dst: w / g.Weight * g.Stride,
+					src: sourceStride(srcDigits, g.Dim, w),
+				})
+			}
+		}
+	}
+	p.orderWithinDims()
+	p.merge()
+	p.chooseKernel()
+}
+
+// sourceTable lists, for each index i < n of logical dim d, its part of the
+// source element offset.
+func sourceTable(src []tiling.Digit, d int, n int64) []int64 {
+	t := make([]int64, n)
+	for _, g := range src {
+		if g.Dim != d {
+			continue
+		}
+		for i := range n {
+			t[i] += (i / g.Weight % g.Size) * g.Stride
+		}
+	}
+	return t
+}
+
+// sourceStride is the source element stride of a common digit of weight w
+// in dim d: the stride of the source digit that holds it, scaled.
+func sourceStride(src []tiling.Digit, d int, w int64) int64 {
+	best := -1
+	for i, g := range src {
+		if g.Dim == d && g.Weight <= w && (best < 0 || g.Weight > src[best].Weight) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0 // only index 0 is valid: the dim has extent 1 in the source
+	}
+	g := src[best]
+	return w / g.Weight * g.Stride
+}
+
+// orderWithinDims keeps the destination's pattern of dims over the loop
+// positions but makes each dim's loops run from heaviest to lightest, which
+// the budget walk needs (T(2,4)(2,1,1,1) puts a light digit first).
+func (p *Plan) orderWithinDims() {
+	byDim := map[int][]ploop{}
+	for _, l := range p.loops {
+		byDim[l.dim] = append(byDim[l.dim], l)
+	}
+	for _, ls := range byDim {
+		slices.SortStableFunc(ls, func(a, b ploop) int { return cmp.Compare(b.w, a.w) })
+	}
+	for i, l := range p.loops {
+		p.loops[i] = byDim[l.dim][0]
+		byDim[l.dim] = byDim[l.dim][1:]
+	}
+}
+
+// full reports whether loop l covers its whole dim with no padding: the
+// dim has no other loop and holds exactly its valid elements.
+func (p *Plan) full(l ploop) bool {
+	d := p.dims[l.dim]
+	if l.w != 1 || l.size*1 != d.n || d.n != d.e {
+		return false
+	}
+	for _, o := range p.loops {
+		if o.dim == l.dim && o != l {
+			return false
+		}
+	}
+	return true
+}
+
+// merge joins adjacent loops whose strides chain on both sides.
+func (p *Plan) merge() {
+	for i := 0; i+1 < len(p.loops); {
+		o, in := p.loops[i], p.loops[i+1]
+		chains := o.dst == in.dst*in.size && (p.mode == modeGather || o.src == in.src*in.size)
+		switch {
+		case chains && o.dim == in.dim && o.w == in.w*in.size && o.scale == 1 && in.scale == 1:
+			in.size *= o.size
+		case chains && o.w == 1 && p.mode == modeStrided && in.scale == 1 && p.full(in):
+			// The inner loop is a whole dim without padding: fold it in.
+			in = ploop{dim: o.dim, w: 1, size: o.size * in.size, scale: o.scale * in.size, dst: in.dst, src: in.src}
+		default:
+			i++
+			continue
+		}
+		p.loops = slices.Replace(p.loops, i, i+2, in)
+		if i > 0 {
+			i--
+		}
+	}
+}
+
+// chooseKernel takes the innermost loops for the kernel.
+func (p *Plan) chooseKernel() {
+	if len(p.loops) == 0 { // a single element
+		p.loops = []ploop{{dim: 0, w: 1, size: 1, scale: 1, dst: 1, src: 1}}
+		if len(p.dims) == 0 {
+			p.dims = []pdim{{n: 1, e: 1}}
+		}
+	}
+	last := len(p.loops) - 1
+	p.inner = p.loops[last]
+	p.loops = p.loops[:last]
+	if p.mode == modeGather {
+		p.kern = kernGather
+		p.why = append(p.why, "gather: each destination run reads the source through the offset tables")
+		return
+	}
+	if p.width == 0 {
+		p.kern = kernGather
+		p.why = append(p.why, "sub-byte packed elements: moved one at a time with shifts")
+		return
+	}
+	if p.inner.dst != 1 {
+		p.kern = kernGather
+		p.why = append(p.why, "the destination's fastest digit holds no element of the lightest loop: strided element moves")
+		return
+	}
+	// The kernel's outer loop must be the lightest of a dim other than the
+	// inner loop's, so the valid region of the kernel is a rectangle.
+	pick := func(i int) {
+		o := p.loops[i]
+		p.loops = slices.Delete(p.loops, i, i+1)
+		p.outer = &o
+	}
+	eligible := func(l ploop) bool { return l.w == 1 && l.dim != p.inner.dim }
+	if p.inner.src == 1 && p.inner.dst == 1 {
+		p.kern = kernRun
+		p.why = append(p.why, fmt.Sprintf("the innermost digit is contiguous on both sides: runs of %d elements", p.inner.size))
+		if n := len(p.loops); n > 0 && eligible(p.loops[n-1]) {
+			pick(n - 1)
+		}
+		return
+	}
+	p.kern = kernTranspose
+	for i := len(p.loops) - 1; i >= 0; i-- {
+		if p.loops[i].src == 1 && eligible(p.loops[i]) {
+			pick(i)
+			p.why = append(p.why, fmt.Sprintf("different fastest digits: a %d×%d block transpose per step", p.outer.size, p.inner.size))
+			return
+		}
+	}
+	p.why = append(p.why, "no source-contiguous digit: a strided copy of one row per step")
+}
+
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}

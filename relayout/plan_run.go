@@ -1,0 +1,224 @@
+package relayout
+
+import (
+	"github.com/tilecopy/tilecopy"
+)
+
+// Run relayouts src into dst (destination first, like copy). dst must be
+// exactly DestinationSize bytes and src SourceSize bytes, and they must not
+// overlap. Every byte of dst is written: elements, and the padding value
+// wherever the destination layout holds no element.
+func (p *Plan) Run(dst, src []byte) error {
+	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
+		return err
+	}
+	switch p.mode {
+	case modeFill:
+		p.fillElements(dst, 0, p.tm.Elements())
+		p.clearPackedTail(dst)
+		return nil
+	case modeElementwise:
+		p.runElementwise(dst, src)
+		return nil
+	}
+	w := &walker{p: p, dst: dst, src: src, b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims))}
+	for d, pd := range p.dims {
+		w.b[d], w.e[d] = pd.n, pd.e
+	}
+	if p.mode == modeGather {
+		w.idx = make([]int64, len(p.dims))
+	}
+	w.walk(0, 0, 0, false)
+	if p.tail[1] > p.tail[0] {
+		p.fillElements(dst, p.tail[0], p.tail[1])
+	}
+	p.clearPackedTail(dst)
+	return nil
+}
+
+// walker runs the loop nest of one Run.
+type walker struct {
+	p        *Plan
+	dst, src []byte
+	b, e     []int64 // per dim: valid and held counts left at the current depth
+	idx      []int64 // gather mode: logical index reached, per dim
+}
+
+// walk runs loop lv and the loops inside it. dOff and sOff are element
+// offsets; pad means the whole region below is padding.
+func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
+	p := w.p
+	if lv == len(p.loops) {
+		w.kernel(dOff, sOff, pad)
+		return
+	}
+	l := &p.loops[lv]
+	d := l.dim
+	bd, ed := w.b[d], w.e[d]
+	var i0 int64
+	if w.idx != nil {
+		i0 = w.idx[d]
+	}
+	if l.w == 1 {
+		// The lightest digit of its dim: values below nv are elements.
+		nv, ne := min(l.size, bd*l.scale), min(l.size, ed*l.scale)
+		for v := range ne {
+			if w.idx != nil {
+				w.idx[d] = i0 + v
+			}
+			w.walk(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || v >= nv)
+		}
+	} else {
+		top := min(l.size, ceilDiv(ed, l.w))
+		for v := range top {
+			lo := v * l.w
+			w.b[d] = min(max(bd-lo, 0), l.w)
+			w.e[d] = min(ed-lo, l.w)
+			if w.idx != nil {
+				w.idx[d] = i0 + lo
+			}
+			w.walk(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || w.b[d] == 0)
+		}
+		w.b[d], w.e[d] = bd, ed
+	}
+	if w.idx != nil {
+		w.idx[d] = i0
+	}
+}
+
+// extent returns how many values of kernel loop l are elements and how
+// many the destination holds, given the budgets.
+func (w *walker) extent(l *ploop) (valid, held int64) {
+	if l == nil {
+		return 1, 1
+	}
+	// l is the lightest loop of its dim (its weight is 1 unless the dim
+	// holds a single element), so value v is an element when v*w < b.
+	return min(l.size, ceilDiv(w.b[l.dim]*l.scale, l.w)), min(l.size, ceilDiv(w.e[l.dim]*l.scale, l.w))
+}
+
+// kernel moves the kernel's rectangle at (dOff, sOff) and fills its padding.
+func (w *walker) kernel(dOff, sOff int64, pad bool) {
+	p := w.p
+	rowsV, rowsE := w.extent(p.outer)
+	colsV, colsE := w.extent(&p.inner)
+	if pad {
+		rowsV, colsV = 0, 0
+	}
+	var oDst, oSrc int64
+	if p.outer != nil {
+		oDst, oSrc = p.outer.dst, p.outer.src
+	}
+	W := p.width
+	if rowsV > 0 && colsV > 0 {
+		switch p.kern {
+		case kernRun:
+			tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(colsV*W), int(rowsV))
+		case kernTranspose:
+			tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rowsV), int(colsV))
+		default:
+			w.gather(dOff, sOff, colsV)
+		}
+	}
+	// Padding: the rest of each element row, then the rows with no element.
+	if colsE > colsV && rowsV > 0 {
+		w.fill(dOff+colsV*p.inner.dst, oDst, colsE-colsV, rowsV)
+	}
+	if rowsE > rowsV {
+		w.fill(dOff+rowsV*oDst, oDst, colsE, rowsE-rowsV)
+	}
+}
+
+// fill writes padding into rows rows of n destination elements.
+func (w *walker) fill(dOff, rowStride, n, rows int64) {
+	p := w.p
+	if p.width > 0 && p.inner.dst == 1 {
+		W := p.width
+		tilecopy.FillRuns(w.dst[dOff*W:], int(rowStride*W), int(n*W), int(rows), p.pat)
+		return
+	}
+	for r := range rows {
+		for c := range n {
+			p.putPad(w.dst, dOff+r*rowStride+c*p.inner.dst)
+		}
+	}
+}
+
+// gather moves n elements of the inner loop one at a time.
+func (w *walker) gather(dOff, sOff, n int64) {
+	p := w.p
+	l := &p.inner
+	if p.mode == modeGather {
+		base := int64(0)
+		for d, t := range p.tables {
+			if d != l.dim && t != nil {
+				base += t[w.idx[d]]
+			}
+		}
+		t := p.tables[l.dim]
+		i0 := w.idx[l.dim]
+		for k := range n {
+			p.moveElement(w.dst, dOff+k*l.dst, w.src, base+t[i0+k*l.w])
+		}
+		return
+	}
+	for k := range n {
+		p.moveElement(w.dst, dOff+k*l.dst, w.src, sOff+k*l.src)
+	}
+}
+
+// moveElement copies source element s to destination element d.
+func (p *Plan) moveElement(dst []byte, d int64, src []byte, s int64) {
+	if W := p.width; W > 0 {
+		copy(dst[d*W:d*W+W], src[s*W:s*W+W])
+		return
+	}
+	var v [16]byte
+	val := v[:p.dtype.ByteWidth()]
+	readElement(src, p.fm, s, p.dtype, val)
+	writeElement(dst, p.tm, d, p.dtype, val)
+}
+
+// putPad writes one padding element at destination element d.
+func (p *Plan) putPad(dst []byte, d int64) {
+	if W := p.width; W > 0 {
+		copy(dst[d*W:d*W+W], p.pat)
+		return
+	}
+	writeElement(dst, p.tm, d, p.dtype, p.pat)
+}
+
+// fillElements writes padding into destination elements [from, to).
+func (p *Plan) fillElements(dst []byte, from, to int64) {
+	if W := p.width; W > 0 {
+		tilecopy.FillRuns(dst[from*W:], 0, int((to-from)*W), 1, p.pat)
+		return
+	}
+	for d := from; d < to; d++ {
+		p.putPad(dst, d)
+	}
+}
+
+// clearPackedTail zeroes the bits of a packed buffer's last byte that hold
+// no element.
+func (p *Plan) clearPackedTail(dst []byte) {
+	if bits := p.tm.ElementBits(); bits < 8 {
+		if r := p.tm.Elements() * bits % 8; r != 0 {
+			dst[len(dst)-1] &^= byte(0xff) >> r
+		}
+	}
+}
+
+// runElementwise walks the destination element by element through the
+// index maps: the path for combined dims and tiles split inside a tile.
+func (p *Plan) runElementwise(dst, src []byte) {
+	idx := make([]int64, len(p.to.dims))
+	for off := range p.tm.Elements() {
+		if logicalIndex(p.tm, off, idx, p.to.dims) {
+			p.moveElement(dst, off, src, p.fm.Offset(idx))
+		} else {
+			p.putPad(dst, off)
+		}
+	}
+	p.clearPackedTail(dst)
+}

@@ -1,0 +1,317 @@
+package relayout
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+var sizes = []int64{0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 11, 13, 16}
+
+// randomLayout draws a layout for dims and type t: any minor_to_major, 0-3
+// tile levels (often nesting, sometimes not, sometimes combined), tail
+// alignment, and packing for sub-byte types.
+func randomLayout(r *rand.Rand, t DType, rank int) *Layout {
+	l := &Layout{MinorToMajor: r.Perm(rank)}
+	if rank > 0 && r.IntN(3) == 0 {
+		l.MinorToMajor = RowMajor(rank)
+	}
+	levels := r.IntN(4)
+	if r.IntN(3) == 0 {
+		levels = 0
+	}
+	for lv := range levels {
+		k := 1 + r.IntN(min(rank+2, 4))
+		tile := make(Tile, k)
+		for j := range tile {
+			switch {
+			case lv > 0 && r.IntN(2) == 0:
+				tile[j] = 1 + int64(r.IntN(2)) // (2,1)-style second levels
+			default:
+				tile[j] = []int64{1, 2, 3, 4, 8, 5}[r.IntN(6)]
+			}
+			if j < k-1 && r.IntN(12) == 0 {
+				tile[j] = CombineDim
+			}
+		}
+		l.Tiles = append(l.Tiles, tile)
+	}
+	if r.IntN(5) == 0 {
+		l.TailPaddingAlignment = int64(1 + r.IntN(8))
+	}
+	if t.IsSubByte() && r.IntN(2) == 0 {
+		l.ElementSizeInBits = []int64{4, 4, 2, 1}[r.IntN(4)]
+		if l.ElementSizeInBits < int64(t.Bits()) {
+			l.ElementSizeInBits = 4
+		}
+	}
+	return l
+}
+
+var padKinds = []Padding{{Kind: PadZero}, {Kind: PadLowest}, {Kind: PadHighest}, {Kind: PadNaN}, PadWith(1), PadWith(-1)}
+
+// randomPair draws a (from, to, options) case from seed.
+func randomPair(seed uint64) (from, to Shape, opts Options) {
+	r := rand.New(rand.NewPCG(seed, 0x7e1ec0e))
+	t := DType(1 + r.IntN(int(F8E8M0FNU)))
+	rank := r.IntN(7)
+	dims := make([]int64, rank)
+	budget := int64(1)
+	for i := range dims {
+		dims[i] = sizes[r.IntN(len(sizes))]
+		if budget*max(dims[i], 1) > 3000 {
+			dims[i] = 1
+		}
+		budget *= max(dims[i], 1)
+	}
+	from = NewShape(t, dims, randomLayout(r, t, rank))
+	to = NewShape(t, dims, randomLayout(r, t, rank))
+	opts.Pad = padKinds[r.IntN(len(padKinds))]
+	if r.IntN(6) == 0 && rank > 0 {
+		opts.Pad.Widths = make([]int64, rank)
+		for i, d := range dims {
+			opts.Pad.Widths[i] = d + int64(r.IntN(3))
+		}
+	}
+	return from, to, opts
+}
+
+// fillRandom returns n random bytes from seed.
+func fillRandom(n int64, seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// checkPair compiles and runs one case and compares it with Reference.
+// It reports whether the case was runnable (padding and layout accepted).
+func checkPair(t *testing.T, seed uint64, from, to Shape, opts Options) bool {
+	t.Helper()
+	want := []byte(nil)
+	fromSize, err := from.ByteSize()
+	if err != nil {
+		return false
+	}
+	src := fillRandom(fromSize, seed)
+	wide, err := opts.Pad.widened(to)
+	if err != nil {
+		return false
+	}
+	toSize, err := wide.ByteSize()
+	if err != nil {
+		return false
+	}
+	want = bytes.Repeat([]byte{0xa5}, int(toSize))
+	refErr := Reference(want, src, to, from, opts.Pad)
+	plan, err := Compile(from, to, &opts)
+	if (err != nil) != (refErr != nil) {
+		t.Fatalf("seed %d: %s -> %s pad %v: Compile error %v, Reference error %v", seed, from, to, opts.Pad, err, refErr)
+	}
+	if err != nil {
+		return false
+	}
+	got := bytes.Repeat([]byte{0x5a}, int(toSize))
+	if err := plan.Run(got, src); err != nil {
+		t.Fatalf("seed %d: %s -> %s: Run: %v", seed, from, to, err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("seed %d: %s -> %s pad %v widths %v: first difference at byte %d: got %x want %x\n%s",
+			seed, from, to, opts.Pad, opts.Pad.Widths, i, got[i], want[i], plan)
+	}
+	return true
+}
+
+// TestCompileMatchesReference is the differential test: random layout
+// pairs, compiled and run, must give the oracle's bytes. Replay one case
+// with TILECOPY_SEED=n.
+func TestCompileMatchesReference(t *testing.T) {
+	n := 10000
+	if testing.Short() {
+		n = 2000
+	}
+	first := uint64(1)
+	if s := os.Getenv("TILECOPY_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, n = v, 1
+	}
+	ran := 0
+	for seed := first; seed < first+uint64(n); seed++ {
+		from, to, opts := randomPair(seed)
+		if checkPair(t, seed, from, to, opts) {
+			ran++
+		}
+	}
+	t.Logf("%d of %d cases ran", ran, n)
+	if ran < n/2 {
+		t.Errorf("only %d of %d random cases were runnable", ran, n)
+	}
+}
+
+// TestGoldenRelayouts runs the golden vectors of DESIGN.md §3 through
+// Compile and Run.
+func TestGoldenRelayouts(t *testing.T) {
+	tests := []struct {
+		from, to string
+		want     string // letters: logical element k is 'a'+k, '_' padding
+	}{
+		{"f32[2,3]", "f32[2,3]{0,1}", "a d b e c f"},
+		{"f32[3,5]", "f32[3,5]{1,0:T(2,2)}", "a b f g c d h i e _ j _ k l _ _ m n _ _ o _ _ _"},
+		{"f32[3,5]", "f32[3,5]{1,0:T(2,4)}", "a b c d f g h i e _ _ _ j _ _ _ k l m n _ _ _ _ o _ _ _ _ _ _ _"},
+		{"bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}", "a d b e c f _ _ g _ h _ i _ _ _"},
+		{"f32[5]", "f32[5]{0:T(2,4)}", "a b c d _ _ _ _ e _ _ _ _ _ _ _"},
+		{"f32[3,5]", "f32[3,5]{0,1:T(2,2)}", "a f b g k _ l _ c h d i m _ n _ e j _ _ o _ _ _"},
+		{"s8[4,4]", "s8[4,4]{1,0:T(4,4)(4,1)}", "a e i m b f j n c g k o d h l p"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.to, func(t *testing.T) {
+			from, err := ParseShape(tc.from)
+			if err != nil {
+				t.Fatal(err)
+			}
+			to, err := ParseShape(tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := letters(t, from, to)
+			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// letters relayouts the array whose k-th row-major element is k+1 and
+// prints the destination as letters.
+func letters(t *testing.T, from, to Shape) string {
+	t.Helper()
+	w := int64(from.DType().ByteWidth())
+	n, _ := from.ElementCount()
+	src := make([]byte, n*w)
+	for k := range n {
+		src[k*w] = byte(k + 1)
+	}
+	p, err := Compile(from, to, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]byte, p.DestinationSize())
+	if err := p.Run(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for i := int64(0); i < int64(len(dst)); i += w {
+		c := byte('_')
+		if dst[i] != 0 {
+			c = 'a' + dst[i] - 1
+		}
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+func TestRunErrors(t *testing.T) {
+	from := NewShape(F32, []int64{2, 3}, nil)
+	to := NewShape(F32, []int64{2, 3}, &Layout{MinorToMajor: []int{0, 1}})
+	p, err := Compile(from, to, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 48)
+	tests := []struct {
+		name     string
+		dst, src []byte
+		want     error
+	}{
+		{"short source", make([]byte, 24), make([]byte, 23), ErrBufferSize},
+		{"long destination", make([]byte, 25), make([]byte, 24), ErrBufferSize},
+		{"same buffer", buf[:24], buf[:24], ErrOverlap},
+		{"overlap", buf[:24], buf[20:44], ErrOverlap},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := p.Run(tc.dst, tc.src); !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if err := p.Run(buf[:24], buf[24:]); err != nil {
+		t.Fatalf("adjacent buffers: %v", err)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	f23 := NewShape(F32, []int64{2, 3}, nil)
+	tests := []struct {
+		name     string
+		from, to Shape
+		opts     *Options
+		want     error
+	}{
+		{"dims", f23, NewShape(F32, []int64{3, 2}, nil), nil, ErrShapeMismatch},
+		{"rank", f23, NewShape(F32, []int64{6}, nil), nil, ErrShapeMismatch},
+		{"type", f23, NewShape(S32, []int64{2, 3}, nil), nil, ErrTypeMismatch},
+		{"dynamic", f23.WithDynamic(0), f23, nil, ErrDynamic},
+		{"tuple", NewTuple(f23), f23, nil, ErrNotArray},
+		{"repeated m2m", f23, NewShape(F32, []int64{2, 3}, &Layout{MinorToMajor: []int{0, 0}}), nil, ErrInvalidLayout},
+		{"overflow", NewShape(F64, []int64{1 << 40, 1 << 40}, nil), NewShape(F64, []int64{1 << 40, 1 << 40}, nil), nil, ErrOverflow},
+		{"nan for int", NewShape(S32, []int64{2}, nil), NewShape(S32, []int64{2}, nil), &Options{Pad: Padding{Kind: PadNaN}}, ErrBadPadding},
+		{"narrow width", f23, f23, &Options{Pad: Padding{Widths: []int64{1, 3}}}, ErrShapeMismatch},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Compile(tc.from, tc.to, tc.opts); !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConcurrentRuns runs one plan from several goroutines (run it with
+// -race).
+func TestConcurrentRuns(t *testing.T) {
+	from := NewShape(BF16, []int64{37, 300}, nil)
+	to := NewShape(BF16, []int64{37, 300}, &Layout{MinorToMajor: []int{1, 0}, Tiles: []Tile{{8, 128}, {2, 1}}})
+	p, err := Compile(from, to, &Options{Pad: Padding{Kind: PadNaN}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fillRandom(p.SourceSize(), 9)
+	want := make([]byte, p.DestinationSize())
+	if err := Reference(want, src, to, from, Padding{Kind: PadNaN}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			dst := make([]byte, p.DestinationSize())
+			for range 20 {
+				if err := p.Run(dst, src); err != nil {
+					t.Error(err)
+					return
+				}
+				if !bytes.Equal(dst, want) {
+					t.Errorf("goroutine %d: wrong bytes", g)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
