@@ -1,41 +1,9 @@
-// Package tilecopy holds the blocked copy kernels of the tilecopy relayout
-// engine: run copies, fills, 2-D block transposes and sub-byte repacks on
-// raw byte slices with byte strides. The planner in package relayout
-// compiles layouts into loop nests over these kernels; they are usable on
-// their own.
-//
-// Every kernel checks, before it touches memory, that the last byte it
-// would read or write lies inside its slices, and panics otherwise (as an
-// out-of-range index does): callers are expected to pass valid geometry.
 package tilecopy
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "unsafe"
 
-// span is the number of bytes a strided block of rows rows, each of n
-// bytes at stride stride, reaches from its start.
-func span(rows, stride, n int) int {
-	if rows == 0 || n == 0 {
-		return 0
-	}
-	return (rows-1)*stride + n
-}
-
-func checkSpan(what string, buf []byte, rows, stride, n int) {
-	if rows < 0 || n < 0 || stride < 0 || span(rows, stride, n) > len(buf) {
-		panic(fmt.Sprintf("tilecopy: %s block of %d rows × %d bytes at stride %d exceeds %d bytes", what, rows, n, stride, len(buf)))
-	}
-}
-
-// CopyRuns copies rows runs of n bytes: run j from src[j*srcStride:] to
-// dst[j*dstStride:]. Runs must not overlap between dst and src.
-func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
-	checkSpan("destination", dst, rows, dstStride, n)
-	checkSpan("source", src, rows, srcStride, n)
-	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
-}
+// The portable kernels: the fallback on every machine and the reference
+// the assembly kernels are tested against. Callers have checked bounds.
 
 func copyRunsGeneric(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
 	if n == 0 {
@@ -51,16 +19,6 @@ func copyRunsGeneric(dst []byte, dstStride int, src []byte, srcStride int, n, ro
 		d += dstStride
 		s += srcStride
 	}
-}
-
-// FillRuns writes rows runs of n bytes at stride dstStride, each a
-// repetition of pattern; n must be a multiple of len(pattern).
-func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
-	checkSpan("destination", dst, rows, dstStride, n)
-	if len(pattern) == 0 || n%len(pattern) != 0 {
-		panic(fmt.Sprintf("tilecopy: fill of %d bytes with a %d-byte pattern", n, len(pattern)))
-	}
-	fillRunsGeneric(dst, dstStride, n, rows, pattern)
 }
 
 func fillRunsGeneric(dst []byte, dstStride int, n, rows int, pattern []byte) {
@@ -84,24 +42,6 @@ func fillRunsGeneric(dst []byte, dstStride int, n, rows int, pattern []byte) {
 		}
 		d += dstStride
 	}
-}
-
-// Transpose moves a rows × cols block of width-byte elements:
-//
-//	dst[i*dstStride + j*width : +width] = src[j*srcStride + i*width : +width]
-//
-// for i < rows, j < cols. Each row of dst (cols elements) is contiguous,
-// as is each row of src (rows elements). width is 1, 2, 4, 8 or 16.
-func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
-		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
-	}
-	checkSpan("destination", dst, rows, dstStride, cols*width)
-	checkSpan("source", src, cols, srcStride, rows*width)
-	if rows == 0 || cols == 0 {
-		return
-	}
-	transposeGeneric(width, dst, dstStride, src, srcStride, rows, cols)
 }
 
 // blockBytes is the side of the square cache block the generic transpose
