@@ -44,56 +44,77 @@ func fillRunsGeneric(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	}
 }
 
-// blockBytes is the side of the square cache block the generic transpose
-// walks, in bytes of one row: two such blocks of blockBytes rows fit L1.
-const blockBytes = 64
+// The generic transpose walks macro blocks of macroBlock × macroBlock
+// elements (whose source and destination rows stay in L2) in micro blocks
+// of microBlock × microBlock (in L1). Measured on Zen 5 for f32 8192²:
+// one level of 16×16 blocks reaches 0.12 of copy(), two levels 0.3.
+const (
+	macroBlock = 256
+	microBlock = 8
+)
 
 func transposeGeneric(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	b := blockBytes / width
-	if b < 4 {
-		b = 4
-	}
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	for i0 := 0; i0 < rows; i0 += b {
-		i1 := min(i0+b, rows)
-		for j0 := 0; j0 < cols; j0 += b {
-			j1 := min(j0+b, cols)
-			switch {
-			case !fastWords:
-				blockBytewise(width, dst, dstStride, src, srcStride, i0, i1, j0, j1)
-			case width == 1:
-				block1(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
-			case width == 2:
-				block2(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
-			case width == 4:
-				block4(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
-			case width == 8:
-				block8(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
-			default:
-				block16(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+	for I := 0; I < rows; I += macroBlock {
+		I1 := min(I+macroBlock, rows)
+		for J := 0; J < cols; J += macroBlock {
+			J1 := min(J+macroBlock, cols)
+			for i0 := I; i0 < I1; i0 += microBlock {
+				i1 := min(i0+microBlock, I1)
+				for j0 := J; j0 < J1; j0 += microBlock {
+					j1 := min(j0+microBlock, J1)
+					switch {
+					case !fastWords:
+						blockBytewise(width, dst, dstStride, src, srcStride, i0, i1, j0, j1)
+					case width == 1:
+						block1(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					case width == 2:
+						block2(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					case width == 4:
+						block4(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					case width == 8:
+						block8(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					default:
+						block16(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					}
+				}
 			}
 		}
 	}
 }
 
 // The blockN functions transpose the block [i0,i1) × [j0,j1) of
-// transposeGeneric; Transpose checked its bounds. Four source rows are read
-// together so that each destination write covers four elements in a row.
+// transposeGeneric; Transpose checked its bounds. Several source rows are
+// read together so that each destination write covers several elements.
 
 func block4(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
 	j := j0
 	for ; j+4 <= j1; j += 4 {
 		s0 := unsafe.Add(sp, j*ss)
-		s1 := unsafe.Add(s0, ss)
-		s2 := unsafe.Add(s1, ss)
-		s3 := unsafe.Add(s2, ss)
-		for i := i0; i < i1; i++ {
+		i := i0
+		// Two destination rows per step: one 8-byte load per source row
+		// holds an element of each.
+		for ; i+2 <= i1; i += 2 {
+			s := unsafe.Add(s0, i*4)
+			a := *(*uint64)(s)
+			b := *(*uint64)(unsafe.Add(s, ss))
+			c := *(*uint64)(unsafe.Add(s, 2*ss))
+			e := *(*uint64)(unsafe.Add(s, 3*ss))
 			d := unsafe.Add(dp, i*ds+j*4)
-			*(*uint32)(d) = *(*uint32)(unsafe.Add(s0, i*4))
-			*(*uint32)(unsafe.Add(d, 4)) = *(*uint32)(unsafe.Add(s1, i*4))
-			*(*uint32)(unsafe.Add(d, 8)) = *(*uint32)(unsafe.Add(s2, i*4))
-			*(*uint32)(unsafe.Add(d, 12)) = *(*uint32)(unsafe.Add(s3, i*4))
+			*(*uint64)(d) = a&0xffffffff | b<<32
+			*(*uint64)(unsafe.Add(d, 8)) = c&0xffffffff | e<<32
+			d = unsafe.Add(d, ds)
+			*(*uint64)(d) = a>>32 | b&^0xffffffff
+			*(*uint64)(unsafe.Add(d, 8)) = c>>32 | e&^0xffffffff
+		}
+		for ; i < i1; i++ {
+			s := unsafe.Add(s0, i*4)
+			d := unsafe.Add(dp, i*ds+j*4)
+			*(*uint32)(d) = *(*uint32)(s)
+			*(*uint32)(unsafe.Add(d, 4)) = *(*uint32)(unsafe.Add(s, ss))
+			*(*uint32)(unsafe.Add(d, 8)) = *(*uint32)(unsafe.Add(s, 2*ss))
+			*(*uint32)(unsafe.Add(d, 12)) = *(*uint32)(unsafe.Add(s, 3*ss))
 		}
 	}
 	for ; j < j1; j++ {
