@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/tilecopy/tilecopy/relayout"
+)
+
+// command is the flag set of one verb with its synopsis and description,
+// used for "-h" and for usage errors.
+type command struct {
+	fs       *flag.FlagSet
+	synopsis string // what follows "relayout " in the usage line
+	about    string // one paragraph for "-h"
+}
+
+// newCommand returns a command whose flag set reports errors to its caller
+// instead of printing them.
+func newCommand(name, synopsis, about string) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &command{fs: fs, synopsis: synopsis, about: about}
+}
+
+// usage returns the usage line and the flag defaults.
+func (c *command) usage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: relayout %s\n", c.synopsis)
+	hasFlags := false
+	c.fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		b.WriteString("flags:\n")
+		c.fs.SetOutput(&b)
+		c.fs.PrintDefaults()
+		c.fs.SetOutput(io.Discard)
+	}
+	return b.String()
+}
+
+// shortUsage is what a usage error prints after its message.
+func (c *command) shortUsage() string {
+	return fmt.Sprintf("usage: relayout %s\nrun \"relayout %s -h\" for the flags\n", c.synopsis, c.fs.Name())
+}
+
+// usageErr returns a usage error carrying the command's short usage.
+func (c *command) usageErr(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), usage: c.shortUsage()}
+}
+
+// parse parses args, accepting flags before and after positional
+// arguments ("--" ends the flags), and checks that exactly nargs
+// positional arguments remain, which it returns. On -h it prints the help
+// to stdout and returns flag.ErrHelp.
+func (c *command) parse(args []string, nargs int, stdout io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		err := c.fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\n%s", c.about, c.usage())
+			return nil, flag.ErrHelp
+		}
+		if err != nil {
+			return nil, &usageError{msg: err.Error(), usage: c.shortUsage()}
+		}
+		rest := c.fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		pos = append(pos, rest[0]) // the flag package stops here; go on after it
+		args = rest[1:]
+	}
+	if len(pos) != nargs {
+		return nil, c.usageErr("want %d argument(s), got %d", nargs, len(pos))
+	}
+	return pos, nil
+}
+
+// parseShape parses and validates shape text given for what (a flag or
+// argument name).
+func parseShape(what, text string) (relayout.Shape, error) {
+	s, err := relayout.ParseShape(text)
+	if err != nil {
+		return relayout.Shape{}, fmt.Errorf("%s %q: %w", what, text, err)
+	}
+	if err := s.Validate(); err != nil {
+		return relayout.Shape{}, fmt.Errorf("%s %q: %w", what, text, err)
+	}
+	return s, nil
+}
+
+// planFlags are the flags that describe a relayout: the two shapes and the
+// options. plan and convert share them.
+type planFlags struct {
+	from, to string
+	pad      string
+	padTo    string
+	threads  int
+}
+
+// register adds the flags to fs.
+func (f *planFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.from, "from", "", "the source `SHAPE`, in XLA shape text (required)")
+	fs.StringVar(&f.to, "to", "", "the destination `SHAPE`, in XLA shape text (required)")
+	fs.StringVar(&f.pad, "pad", "zero", "what the destination's padding holds: `VALUE` is zero, lowest, highest, nan or a number")
+	fs.StringVar(&f.padTo, "pad-to", "", "pad the destination's logical dims to `WIDTHS`, comma-separated, one per dim")
+	fs.IntVar(&f.threads, "threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+}
+
+// compile parses the flags and compiles the plan they describe.
+func (f *planFlags) compile(c *command) (*relayout.Plan, error) {
+	if f.from == "" || f.to == "" {
+		return nil, c.usageErr("--from and --to are required")
+	}
+	from, err := parseShape("--from", f.from)
+	if err != nil {
+		return nil, err
+	}
+	to, err := parseShape("--to", f.to)
+	if err != nil {
+		return nil, err
+	}
+	opts := &relayout.Options{Threads: f.threads}
+	if f.threads <= 0 {
+		opts.Threads = runtime.GOMAXPROCS(0)
+	}
+	if opts.Pad, err = parsePad(f.pad); err != nil {
+		return nil, err
+	}
+	if opts.Pad.Widths, err = parseWidths(f.padTo); err != nil {
+		return nil, err
+	}
+	p, err := relayout.Compile(from, to, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cannot relayout %s to %s: %w", from, to, err)
+	}
+	return p, nil
+}
+
+// parsePad reads a --pad value.
+func parsePad(s string) (relayout.Padding, error) {
+	for _, k := range []relayout.PadKind{relayout.PadZero, relayout.PadLowest, relayout.PadHighest, relayout.PadNaN} {
+		if s == k.String() {
+			return relayout.Padding{Kind: k}, nil
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil:
+		return relayout.Padding{}, fmt.Errorf("--pad %q: want zero, lowest, highest, nan or a number", s)
+	case math.IsNaN(v): // "NaN" spelled otherwise
+		return relayout.Padding{Kind: relayout.PadNaN}, nil
+	}
+	return relayout.PadWith(v), nil
+}
+
+// parseWidths reads a --pad-to list; "" means no widening (nil).
+func parseWidths(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	w := make([]int64, len(parts))
+	for i, p := range parts {
+		v, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("--pad-to %q: width %d (%q) is not a non-negative integer", s, i, p)
+		}
+		w[i] = v
+	}
+	return w, nil
+}

@@ -1,0 +1,542 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tilecopy/tilecopy/relayout"
+)
+
+// result is what one in-process run of the CLI produced.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs the CLI in-process with stdin as its input.
+func runCLI(t *testing.T, stdin []byte, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, bytes.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+// checkOneLineError checks that r failed with status code and exactly one
+// "relayout: " line on stderr.
+func checkOneLineError(t *testing.T, r result, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit status %d, want %d (stderr %q)", r.code, code, r.stderr)
+	}
+	if !strings.HasPrefix(r.stderr, "relayout: ") || strings.Count(r.stderr, "\n") != 1 || !strings.HasSuffix(r.stderr, "\n") {
+		t.Errorf("stderr is not one \"relayout: \" line: %q", r.stderr)
+	}
+}
+
+const mustShow = "bf16[8,1,1280,16384]{3,2,0,1:T(8,128)(2,1)S(1)}"
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		shape string
+		want  []string // lines, after the first, that must appear
+	}{
+		{mustShow, []string{
+			"element type:      bf16, 16 bits per element (not packed)",
+			"logical dims:      [8,1,1280,16384] (167772160 elements)",
+			"physical dims:     [1,8,160,128,4,128,2,1] (major to minor)",
+			"physical elements: 167772160",
+			"byte size:         335544320 (320.0 MiB)",
+			"padding:           0.00% (0 of 167772160 physical elements)",
+		}},
+		{"f32[3,5]{1,0:T(2,4)}", []string{
+			"physical dims:     [2,2,2,4] (major to minor)",
+			"byte size:         128 (128 B)",
+			"padding:           53.12% (17 of 32 physical elements)",
+		}},
+		{"s4[3,5]{1,0:E(4)}", []string{
+			"element type:      s4, 4 bits per element (packed, 2 per byte)",
+			"byte size:         8 (8 B)",
+		}},
+		{"s4[3,5]", []string{
+			"element type:      s4, 8 bits per element (4-bit values, not packed: one per byte)",
+			"byte size:         15 (15 B)",
+		}},
+		{"f32[]", []string{"logical dims:      [] (1 element)", "byte size:         4 (4 B)"}},
+		{"f32[0,3]{1,0:T(2,2)}", []string{"padding:           0.00% (0 of 0 physical elements)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.shape, func(t *testing.T) {
+			r := runCLI(t, nil, "describe", tc.shape)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+			if canon, _ := relayout.ParseShape(tc.shape); lines[0] != canon.String() {
+				t.Errorf("line 1 is %q, want %q", lines[0], canon.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stdout, w+"\n") {
+					t.Errorf("no line %q in\n%s", w, r.stdout)
+				}
+			}
+		})
+	}
+	// The must-show prints its own text back unchanged.
+	if r := runCLI(t, nil, "describe", mustShow); !strings.HasPrefix(r.stdout, mustShow+"\n") {
+		t.Errorf("describe %s printed first %q", mustShow, r.stdout)
+	}
+}
+
+// goldenCases are the golden vectors of DESIGN.md §3.
+var goldenCases = []struct{ from, to, want string }{
+	{"f32[2,3]", "f32[2,3]{0,1}", "a d b e c f"},
+	{"f32[3,5]", "f32[3,5]{1,0:T(2,2)}", "a b f g c d h i e _ j _ k l _ _ m n _ _ o _ _ _"},
+	{"f32[3,5]", "f32[3,5]{1,0:T(2,4)}", "a b c d f g h i e _ _ _ j _ _ _ k l m n _ _ _ _ o _ _ _ _ _ _ _"},
+	{"bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}", "a d b e c f _ _ g _ h _ i _ _ _"},
+	{"f32[5]", "f32[5]{0:T(2,4)}", "a b c d _ _ _ _ e _ _ _ _ _ _ _"},
+	{"f32[3,5]", "f32[3,5]{0,1:T(2,2)}", "a f b g k _ l _ c h d i m _ n _ e j _ _ o _ _ _"},
+	{"s8[4,4]", "s8[4,4]{1,0:T(4,4)(4,1)}", "a e i m b f j n c g k o d h l p"},
+}
+
+// letterInput returns the row-major array of shape text whose logical
+// element k holds k+1 in its first byte, and the element width.
+func letterInput(t *testing.T, text string) ([]byte, int) {
+	t.Helper()
+	s, err := relayout.ParseShape(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.DType().ByteWidth()
+	n, err := s.ElementCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, int(n)*w)
+	for k := range int(n) {
+		b[k*w] = byte(k + 1)
+	}
+	return b, w
+}
+
+// letters spells buf, of elements w bytes wide, as letters: 'a' for 1,
+// '_' for 0.
+func letters(buf []byte, w int) string {
+	var out []string
+	for i := 0; i+w <= len(buf); i += w {
+		c := "_"
+		if buf[i] != 0 {
+			c = string(rune('a' + buf[i] - 1))
+		}
+		out = append(out, c)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestConvertGolden(t *testing.T) {
+	for _, tc := range goldenCases {
+		in, w := letterInput(t, tc.from)
+		t.Run(tc.to+"/files", func(t *testing.T) {
+			dir := t.TempDir()
+			inPath, outPath := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+			if err := os.WriteFile(inPath, in, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runCLI(t, nil, "convert", "--from", tc.from, "--to", tc.to, inPath, outPath)
+			if r.code != 0 || r.stderr != "" || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			}
+			got, err := os.ReadFile(outPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := letters(got, w); s != tc.want {
+				t.Errorf("got  %s\nwant %s", s, tc.want)
+			}
+			checkDir(t, dir, "in.bin", "out.bin")
+		})
+		t.Run(tc.to+"/stdio", func(t *testing.T) {
+			r := runCLI(t, in, "convert", "--from", tc.from, "--to", tc.to, "-", "-")
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			if s := letters([]byte(r.stdout), w); s != tc.want {
+				t.Errorf("got  %s\nwant %s", s, tc.want)
+			}
+		})
+	}
+}
+
+// checkDir checks that dir holds exactly the named files: no partial
+// output, no temporary file.
+func checkDir(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("directory holds %q, want %q", got, names)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	badShapes := []string{
+		"f32[2,3]{0,0}",
+		"f32[2,3]{1,0:T(0,2)}",
+		"f33[2]",
+		"f32[2,",
+		"f64[1099511627776,1099511627776]",
+		"token[]",
+		"(f32[2], s8[3])",
+		"f32[?]",
+	}
+	type errCase struct {
+		name  string
+		args  []string // IN is "$IN" (a 24-byte file), OUT "$OUT"
+		in    []byte   // contents of $IN
+		stdin []byte
+	}
+	six := make([]byte, 24)
+	var tests []errCase
+	for _, s := range badShapes {
+		tests = append(tests,
+			errCase{"describe " + s, []string{"describe", s}, six, nil},
+			errCase{"convert --from " + s, []string{"convert", "--from", s, "--to", "f32[2,3]", "$IN", "$OUT"}, six, nil},
+			errCase{"convert --to " + s, []string{"convert", "--from", "f32[2,3]", "--to", s, "$IN", "$OUT"}, six, nil},
+			errCase{"plan --from " + s, []string{"plan", "--from", s, "--to", "f32[2,3]"}, six, nil},
+		)
+	}
+	tests = append(tests, []errCase{
+		{"input one byte short", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "$IN", "$OUT"}, six[:23], nil},
+		{"input one byte long", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "$IN", "$OUT"}, append(six, 0), nil},
+		{"stdin one byte short", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "-", "$OUT"}, six, six[:23]},
+		{"stdin one byte long", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "-", "$OUT"}, six, append(six, 0)},
+		{"dims differ", []string{"convert", "--from", "f32[2,3]", "--to", "f32[3,2]", "$IN", "$OUT"}, six, nil},
+		{"types differ", []string{"convert", "--from", "f32[2,3]", "--to", "s32[2,3]", "$IN", "$OUT"}, six, nil},
+		{"input missing", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$DIR/nothing", "$OUT"}, six, nil},
+		{"input is a directory", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$DIR", "$OUT"}, six, nil},
+		{"output is a directory", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$IN", "$DIR"}, six, nil},
+		{"output directory missing", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$IN", "$DIR/no/out"}, six, nil},
+		{"bad pad", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad", "blue", "$IN", "$OUT"}, six, nil},
+		{"pad out of range", []string{"convert", "--from", "s8[2,3]", "--to", "s8[2,3]{0,1:T(4,4)}", "--pad", "300", "$IN", "$OUT"}, six[:6], nil},
+		{"pad-to narrower", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "1,3", "$IN", "$OUT"}, six, nil},
+		{"pad-to wrong rank", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4", "$IN", "$OUT"}, six, nil},
+		{"pad-to not a number", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4,x", "$IN", "$OUT"}, six, nil},
+		{"more memory than the machine", []string{"convert", "--from", "u8[4611686018427387904]", "--to", "u8[4611686018427387904]", "-", "$OUT"}, six, nil},
+	}...)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.bin")
+			if err := os.WriteFile(in, tc.in, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := make([]string, len(tc.args))
+			for i, a := range tc.args {
+				a = strings.ReplaceAll(a, "$IN", in)
+				a = strings.ReplaceAll(a, "$OUT", filepath.Join(dir, "out.bin"))
+				args[i] = strings.ReplaceAll(a, "$DIR", dir)
+			}
+			r := runCLI(t, tc.stdin, args...)
+			checkOneLineError(t, r, exitError)
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing", r.stdout)
+			}
+			checkDir(t, dir, "in.bin")
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string // in stdout, when code is 0
+	}{
+		{"no verb", nil, exitUsage, ""},
+		{"unknown verb", []string{"frob"}, exitUsage, ""},
+		{"help", []string{"help"}, exitOK, "describe"},
+		{"-h", []string{"-h"}, exitOK, "convert"},
+		{"--help", []string{"--help"}, exitOK, "plan"},
+		{"help convert", []string{"help", "convert"}, exitOK, "-pad-to WIDTHS"},
+		{"convert -h", []string{"convert", "-h"}, exitOK, "usage: relayout convert"},
+		{"describe no shape", []string{"describe"}, exitUsage, ""},
+		{"describe two shapes", []string{"describe", "f32[2]", "f32[3]"}, exitUsage, ""},
+		{"convert no flags", []string{"convert", "a", "b"}, exitUsage, ""},
+		{"convert one path", []string{"convert", "--from", "f32[2]", "--to", "f32[2]", "a"}, exitUsage, ""},
+		{"unknown flag", []string{"convert", "--frm", "f32[2]", "a", "b"}, exitUsage, ""},
+		{"flag without value", []string{"plan", "--from"}, exitUsage, ""},
+		{"plan extra argument", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "x"}, exitUsage, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, nil, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
+			}
+			if tc.code == exitOK {
+				if !strings.Contains(r.stdout, tc.out) || r.stderr != "" {
+					t.Errorf("stdout %q lacks %q, or stderr %q is not empty", r.stdout, tc.out, r.stderr)
+				}
+				return
+			}
+			if !strings.HasPrefix(r.stderr, "relayout: ") && !strings.HasPrefix(r.stderr, "relayout moves") {
+				t.Errorf("stderr %q does not start with the program's name", r.stderr)
+			}
+			if !strings.Contains(r.stderr, "usage: relayout") && !strings.Contains(r.stderr, "relayout help") {
+				t.Errorf("stderr %q shows no usage", r.stderr)
+			}
+		})
+	}
+	// help lists every verb of the table.
+	r := runCLI(t, nil, "help")
+	for _, v := range verbs() {
+		if !strings.Contains(r.stdout, "  "+v.name+" ") {
+			t.Errorf("help does not list %s:\n%s", v.name, r.stdout)
+		}
+	}
+}
+
+func TestFlagPlacement(t *testing.T) {
+	in, w := letterInput(t, "f32[2,3]")
+	dir := t.TempDir()
+	inPath := filepath.Join(dir, "in.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dashIn := filepath.Join(dir, "-in.bin") // a name that looks like a flag
+	if err := os.WriteFile(dashIn, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bin")
+	tests := [][]string{
+		{"--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", inPath, out},
+		{inPath, out, "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}"},
+		{"--from=f32[2,3]", inPath, "-to", "f32[2,3]{0,1}", out},
+		{"--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "--", dashIn, out},
+	}
+	for _, args := range tests {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			os.Remove(out)
+			if r := runCLI(t, nil, append([]string{"convert"}, args...)...); r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := letters(got, w); s != "a d b e c f" {
+				t.Errorf("got %s", s)
+			}
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	tests := []struct {
+		from, to string
+		flags    []string
+		opts     relayout.Options
+	}{
+		{"f32[2,3]", "f32[2,3]{0,1}", nil, relayout.Options{}},
+		{"f32[1000,1000]", "f32[1000,1000]{1,0:T(8,128)}", []string{"--pad", "nan"}, relayout.Options{Pad: relayout.Padding{Kind: relayout.PadNaN}}},
+		{"f32[1000,1000]", "f32[1000,1000]{1,0:T(8,128)}", []string{"--pad-to", "1008,1024", "--pad", "-1.5"},
+			relayout.Options{Pad: relayout.Padding{Kind: relayout.PadValue, Value: -1.5, Widths: []int64{1008, 1024}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.to, func(t *testing.T) {
+			args := append([]string{"plan", "--threads", "1", "--from", tc.from, "--to", tc.to}, tc.flags...)
+			r := runCLI(t, nil, args...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			from, _ := relayout.ParseShape(tc.from)
+			to, _ := relayout.ParseShape(tc.to)
+			tc.opts.Threads = 1
+			p, err := relayout.Compile(from, to, &tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.stdout != p.String() {
+				t.Errorf("plan printed\n%s\nwant\n%s", r.stdout, p.String())
+			}
+		})
+	}
+}
+
+// TestConvertPadding checks --pad and --pad-to against relayout.Reference.
+func TestConvertPadding(t *testing.T) {
+	tests := []struct {
+		from, to string
+		flags    []string
+		pad      relayout.Padding
+	}{
+		{"f32[3,5]", "f32[3,5]{1,0:T(2,4)}", []string{"--pad", "nan"}, relayout.Padding{Kind: relayout.PadNaN}},
+		{"bf16[3,5]", "bf16[3,5]{1,0:T(2,4)(2,1)}", []string{"--pad", "lowest"}, relayout.Padding{Kind: relayout.PadLowest}},
+		{"s8[3,5]", "s8[3,5]{0,1}", []string{"--pad", "highest", "--pad-to", "4,8"}, relayout.Padding{Kind: relayout.PadHighest, Widths: []int64{4, 8}}},
+		{"f64[3,5]", "f64[3,5]{1,0:T(2,2)}", []string{"--pad=-2.5"}, relayout.PadWith(-2.5)},
+		{"u8[2,2]", "u8[2,2]{0,1}", []string{"--pad", "7", "--pad-to", "3,3"}, relayout.Padding{Kind: relayout.PadValue, Value: 7, Widths: []int64{3, 3}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.to+" "+strings.Join(tc.flags, " "), func(t *testing.T) {
+			in, _ := letterInput(t, tc.from)
+			r := runCLI(t, in, append([]string{"convert", "--from", tc.from, "--to", tc.to, "-", "-"}, tc.flags...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			from, _ := relayout.ParseShape(tc.from)
+			to, _ := relayout.ParseShape(tc.to)
+			p, err := relayout.Compile(from, to, &relayout.Options{Pad: tc.pad})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, p.DestinationSize())
+			if err := relayout.Reference(want, in, to, from, tc.pad); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal([]byte(r.stdout), want) {
+				t.Errorf("got  % x\nwant % x", r.stdout, want)
+			}
+		})
+	}
+}
+
+func TestConvertReplacesOutput(t *testing.T) {
+	in, w := letterInput(t, "f32[2,3]")
+	dir := t.TempDir()
+	inPath, out := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("an older, longer output file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, nil, "convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", inPath, out); r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := letters(got, w); s != "a d b e c f" {
+		t.Errorf("got %s", s)
+	}
+	if fi, err := os.Stat(out); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
+		t.Errorf("output mode %v (%v), want the replaced file's 0600", fi.Mode(), err)
+	}
+	checkDir(t, dir, "in.bin", "out.bin")
+
+	// A failed conversion leaves the existing output as it was.
+	if r := runCLI(t, nil, "convert", "--from", "f32[2,2]", "--to", "f32[2,2]{0,1}", inPath, out); r.code != exitError {
+		t.Fatalf("exit %d, want %d", r.code, exitError)
+	}
+	if again, _ := os.ReadFile(out); !bytes.Equal(again, got) {
+		t.Errorf("a failed run changed the output file")
+	}
+	checkDir(t, dir, "in.bin", "out.bin")
+}
+
+func TestPanicIsOneLine(t *testing.T) {
+	table := []verb{{"boom", "panics", func([]string, io.Reader, io.Writer, io.Writer) error { panic("kaboom\nsecond line") }}}
+	var out, errb bytes.Buffer
+	code := dispatch(table, []string{"boom"}, nil, &out, &errb)
+	checkOneLineError(t, result{code, out.String(), errb.String()}, exitError)
+}
+
+// TestBinary builds the command and runs it as a process: errors are one
+// line with no trace of a panic, and an interrupted convert leaves neither
+// its output nor its temporary file.
+func TestBinary(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command in PATH")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "relayout")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	t.Run("errors", func(t *testing.T) {
+		tests := [][]string{
+			{"describe", "f64[1099511627776,1099511627776]"},
+			{"describe", "f32[2,"},
+			{"convert", "--from", "f32[2,3]", "--to", "f32[3,2]", "-", filepath.Join(dir, "out.bin")},
+			{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "-", filepath.Join(dir, "out.bin")},
+		}
+		for _, args := range tests {
+			cmd := exec.Command(bin, args...)
+			cmd.Stdin = strings.NewReader("short")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Errorf("%v: %v, want exit status 1", args, err)
+			}
+			s := stderr.String()
+			if strings.Contains(s, "goroutine") || strings.Contains(s, "panic") {
+				t.Errorf("%v: stderr shows a panic:\n%s", args, s)
+			}
+			checkOneLineError(t, result{ee.ExitCode(), "", s}, exitError)
+		}
+	})
+
+	t.Run("interrupt", func(t *testing.T) {
+		if runtime.GOOS == "windows" {
+			t.Skip("no SIGINT to a process on windows")
+		}
+		outDir := t.TempDir()
+		cmd := exec.Command(bin, "convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", "-", filepath.Join(outDir, "out.bin"))
+		stdin, err := cmd.StdinPipe() // held open: convert waits for input
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the temporary file: by then the signal handler is set.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ents, _ := os.ReadDir(outDir)
+			if len(ents) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatal("convert created no temporary file within 30s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("interrupted convert: %v, want exit status 1", err)
+		}
+		checkOneLineError(t, result{1, "", stderr.String()}, exitError)
+		checkDir(t, outDir)
+	})
+}
