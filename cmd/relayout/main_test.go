@@ -270,7 +270,7 @@ func TestUsage(t *testing.T) {
 		{"unknown verb", []string{"frob"}, exitUsage, ""},
 		{"help", []string{"help"}, exitOK, "describe"},
 		{"-h", []string{"-h"}, exitOK, "convert"},
-		{"--help", []string{"--help"}, exitOK, "plan"},
+		{"--help", []string{"--help"}, exitOK, "demo"},
 		{"help convert", []string{"help", "convert"}, exitOK, "-pad-to WIDTHS"},
 		{"convert -h", []string{"convert", "-h"}, exitOK, "usage: relayout convert"},
 		{"describe no shape", []string{"describe"}, exitUsage, ""},
@@ -280,6 +280,7 @@ func TestUsage(t *testing.T) {
 		{"unknown flag", []string{"convert", "--frm", "f32[2]", "a", "b"}, exitUsage, ""},
 		{"flag without value", []string{"plan", "--from"}, exitUsage, ""},
 		{"plan extra argument", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "x"}, exitUsage, ""},
+		{"demo bad size", []string{"demo", "--size", "-1"}, exitUsage, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,6 +448,18 @@ func TestConvertReplacesOutput(t *testing.T) {
 		t.Errorf("a failed run changed the output file")
 	}
 	checkDir(t, dir, "in.bin", "out.bin")
+}
+
+func TestDemo(t *testing.T) {
+	r := runCLI(t, nil, "demo", "--size", "130", "--threads", "2")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, w := range []string{"f32[130,130]", "{0,1}", "T(8,128)", "matches relayout.Reference", "original array", "ok: "} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("demo output lacks %q:\n%s", w, r.stdout)
+		}
+	}
 }
 
 func TestPanicIsOneLine(t *testing.T) {
