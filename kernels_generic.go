@@ -56,6 +56,14 @@ const (
 func transposeGeneric(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
+	if fastWords && (cols == 2 || cols == 4) && width*cols <= 8 && dstStride == width*cols {
+		interleave(width, cols, dp, sp, srcStride, rows)
+		return
+	}
+	if fastWords && (rows == 2 || rows == 4) && width*rows <= 8 && srcStride == width*rows {
+		deinterleave(width, rows, dp, dstStride, sp, cols)
+		return
+	}
 	for I := 0; I < rows; I += macroBlock {
 		I1 := min(I+macroBlock, rows)
 		for J := 0; J < cols; J += macroBlock {
@@ -216,6 +224,84 @@ func blockBytewise(w int, dst []byte, ds int, src []byte, ss int, i0, i1, j0, j1
 	for j := j0; j < j1; j++ {
 		for i := i0; i < i1; i++ {
 			copy(dst[i*ds+j*w:i*ds+j*w+w], src[j*ss+i*w:j*ss+i*w+w])
+		}
+	}
+}
+
+// interleave is the transpose whose destination rows are cols ∈ {2, 4}
+// elements packed back to back: it weaves cols source rows into one
+// stream, one word store per destination row (TPU tiles (2,1) and (4,1)).
+func interleave(width, cols int, dp, sp unsafe.Pointer, ss int, rows int) {
+	s0, s1 := sp, unsafe.Add(sp, ss)
+	switch width*8 + cols {
+	case 8 + 2:
+		for i := range rows {
+			*(*uint16)(unsafe.Add(dp, 2*i)) = uint16(*(*uint8)(unsafe.Add(s0, i))) | uint16(*(*uint8)(unsafe.Add(s1, i)))<<8
+		}
+	case 16 + 2:
+		for i := range rows {
+			*(*uint32)(unsafe.Add(dp, 4*i)) = uint32(*(*uint16)(unsafe.Add(s0, 2*i))) | uint32(*(*uint16)(unsafe.Add(s1, 2*i)))<<16
+		}
+	case 32 + 2:
+		for i := range rows {
+			*(*uint64)(unsafe.Add(dp, 8*i)) = uint64(*(*uint32)(unsafe.Add(s0, 4*i))) | uint64(*(*uint32)(unsafe.Add(s1, 4*i)))<<32
+		}
+	case 8 + 4:
+		s2, s3 := unsafe.Add(s1, ss), unsafe.Add(s1, 2*ss)
+		for i := range rows {
+			*(*uint32)(unsafe.Add(dp, 4*i)) = uint32(*(*uint8)(unsafe.Add(s0, i))) | uint32(*(*uint8)(unsafe.Add(s1, i)))<<8 |
+				uint32(*(*uint8)(unsafe.Add(s2, i)))<<16 | uint32(*(*uint8)(unsafe.Add(s3, i)))<<24
+		}
+	case 16 + 4:
+		s2, s3 := unsafe.Add(s1, ss), unsafe.Add(s1, 2*ss)
+		for i := range rows {
+			*(*uint64)(unsafe.Add(dp, 8*i)) = uint64(*(*uint16)(unsafe.Add(s0, 2*i))) | uint64(*(*uint16)(unsafe.Add(s1, 2*i)))<<16 |
+				uint64(*(*uint16)(unsafe.Add(s2, 2*i)))<<32 | uint64(*(*uint16)(unsafe.Add(s3, 2*i)))<<48
+		}
+	}
+}
+
+// deinterleave is the transpose whose source rows are rows ∈ {2, 4}
+// elements packed back to back: one word load per source row, split over
+// rows destination rows (untiling (2,1) and (4,1)).
+func deinterleave(width, rows int, dp unsafe.Pointer, ds int, sp unsafe.Pointer, cols int) {
+	d0, d1 := dp, unsafe.Add(dp, ds)
+	switch width*8 + rows {
+	case 8 + 2:
+		for j := range cols {
+			v := *(*uint16)(unsafe.Add(sp, 2*j))
+			*(*uint8)(unsafe.Add(d0, j)) = uint8(v)
+			*(*uint8)(unsafe.Add(d1, j)) = uint8(v >> 8)
+		}
+	case 16 + 2:
+		for j := range cols {
+			v := *(*uint32)(unsafe.Add(sp, 4*j))
+			*(*uint16)(unsafe.Add(d0, 2*j)) = uint16(v)
+			*(*uint16)(unsafe.Add(d1, 2*j)) = uint16(v >> 16)
+		}
+	case 32 + 2:
+		for j := range cols {
+			v := *(*uint64)(unsafe.Add(sp, 8*j))
+			*(*uint32)(unsafe.Add(d0, 4*j)) = uint32(v)
+			*(*uint32)(unsafe.Add(d1, 4*j)) = uint32(v >> 32)
+		}
+	case 8 + 4:
+		d2, d3 := unsafe.Add(d1, ds), unsafe.Add(d1, 2*ds)
+		for j := range cols {
+			v := *(*uint32)(unsafe.Add(sp, 4*j))
+			*(*uint8)(unsafe.Add(d0, j)) = uint8(v)
+			*(*uint8)(unsafe.Add(d1, j)) = uint8(v >> 8)
+			*(*uint8)(unsafe.Add(d2, j)) = uint8(v >> 16)
+			*(*uint8)(unsafe.Add(d3, j)) = uint8(v >> 24)
+		}
+	case 16 + 4:
+		d2, d3 := unsafe.Add(d1, ds), unsafe.Add(d1, 2*ds)
+		for j := range cols {
+			v := *(*uint64)(unsafe.Add(sp, 8*j))
+			*(*uint16)(unsafe.Add(d0, 2*j)) = uint16(v)
+			*(*uint16)(unsafe.Add(d1, 2*j)) = uint16(v >> 16)
+			*(*uint16)(unsafe.Add(d2, 2*j)) = uint16(v >> 32)
+			*(*uint16)(unsafe.Add(d3, 2*j)) = uint16(v >> 48)
 		}
 	}
 }
