@@ -34,12 +34,13 @@ type Plan struct {
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
 	loops   []ploop // the outer loops, outermost first
 	kern    kernelKind
-	outer   *ploop    // the kernel's outer loop (rows), nil for a single row
-	inner   ploop     // the kernel's inner loop, contiguous in the destination
-	tables  [][]int64 // gather mode: source element offset of each logical index, per dim
-	tail    [2]int64  // destination elements [tail[0], tail[1]) are tail padding
-	why     []string  // explanation lines for String
-	logical bool      // whether the array has any element
+	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
+	inner   ploop       // the kernel's inner loop, contiguous in the destination
+	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
+	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
+	spans   [][]dimSpan // per loop level: what each dim below must hold for a dense box
+	why     []string    // explanation lines for String
+	logical bool        // whether the array has any element
 }
 
 type planMode uint8
@@ -58,6 +59,14 @@ const (
 	kernTranspose                   // 2-D block transpose
 	kernGather                      // per-element source offsets
 )
+
+// dimSpan says that the loops from some level inward cover span values of
+// dim: where the budgets of every such dim reach its span, the box below is
+// all elements and runs without budget checks.
+type dimSpan struct {
+	dim  int
+	span int64
+}
 
 // pdim is a planner dimension: n elements are valid, the destination holds
 // e places (e ≥ n; the rest is padding).
@@ -270,6 +279,32 @@ func (p *Plan) build() {
 	p.orderWithinDims()
 	p.merge()
 	p.chooseKernel()
+	if p.mode == modeStrided { // gather mode tracks logical indices in the walk
+		p.computeSpans()
+	}
+}
+
+// computeSpans records, for each loop level, the dims the loops from there
+// inward (kernel loops included) cover and how far.
+func (p *Plan) computeSpans() {
+	p.spans = make([][]dimSpan, len(p.loops)+1)
+	cover := map[int]int64{}
+	add := func(l *ploop) {
+		cover[l.dim] = max(cover[l.dim], l.w*l.size/l.scale)
+	}
+	add(&p.inner)
+	if p.outer != nil {
+		add(p.outer)
+	}
+	for lv := len(p.loops); lv >= 0; lv-- {
+		if lv < len(p.loops) {
+			add(&p.loops[lv])
+		}
+		for d, span := range cover {
+			p.spans[lv] = append(p.spans[lv], dimSpan{d, span})
+		}
+		slices.SortFunc(p.spans[lv], func(a, b dimSpan) int { return cmp.Compare(a.dim, b.dim) })
+	}
 }
 
 // sourceTable lists, for each index i < n of logical dim d, its part of the

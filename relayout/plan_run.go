@@ -21,7 +21,7 @@ func (p *Plan) Run(dst, src []byte) error {
 		p.runElementwise(dst, src)
 		return nil
 	}
-	w := &walker{p: p, dst: dst, src: src, b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims))}
+	w := &walker{p: p, dst: dst, src: src, b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
 	}
@@ -42,12 +42,17 @@ type walker struct {
 	dst, src []byte
 	b, e     []int64 // per dim: valid and held counts left at the current depth
 	idx      []int64 // gather mode: logical index reached, per dim
+	ctr      []int64 // runDense's odometer
 }
 
 // walk runs loop lv and the loops inside it. dOff and sOff are element
 // offsets; pad means the whole region below is padding.
 func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 	p := w.p
+	if !pad && p.spans != nil && w.dense(lv) {
+		w.runDense(lv, dOff, sOff)
+		return
+	}
 	if lv == len(p.loops) {
 		w.kernel(dOff, sOff, pad)
 		return
@@ -86,6 +91,73 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 	}
 }
 
+// dense reports whether the box from loop level lv inward holds only
+// elements: every dim it covers has budgets reaching the box's span.
+func (w *walker) dense(lv int) bool {
+	for _, s := range w.p.spans[lv] {
+		if w.b[s.dim] < s.span || w.e[s.dim] < s.span {
+			return false
+		}
+	}
+	return true
+}
+
+// runDense runs the loops from level lv inward over a box of elements
+// only: an odometer over the loops, a full kernel call per step. A run
+// kernel without a rows loop takes the innermost of these loops as rows.
+func (w *walker) runDense(lv int, dOff, sOff int64) {
+	p := w.p
+	loops := p.loops[lv:]
+	rows, oDst, oSrc := int64(1), int64(0), int64(0)
+	if p.outer != nil {
+		rows, oDst, oSrc = p.outer.size, p.outer.dst, p.outer.src
+	} else if p.kern == kernRun && len(loops) > 0 {
+		last := loops[len(loops)-1]
+		rows, oDst, oSrc = last.size, last.dst, last.src
+		loops = loops[:len(loops)-1]
+	}
+	ctr := w.ctr[:len(loops)]
+	clear(ctr)
+	n := len(loops)
+	for {
+		w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
+		k := n - 1
+		for ; k >= 0; k-- {
+			l := &loops[k]
+			ctr[k]++
+			dOff += l.dst
+			sOff += l.src
+			if ctr[k] < l.size {
+				break
+			}
+			ctr[k] = 0
+			dOff -= l.dst * l.size
+			sOff -= l.src * l.size
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// block moves a rows × cols rectangle of elements with the plan's kernel:
+// row r starts at destination element dOff+r*oDst and source element
+// sOff+r*oSrc.
+func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
+	p := w.p
+	W := p.width
+	switch p.kern {
+	case kernRun:
+		tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows))
+	case kernTranspose:
+		tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))
+	default:
+		for r := range rows {
+			w.gather(dOff+r*oDst, sOff+r*oSrc, cols)
+		}
+	}
+}
+
 // extent returns how many values of kernel loop l are elements and how
 // many the destination holds, given the budgets.
 func (w *walker) extent(l *ploop) (valid, held int64) {
@@ -109,16 +181,8 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	if p.outer != nil {
 		oDst, oSrc = p.outer.dst, p.outer.src
 	}
-	W := p.width
 	if rowsV > 0 && colsV > 0 {
-		switch p.kern {
-		case kernRun:
-			tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(colsV*W), int(rowsV))
-		case kernTranspose:
-			tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rowsV), int(colsV))
-		default:
-			w.gather(dOff, sOff, colsV)
-		}
+		w.block(dOff, sOff, oDst, oSrc, rowsV, colsV)
 	}
 	// Padding: the rest of each element row, then the rows with no element.
 	if colsE > colsV && rowsV > 0 {
@@ -156,6 +220,10 @@ func (w *walker) gather(dOff, sOff, n int64) {
 			}
 		}
 		t := p.tables[l.dim]
+		if t == nil { // a prepended dim: only index 0 holds elements
+			p.moveElement(w.dst, dOff, w.src, base)
+			return
+		}
 		i0 := w.idx[l.dim]
 		for k := range n {
 			p.moveElement(w.dst, dOff+k*l.dst, w.src, base+t[i0+k*l.w])
