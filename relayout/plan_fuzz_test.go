@@ -1,0 +1,52 @@
+package relayout
+
+import (
+	"encoding/binary"
+	"testing"
+)
+
+// FuzzCompile turns arbitrary bytes into a (from, to, padding) case, as
+// the differential test draws them, and checks that Compile and Run never
+// panic and give the oracle's bytes.
+func FuzzCompile(f *testing.F) {
+	for _, seed := range []uint64{1, 26, 1158, 1819, 4242} {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], seed)
+		f.Add(b[:])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var b [8]byte
+		copy(b[:], data)
+		seed := binary.LittleEndian.Uint64(b[:])
+		from, to, opts := randomPair(seed)
+		checkPair(t, seed, from, to, opts)
+	})
+}
+
+// FuzzCompileText compiles fuzzer-chosen shape text pairs: whatever parses
+// must either be refused with an error or run and match the oracle.
+func FuzzCompileText(f *testing.F) {
+	f.Add("f32[3,5]", "f32[3,5]{0,1:T(2,2)}")
+	f.Add("bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}")
+	f.Add("s4[5,3]{1,0:E(4)}", "s4[5,3]{0,1:T(2,4)}")
+	f.Add("u16[8,8]", "u16[8,8]{1,0:T(2,4)(2,1,1,1)}")
+	f.Add("f32[2,7,8,11,10]", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		from, err := ParseShape(a)
+		if err != nil {
+			return
+		}
+		to, err := ParseShape(b)
+		if err != nil {
+			return
+		}
+		n, err := from.ByteSize()
+		if err != nil || n > 1<<16 {
+			return
+		}
+		if m, err := to.ByteSize(); err != nil || m > 1<<16 {
+			return
+		}
+		checkPair(t, 7, from, to, Options{})
+	})
+}
