@@ -59,5 +59,5 @@ func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	if rows == 0 || cols == 0 {
 		return
 	}
-	transposeGeneric(width, dst, dstStride, src, srcStride, rows, cols)
+	transposeFast(width, dst, dstStride, src, srcStride, rows, cols)
 }

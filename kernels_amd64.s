@@ -1,0 +1,520 @@
+//go:build (amd64 || arm64) && gc && !purego && !noasm
+
+#include "textflag.h"
+
+// Block transposes and interleaves for amd64, AVX2 and AVX-512. The Go
+// side (kernels_amd64.go) checks every bound, splits off ragged edges and
+// chooses the order of the strips; these functions never validate.
+//
+// Register conventions in the transpose kernels:
+//	DI  destination block, DX destination stride, R9 = 3*DX, R12 the
+//	    destination step between blocks
+//	SI  source block, BX source stride, R8 = 3*BX
+//	CX  blocks left
+//	R10 source row pointer, R11 destination row pointer
+
+// PROLOGUE loads the common frame of the transpose kernels:
+// func(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool).
+#define PROLOGUE \
+	MOVQ dst+0(FP), DI; \
+	MOVQ dstStride+8(FP), DX; \
+	MOVQ src+16(FP), SI; \
+	MOVQ srcStride+24(FP), BX; \
+	MOVQ n+32(FP), CX; \
+	LEAQ (BX)(BX*2), R8; \
+	LEAQ (DX)(DX*2), R9
+
+// LOAD4(op, a, b, c, d) loads four source rows from R10 and advances R10
+// by four rows.
+#define LOAD4(op, a, b, c, d) \
+	op (R10), a; \
+	op (R10)(BX*1), b; \
+	op (R10)(BX*2), c; \
+	op (R10)(R8*1), d; \
+	LEAQ (R10)(BX*4), R10
+
+// STORE4(op, off, a, b, c, d) stores four destination rows at R11+off and
+// advances R11 by four rows.
+#define STORE4(op, off, a, b, c, d) \
+	op a, off(R11); \
+	op b, off(R11)(DX*1); \
+	op c, off(R11)(DX*2); \
+	op d, off(R11)(R9*1); \
+	LEAQ (R11)(DX*4), R11
+
+// ---------------------------------------------------------------------------
+// AVX-512
+
+// XPOSE4LANES transposes the 4×4 matrix of 128-bit lanes held in a, b, c,
+// d (one row each) in place, using v0..v3 as scratch.
+#define XPOSE4LANES(a, b, c, d, v0, v1, v2, v3) \
+	VSHUFI32X4 $0x44, b, a, v0; \
+	VSHUFI32X4 $0xEE, b, a, v1; \
+	VSHUFI32X4 $0x44, d, c, v2; \
+	VSHUFI32X4 $0xEE, d, c, v3; \
+	VSHUFI32X4 $0x88, v2, v0, a; \
+	VSHUFI32X4 $0xDD, v2, v0, b; \
+	VSHUFI32X4 $0x88, v3, v1, c; \
+	VSHUFI32X4 $0xDD, v3, v1, d
+
+// XPOSE16X16D transposes the 16×16 matrix of dwords in Z0..Z15 (row r in
+// Zr) in place, using Z16..Z31 as scratch: afterwards column c is in Zc.
+#define XPOSE16X16D \
+	VPUNPCKLDQ Z1, Z0, Z16; \
+	VPUNPCKHDQ Z1, Z0, Z17; \
+	VPUNPCKLDQ Z3, Z2, Z18; \
+	VPUNPCKHDQ Z3, Z2, Z19; \
+	VPUNPCKLDQ Z5, Z4, Z20; \
+	VPUNPCKHDQ Z5, Z4, Z21; \
+	VPUNPCKLDQ Z7, Z6, Z22; \
+	VPUNPCKHDQ Z7, Z6, Z23; \
+	VPUNPCKLDQ Z9, Z8, Z24; \
+	VPUNPCKHDQ Z9, Z8, Z25; \
+	VPUNPCKLDQ Z11, Z10, Z26; \
+	VPUNPCKHDQ Z11, Z10, Z27; \
+	VPUNPCKLDQ Z13, Z12, Z28; \
+	VPUNPCKHDQ Z13, Z12, Z29; \
+	VPUNPCKLDQ Z15, Z14, Z30; \
+	VPUNPCKHDQ Z15, Z14, Z31; \
+	VPUNPCKLQDQ Z18, Z16, Z0; \
+	VPUNPCKHQDQ Z18, Z16, Z1; \
+	VPUNPCKLQDQ Z19, Z17, Z2; \
+	VPUNPCKHQDQ Z19, Z17, Z3; \
+	VPUNPCKLQDQ Z22, Z20, Z4; \
+	VPUNPCKHQDQ Z22, Z20, Z5; \
+	VPUNPCKLQDQ Z23, Z21, Z6; \
+	VPUNPCKHQDQ Z23, Z21, Z7; \
+	VPUNPCKLQDQ Z26, Z24, Z8; \
+	VPUNPCKHQDQ Z26, Z24, Z9; \
+	VPUNPCKLQDQ Z27, Z25, Z10; \
+	VPUNPCKHQDQ Z27, Z25, Z11; \
+	VPUNPCKLQDQ Z30, Z28, Z12; \
+	VPUNPCKHQDQ Z30, Z28, Z13; \
+	VPUNPCKLQDQ Z31, Z29, Z14; \
+	VPUNPCKHQDQ Z31, Z29, Z15; \
+	XPOSE4LANES(Z0, Z4, Z8, Z12, Z16, Z17, Z18, Z19); \
+	XPOSE4LANES(Z1, Z5, Z9, Z13, Z20, Z21, Z22, Z23); \
+	XPOSE4LANES(Z2, Z6, Z10, Z14, Z24, Z25, Z26, Z27); \
+	XPOSE4LANES(Z3, Z7, Z11, Z15, Z28, Z29, Z30, Z31)
+
+// STORE16Z(op) stores Z0..Z15 to sixteen destination rows from DI.
+#define STORE16Z(op) \
+	MOVQ DI, R11; \
+	STORE4(op, 0, Z0, Z1, Z2, Z3); \
+	STORE4(op, 0, Z4, Z5, Z6, Z7); \
+	STORE4(op, 0, Z8, Z9, Z10, Z11); \
+	STORE4(op, 0, Z12, Z13, Z14, Z15)
+
+#define BODY4AVX512(op) \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU32, Z0, Z1, Z2, Z3); \
+	LOAD4(VMOVDQU32, Z4, Z5, Z6, Z7); \
+	LOAD4(VMOVDQU32, Z8, Z9, Z10, Z11); \
+	LOAD4(VMOVDQU32, Z12, Z13, Z14, Z15); \
+	XPOSE16X16D; \
+	STORE16Z(op); \
+	ADDQ $64, SI; \
+	ADDQ R12, DI
+
+// func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose4AVX512(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $4, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY4AVX512(VMOVDQU32)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY4AVX512(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// GATHER8(m) loads four 16-byte pieces of source rows from R10 into the
+// lanes of Zm, advances R10 by four rows, and reorders the bytes so that
+// dword i holds byte i of the four rows (VPERMB with the index in Z31).
+#define GATHER8(xm, zm) \
+	VMOVDQU (R10), xm; \
+	VINSERTI32X4 $1, (R10)(BX*1), zm, zm; \
+	VINSERTI32X4 $2, (R10)(BX*2), zm, zm; \
+	VINSERTI32X4 $3, (R10)(R8*1), zm, zm; \
+	LEAQ (R10)(BX*4), R10; \
+	VPERMB zm, Z31, zm
+
+#define BODY1AVX512(op) \
+	MOVQ SI, R10; \
+	VMOVDQU64 permBytes4x16<>(SB), Z31; \
+	GATHER8(X0, Z0); \
+	GATHER8(X1, Z1); \
+	GATHER8(X2, Z2); \
+	GATHER8(X3, Z3); \
+	GATHER8(X4, Z4); \
+	GATHER8(X5, Z5); \
+	GATHER8(X6, Z6); \
+	GATHER8(X7, Z7); \
+	GATHER8(X8, Z8); \
+	GATHER8(X9, Z9); \
+	GATHER8(X10, Z10); \
+	GATHER8(X11, Z11); \
+	GATHER8(X12, Z12); \
+	GATHER8(X13, Z13); \
+	GATHER8(X14, Z14); \
+	GATHER8(X15, Z15); \
+	XPOSE16X16D; \
+	STORE16Z(op); \
+	ADDQ $16, SI; \
+	ADDQ R12, DI
+
+// func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose1AVX512(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $4, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY1AVX512(VMOVDQU32)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY1AVX512(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// GATHER16(m) loads two 32-byte pieces of source rows from R10 into the
+// halves of Zm, advances R10 by two rows, and reorders the words so that
+// dword i holds element i of the two rows (VPERMW with the index in Z31).
+#define GATHER16(ym, zm) \
+	VMOVDQU (R10), ym; \
+	VINSERTI64X4 $1, (R10)(BX*1), zm, zm; \
+	LEAQ (R10)(BX*2), R10; \
+	VPERMW zm, Z31, zm
+
+#define BODY2AVX512(op) \
+	MOVQ SI, R10; \
+	VMOVDQU64 permWords2x16<>(SB), Z31; \
+	GATHER16(Y0, Z0); \
+	GATHER16(Y1, Z1); \
+	GATHER16(Y2, Z2); \
+	GATHER16(Y3, Z3); \
+	GATHER16(Y4, Z4); \
+	GATHER16(Y5, Z5); \
+	GATHER16(Y6, Z6); \
+	GATHER16(Y7, Z7); \
+	GATHER16(Y8, Z8); \
+	GATHER16(Y9, Z9); \
+	GATHER16(Y10, Z10); \
+	GATHER16(Y11, Z11); \
+	GATHER16(Y12, Z12); \
+	GATHER16(Y13, Z13); \
+	GATHER16(Y14, Z14); \
+	GATHER16(Y15, Z15); \
+	XPOSE16X16D; \
+	STORE16Z(op); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose2AVX512(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $4, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY2AVX512(VMOVDQU32)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY2AVX512(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// XPOSE8X8Q transposes the 8×8 matrix of qwords in Z0..Z7 (row r in Zr),
+// using Z16..Z23 as scratch: afterwards column c is in Z(8+c).
+#define XPOSE8X8Q \
+	VPUNPCKLQDQ Z1, Z0, Z8; \
+	VPUNPCKHQDQ Z1, Z0, Z9; \
+	VPUNPCKLQDQ Z3, Z2, Z10; \
+	VPUNPCKHQDQ Z3, Z2, Z11; \
+	VPUNPCKLQDQ Z5, Z4, Z12; \
+	VPUNPCKHQDQ Z5, Z4, Z13; \
+	VPUNPCKLQDQ Z7, Z6, Z14; \
+	VPUNPCKHQDQ Z7, Z6, Z15; \
+	XPOSE4LANES(Z8, Z10, Z12, Z14, Z16, Z17, Z18, Z19); \
+	XPOSE4LANES(Z9, Z11, Z13, Z15, Z20, Z21, Z22, Z23)
+
+#define BODY8AVX512(op) \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU64, Z0, Z1, Z2, Z3); \
+	LOAD4(VMOVDQU64, Z4, Z5, Z6, Z7); \
+	XPOSE8X8Q; \
+	MOVQ DI, R11; \
+	STORE4(op, 0, Z8, Z9, Z10, Z11); \
+	STORE4(op, 0, Z12, Z13, Z14, Z15); \
+	ADDQ $64, SI; \
+	ADDQ R12, DI
+
+// func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose8AVX512(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $3, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY8AVX512(VMOVDQU64)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY8AVX512(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+#define BODY16AVX512(op) \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU64, Z0, Z1, Z2, Z3); \
+	XPOSE4LANES(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7); \
+	MOVQ DI, R11; \
+	STORE4(op, 0, Z0, Z1, Z2, Z3); \
+	ADDQ $64, SI; \
+	ADDQ R12, DI
+
+// func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose16AVX512(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $2, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY16AVX512(VMOVDQU64)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY16AVX512(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// AVX2
+
+// XPOSE8X8DY transposes the 8×8 matrix of dwords in Y0..Y7 (row r in Yr):
+// afterwards column c is in Y(8+c).
+#define XPOSE8X8DY \
+	VPUNPCKLDQ Y1, Y0, Y8; \
+	VPUNPCKHDQ Y1, Y0, Y9; \
+	VPUNPCKLDQ Y3, Y2, Y10; \
+	VPUNPCKHDQ Y3, Y2, Y11; \
+	VPUNPCKLDQ Y5, Y4, Y12; \
+	VPUNPCKHDQ Y5, Y4, Y13; \
+	VPUNPCKLDQ Y7, Y6, Y14; \
+	VPUNPCKHDQ Y7, Y6, Y15; \
+	VPUNPCKLQDQ Y10, Y8, Y0; \
+	VPUNPCKHQDQ Y10, Y8, Y1; \
+	VPUNPCKLQDQ Y11, Y9, Y2; \
+	VPUNPCKHQDQ Y11, Y9, Y3; \
+	VPUNPCKLQDQ Y14, Y12, Y4; \
+	VPUNPCKHQDQ Y14, Y12, Y5; \
+	VPUNPCKLQDQ Y15, Y13, Y6; \
+	VPUNPCKHQDQ Y15, Y13, Y7; \
+	VPERM2I128 $0x20, Y4, Y0, Y8; \
+	VPERM2I128 $0x31, Y4, Y0, Y12; \
+	VPERM2I128 $0x20, Y5, Y1, Y9; \
+	VPERM2I128 $0x31, Y5, Y1, Y13; \
+	VPERM2I128 $0x20, Y6, Y2, Y10; \
+	VPERM2I128 $0x31, Y6, Y2, Y14; \
+	VPERM2I128 $0x20, Y7, Y3, Y11; \
+	VPERM2I128 $0x31, Y7, Y3, Y15
+
+#define BODY4AVX2(op) \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	LOAD4(VMOVDQU, Y4, Y5, Y6, Y7); \
+	XPOSE8X8DY; \
+	MOVQ DI, R11; \
+	STORE4(op, 0, Y8, Y9, Y10, Y11); \
+	STORE4(op, 0, Y12, Y13, Y14, Y15); \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	LOAD4(VMOVDQU, Y4, Y5, Y6, Y7); \
+	XPOSE8X8DY; \
+	MOVQ DI, R11; \
+	STORE4(op, 32, Y8, Y9, Y10, Y11); \
+	STORE4(op, 32, Y12, Y13, Y14, Y15); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose4AVX2(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $3, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY4AVX2(VMOVDQU)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY4AVX2(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// XPOSE4X4QY transposes the 4×4 matrix of qwords in Y0..Y3 (row r in Yr):
+// afterwards column c is in Y(8+c).
+#define XPOSE4X4QY \
+	VPUNPCKLQDQ Y1, Y0, Y4; \
+	VPUNPCKHQDQ Y1, Y0, Y5; \
+	VPUNPCKLQDQ Y3, Y2, Y6; \
+	VPUNPCKHQDQ Y3, Y2, Y7; \
+	VPERM2I128 $0x20, Y6, Y4, Y8; \
+	VPERM2I128 $0x31, Y6, Y4, Y10; \
+	VPERM2I128 $0x20, Y7, Y5, Y9; \
+	VPERM2I128 $0x31, Y7, Y5, Y11
+
+#define BODY8AVX2(op) \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	XPOSE4X4QY; \
+	MOVQ DI, R11; \
+	STORE4(op, 0, Y8, Y9, Y10, Y11); \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	XPOSE4X4QY; \
+	MOVQ DI, R11; \
+	STORE4(op, 32, Y8, Y9, Y10, Y11); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $2, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY8AVX2(VMOVDQU)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY8AVX2(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+#define BODY16AVX2(op) \
+	MOVQ SI, R10; \
+	VMOVDQU (R10), Y0; \
+	VMOVDQU (R10)(BX*1), Y1; \
+	VMOVDQU (R10)(BX*2), Y2; \
+	VMOVDQU (R10)(R8*1), Y3; \
+	VPERM2I128 $0x20, Y1, Y0, Y4; \
+	VPERM2I128 $0x31, Y1, Y0, Y5; \
+	VPERM2I128 $0x20, Y3, Y2, Y6; \
+	VPERM2I128 $0x31, Y3, Y2, Y7; \
+	op Y4, (DI); \
+	op Y6, 32(DI); \
+	op Y5, (DI)(DX*1); \
+	op Y7, 32(DI)(DX*1); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+TEXT ·transpose16AVX2(SB), NOSPLIT, $0-41
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $1, R12
+	CMPB nt+40(FP), $0
+	JNE  streaming
+
+loop:
+	BODY16AVX2(VMOVDQU)
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+streaming:
+	BODY16AVX2(VMOVNTDQ)
+	DECQ CX
+	JNZ  streaming
+	SFENCE
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// Index tables.
+
+// permBytes4x16: byte 4i+r of the result takes byte 16r+i (four rows of
+// sixteen bytes become sixteen dwords of four bytes).
+DATA permBytes4x16<>+0x00(SB)/8, $0x3121110130201000
+DATA permBytes4x16<>+0x08(SB)/8, $0x3323130332221202
+DATA permBytes4x16<>+0x10(SB)/8, $0x3525150534241404
+DATA permBytes4x16<>+0x18(SB)/8, $0x3727170736261606
+DATA permBytes4x16<>+0x20(SB)/8, $0x3929190938281808
+DATA permBytes4x16<>+0x28(SB)/8, $0x3b2b1b0b3a2a1a0a
+DATA permBytes4x16<>+0x30(SB)/8, $0x3d2d1d0d3c2c1c0c
+DATA permBytes4x16<>+0x38(SB)/8, $0x3f2f1f0f3e2e1e0e
+GLOBL permBytes4x16<>(SB), RODATA|NOPTR, $64
+
+// permWords2x16: word 2i+r of the result takes word 16r+i (two rows of
+// sixteen words become sixteen dwords of two words).
+DATA permWords2x16<>+0x00(SB)/8, $0x0011000100100000
+DATA permWords2x16<>+0x08(SB)/8, $0x0013000300120002
+DATA permWords2x16<>+0x10(SB)/8, $0x0015000500140004
+DATA permWords2x16<>+0x18(SB)/8, $0x0017000700160006
+DATA permWords2x16<>+0x20(SB)/8, $0x0019000900180008
+DATA permWords2x16<>+0x28(SB)/8, $0x001b000b001a000a
+DATA permWords2x16<>+0x30(SB)/8, $0x001d000d001c000c
+DATA permWords2x16<>+0x38(SB)/8, $0x001f000f001e000e
+GLOBL permWords2x16<>(SB), RODATA|NOPTR, $64

@@ -1,0 +1,30 @@
+//go:build !(amd64 && gc && !purego && !noasm)
+
+package tilecopy
+
+// Without assembly (the purego or noasm tags, another compiler or another
+// architecture) every kernel is the generic one.
+
+// haveAsm reports that this build has assembly kernels.
+const haveAsm = false
+
+// A kernelID names one micro-kernel; this build has none.
+type kernelID uint8
+
+const kNone kernelID = 0
+
+// kernelShape is a micro-kernel's register block (see the assembly builds).
+type kernelShape struct {
+	bi, bj int
+	name   string
+}
+
+var shapes = [...]kernelShape{kNone: {0, 0, "generic"}}
+
+func transposeKernel(width int) kernelID { return kNone }
+
+func kernelName(width int) string { return shapes[kNone].name }
+
+func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool) {
+	panic("tilecopy: no assembly kernels in this build")
+}

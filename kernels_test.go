@@ -1,0 +1,335 @@
+package tilecopy
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// testName is the subtest name of a level, as the standard library's
+// crypto/internal/impl names implementations.
+func testName(level string) string {
+	switch level {
+	case levelAVX512:
+		return "AVX512"
+	case levelAVX2:
+		return "AVX2"
+	case levelNEON:
+		return "NEON"
+	}
+	return "Generic"
+}
+
+// forEachLevel runs f once per kernel level of this build's architecture,
+// as subtests, with the kernels switched to that level. A level the CPU
+// lacks is skipped; TestLevelsMatchCPU fails if the CPU has it after all.
+func forEachLevel(t *testing.T, f func(t *testing.T)) {
+	saved := Level()
+	t.Cleanup(func() { setLevel(saved) })
+	for _, l := range archLevels() {
+		t.Run(testName(l), func(t *testing.T) {
+			if !setLevel(l) {
+				t.Skipf("this CPU cannot run %s kernels", l)
+			}
+			defer setLevel(saved)
+			f(t)
+		})
+	}
+}
+
+// cpuinfoFlags returns the feature flags Linux reports in /proc/cpuinfo,
+// or nil where there is no such file.
+func cpuinfoFlags() map[string]bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return nil
+	}
+	flags := map[string]bool{}
+	for line := range strings.Lines(string(b)) {
+		k, v, ok := strings.Cut(line, ":")
+		k = strings.TrimSpace(k)
+		if ok && (k == "flags" || k == "Features") {
+			for _, f := range strings.Fields(v) {
+				flags[f] = true
+			}
+		}
+	}
+	return flags
+}
+
+// TestLevelsMatchCPU checks dispatch against the kernel's own view of the
+// CPU: a level the CPU can run must be enabled, and with no TILECOPY_CPU
+// the best one must be in use.
+func TestLevelsMatchCPU(t *testing.T) {
+	flags := cpuinfoFlags()
+	if haveAsm && runtime.GOARCH == "amd64" && flags != nil {
+		if flags["avx2"] && !hasAVX2 {
+			t.Errorf("/proc/cpuinfo has avx2 but the AVX2 kernels are off")
+		}
+		if flags["avx512f"] && flags["avx512bw"] && flags["avx512dq"] && flags["avx512vl"] && !hasAVX512 {
+			t.Errorf("/proc/cpuinfo has AVX-512 F/BW/DQ/VL but the AVX-512 kernels are off")
+		}
+		if flags["avx512vbmi"] && !hasVBMI {
+			t.Errorf("/proc/cpuinfo has avx512vbmi but the VBMI kernel is off")
+		}
+	}
+	if haveAsm && runtime.GOARCH == "arm64" && !hasNEON {
+		t.Errorf("arm64 without NEON kernels")
+	}
+	if os.Getenv("TILECOPY_CPU") == "" {
+		if want := archLevels()[0]; cpuHas(want) && Level() != want {
+			t.Errorf("Level() = %q, want %q", Level(), want)
+		}
+	}
+	t.Logf("level %s; levels %v; kernels: 1:%s 2:%s 4:%s 8:%s 16:%s", Level(), Levels(),
+		Kernel(1), Kernel(2), Kernel(4), Kernel(8), Kernel(16))
+}
+
+func TestBestLevel(t *testing.T) {
+	best := archLevels()[0]
+	if !cpuHas(best) {
+		best = levelGeneric
+		for _, l := range archLevels() {
+			if cpuHas(l) {
+				best = l
+				break
+			}
+		}
+	}
+	for _, tc := range []struct{ env, want string }{
+		{"", best},
+		{"generic", levelGeneric},
+		{"GENERIC", levelGeneric},
+		{"bogus", levelGeneric},
+	} {
+		if got := bestLevel(tc.env); got != tc.want {
+			t.Errorf("bestLevel(%q) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+	for _, l := range archLevels() {
+		got := bestLevel(l)
+		if cpuHas(l) && got != l {
+			t.Errorf("bestLevel(%q) = %q on a CPU that has it", l, got)
+		}
+		if !cpuHas(got) {
+			t.Errorf("bestLevel(%q) = %q, which this CPU lacks", l, got)
+		}
+	}
+	other := map[string]string{"amd64": levelNEON, "arm64": levelAVX2}[runtime.GOARCH]
+	if other != "" {
+		if got := bestLevel(other); got != levelGeneric {
+			t.Errorf("bestLevel(%q) on %s = %q, want generic", other, runtime.GOARCH, got)
+		}
+	}
+}
+
+// geometry is one Transpose call.
+type geometry struct {
+	width, rows, cols, dstStride, srcStride int
+	dstAtEnd, srcAtEnd                      bool // which end of the guarded buffers is flush
+}
+
+func (g geometry) String() string {
+	return fmt.Sprintf("w%d %dx%d ds=%d ss=%d", g.width, g.rows, g.cols, g.dstStride, g.srcStride)
+}
+
+func (g geometry) dstLen() int { return span(g.rows, g.dstStride, g.cols*g.width) }
+func (g geometry) srcLen() int { return span(g.cols, g.srcStride, g.rows*g.width) }
+
+// randomDim returns a size around multiples of the register blocks (16,
+// 32, 64 and their neighbours) or a small arbitrary one.
+func randomDim(r *rand.Rand, maxDim int) int {
+	switch r.IntN(3) {
+	case 0:
+		return r.IntN(maxDim + 1)
+	case 1:
+		return min(maxDim, (1+r.IntN(4))*[]int{4, 8, 16, 32, 64}[r.IntN(5)])
+	}
+	return max(0, min(maxDim, (1+r.IntN(4))*[]int{16, 32, 64}[r.IntN(3)]+r.IntN(5)-2))
+}
+
+func randomGeometry(r *rand.Rand, width, maxDim int) geometry {
+	g := geometry{width: width, rows: randomDim(r, maxDim), cols: randomDim(r, maxDim)}
+	pad := func(n int) int {
+		switch r.IntN(4) {
+		case 0:
+			return n
+		case 1:
+			return (n + 63) / 64 * 64
+		case 2:
+			return n + 64*r.IntN(3)
+		}
+		return n + r.IntN(70)
+	}
+	g.dstStride = pad(g.cols * width)
+	g.srcStride = pad(g.rows * width)
+	g.dstAtEnd = r.IntN(2) == 0
+	g.srcAtEnd = r.IntN(2) == 0
+	return g
+}
+
+// naiveTranspose is the definition of Transpose, element by element.
+func naiveTranspose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int) {
+	for i := range rows {
+		for j := range cols {
+			copy(dst[i*ds+j*w:i*ds+j*w+w], src[j*ss+i*w:j*ss+i*w+w])
+		}
+	}
+}
+
+// checkTranspose runs Transpose at the level in use on g inside guarded
+// buffers and compares the whole destination buffer, written region and
+// the bytes around it, with the generic kernel's and the naive loop's.
+func checkTranspose(t testing.TB, r *rand.Rand, g geometry) {
+	t.Helper()
+	src := guarded(t, g.srcLen(), g.srcAtEnd)
+	dst := guarded(t, g.dstLen(), g.dstAtEnd)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	for i := range dst {
+		dst[i] = byte(r.Uint32())
+	}
+	orig := bytes.Clone(dst)
+	want := bytes.Clone(dst)
+	naive := bytes.Clone(dst)
+	if g.rows > 0 && g.cols > 0 {
+		transposeGeneric(g.width, want, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	}
+	naiveTranspose(g.width, naive, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	srcCopy := bytes.Clone(src)
+	Transpose(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	if !bytes.Equal(src, srcCopy) {
+		t.Fatalf("%v: source modified", g)
+	}
+	if !bytes.Equal(want, naive) {
+		t.Fatalf("%v: generic kernel differs from the definition at byte %d", g, firstDiff(want, naive))
+	}
+	if !bytes.Equal(dst, want) {
+		k := firstDiff(dst, want)
+		i, j := k/max(g.dstStride, 1), k%max(g.dstStride, 1)/g.width
+		where := "inside the block"
+		if j >= g.cols || i >= g.rows {
+			where = "outside the written region (sentinel overwritten)"
+		}
+		t.Fatalf("%v (%s): byte %d (row %d, element %d) = %#x, want %#x (was %#x), %s",
+			g, Kernel(g.width), k, i, j, dst[k], want[k], orig[k], where)
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func TestTransposeLevels(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			t.Run(fmt.Sprintf("w%d", w), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(w), 1))
+				for range n {
+					checkTranspose(t, r, randomGeometry(r, w, 200))
+				}
+			})
+		}
+	})
+}
+
+// TestTransposeStreaming forces the non-temporal path (it needs a
+// 64-aligned destination and stride) and small bands.
+func TestTransposeStreaming(t *testing.T) {
+	savedNT, savedTile := ntThreshold, tileBytes
+	t.Cleanup(func() { ntThreshold, tileBytes = savedNT, savedTile })
+	ntThreshold = 0
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			r := rand.New(rand.NewPCG(uint64(w), 2))
+			for k := range 40 {
+				g := randomGeometry(r, w, 300)
+				g.dstStride = (g.cols*w + 63) / 64 * 64
+				g.dstAtEnd = false // page-aligned
+				tileBytes = []int{64, 256, 1024, 4096}[k%4]
+				checkTranspose(t, r, g)
+			}
+		}
+	})
+}
+
+// TestTransposeTiny covers the interleave shapes the planner uses for
+// tiled 8- and 16-bit layouts: a few source rows, many elements.
+func TestTransposeTiny(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(3, 3))
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			for cols := 1; cols <= 5; cols++ {
+				for _, rows := range []int{1, 7, 31, 32, 33, 64, 127, 128, 129, 300} {
+					g := geometry{width: w, rows: rows, cols: cols, dstStride: cols * w, srcStride: rows*w + r.IntN(3)*64}
+					g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+					checkTranspose(t, r, g)
+					g.dstStride += 64 // strided destination rows
+					checkTranspose(t, r, g)
+				}
+			}
+		}
+	})
+}
+
+func TestTransposePanics(t *testing.T) {
+	buf := make([]byte, 64)
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"width 3", func() { Transpose(3, buf, 8, buf, 8, 1, 1) }},
+		{"dst short", func() { Transpose(4, buf[:15], 16, buf, 16, 4, 4) }},
+		{"src short", func() { Transpose(4, buf, 16, buf[:15], 16, 4, 4) }},
+		{"negative", func() { Transpose(4, buf, 16, buf, 16, -1, 4) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("no panic")
+				}
+			}()
+			tc.f()
+		})
+	}
+}
+
+// FuzzTranspose compares the level in use (the best this CPU has, or
+// TILECOPY_CPU's) with the generic kernel on fuzzer-chosen geometry.
+func FuzzTranspose(f *testing.F) {
+	f.Add(uint8(4), uint16(16), uint16(16), uint8(0), uint8(0), uint8(0), uint64(1))
+	f.Add(uint8(1), uint16(64), uint16(130), uint8(5), uint8(64), uint8(3), uint64(2))
+	f.Add(uint8(2), uint16(33), uint16(65), uint8(64), uint8(1), uint8(1), uint64(3))
+	f.Add(uint8(8), uint16(17), uint16(9), uint8(8), uint8(8), uint8(2), uint64(4))
+	f.Add(uint8(16), uint16(5), uint16(4), uint8(0), uint8(16), uint8(0), uint64(5))
+	f.Add(uint8(2), uint16(128), uint16(2), uint8(0), uint8(0), uint8(1), uint64(6))
+	f.Fuzz(func(t *testing.T, wsel uint8, rows, cols uint16, dpad, spad, flags uint8, seed uint64) {
+		w := []int{1, 2, 4, 8, 16}[int(wsel)%5]
+		g := geometry{width: w, rows: int(rows) % 513, cols: int(cols) % 513}
+		g.dstStride = g.cols*w + int(dpad)
+		g.srcStride = g.rows*w + int(spad)
+		g.dstAtEnd, g.srcAtEnd = flags&1 != 0, flags&2 != 0
+		if flags&4 != 0 {
+			saved := ntThreshold
+			defer func() { ntThreshold = saved }()
+			ntThreshold = 0
+			g.dstStride = (g.dstStride + 63) / 64 * 64
+			g.dstAtEnd = false
+		}
+		checkTranspose(t, rand.New(rand.NewPCG(seed, 7)), g)
+	})
+}
