@@ -3,6 +3,7 @@ package relayout
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -13,8 +14,9 @@ import (
 type Options struct {
 	// Pad is what the destination's padding receives (zero by default).
 	Pad Padding
-	// Threads is the number of goroutines a Run may use; 0 or 1 runs on
-	// the calling goroutine.
+	// Threads is the number of goroutines a Run may use; 0 means
+	// GOMAXPROCS, 1 the calling goroutine only. A destination under 4 MiB
+	// always runs on the calling goroutine.
 	Threads int
 }
 
@@ -29,6 +31,9 @@ type Plan struct {
 	dtype    DType
 	pat      []byte // one padding element, natural width
 	threads  int
+	// parallelMin is the destination size from which Run splits its work
+	// (parallelMinBytes; tests lower it to split small cases).
+	parallelMin int64
 
 	mode    planMode
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
@@ -99,7 +104,7 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	p := &Plan{
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
-		dtype: to.dtype, pat: pat, threads: max(opts.Threads, 1),
+		dtype: to.dtype, pat: pat, threads: threadCount(opts.Threads), parallelMin: parallelMinBytes,
 	}
 	p.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
 	p.logical = fm.LogicalCount() > 0
@@ -178,6 +183,15 @@ func (p *Plan) From() Shape { return p.from.clone() }
 
 // To is the destination shape.
 func (p *Plan) To() Shape { return p.to.clone() }
+
+// threadCount maps Options.Threads to a goroutine count: 0 means
+// GOMAXPROCS.
+func threadCount(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}
 
 func product(v []int64) int64 {
 	n := int64(1)

@@ -21,14 +21,11 @@ func (p *Plan) Run(dst, src []byte) error {
 		p.runElementwise(dst, src)
 		return nil
 	}
-	w := &walker{p: p, dst: dst, src: src, b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
-	for d, pd := range p.dims {
-		w.b[d], w.e[d] = pd.n, pd.e
+	if n := p.chunks(); n > 1 {
+		p.runParallel(dst, src, n)
+	} else {
+		p.newWalker(dst, src).walk(0, 0, 0, false)
 	}
-	if p.mode == modeGather {
-		w.idx = make([]int64, len(p.dims))
-	}
-	w.walk(0, 0, 0, false)
 	if p.tail[1] > p.tail[0] {
 		p.fillElements(dst, p.tail[0], p.tail[1])
 	}
@@ -36,9 +33,24 @@ func (p *Plan) Run(dst, src []byte) error {
 	return nil
 }
 
-// walker runs the loop nest of one Run.
+// newWalker returns a walker over the whole nest.
+func (p *Plan) newWalker(dst, src []byte) *walker {
+	w := &walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer,
+		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
+	for d, pd := range p.dims {
+		w.b[d], w.e[d] = pd.n, pd.e
+	}
+	if p.mode == modeGather {
+		w.idx = make([]int64, len(p.dims))
+	}
+	return w
+}
+
+// walker runs the loop nest of one Run, or of one chunk of it.
 type walker struct {
 	p        *Plan
+	loops    []ploop // the outer loops (a chunk's first loop is cut to its range)
+	outer    *ploop  // the kernel's rows loop (cut when it is what is split)
 	dst, src []byte
 	b, e     []int64 // per dim: valid and held counts left at the current depth
 	idx      []int64 // gather mode: logical index reached, per dim
@@ -53,11 +65,11 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 		w.runDense(lv, dOff, sOff)
 		return
 	}
-	if lv == len(p.loops) {
+	if lv == len(w.loops) {
 		w.kernel(dOff, sOff, pad)
 		return
 	}
-	l := &p.loops[lv]
+	l := &w.loops[lv]
 	d := l.dim
 	bd, ed := w.b[d], w.e[d]
 	var i0 int64
@@ -107,11 +119,11 @@ func (w *walker) dense(lv int) bool {
 // kernel without a rows loop takes the innermost of these loops as rows.
 func (w *walker) runDense(lv int, dOff, sOff int64) {
 	p := w.p
-	loops := p.loops[lv:]
+	loops := w.loops[lv:]
 	rows, oDst, oSrc := int64(1), int64(0), int64(0)
-	if p.outer != nil {
-		rows, oDst, oSrc = p.outer.size, p.outer.dst, p.outer.src
-	} else if p.kern == kernRun && len(loops) > 0 {
+	if w.outer != nil {
+		rows, oDst, oSrc = w.outer.size, w.outer.dst, w.outer.src
+	} else if w.p.kern == kernRun && len(loops) > 0 {
 		last := loops[len(loops)-1]
 		rows, oDst, oSrc = last.size, last.dst, last.src
 		loops = loops[:len(loops)-1]
@@ -172,14 +184,14 @@ func (w *walker) extent(l *ploop) (valid, held int64) {
 // kernel moves the kernel's rectangle at (dOff, sOff) and fills its padding.
 func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	p := w.p
-	rowsV, rowsE := w.extent(p.outer)
+	rowsV, rowsE := w.extent(w.outer)
 	colsV, colsE := w.extent(&p.inner)
 	if pad {
 		rowsV, colsV = 0, 0
 	}
 	var oDst, oSrc int64
-	if p.outer != nil {
-		oDst, oSrc = p.outer.dst, p.outer.src
+	if w.outer != nil {
+		oDst, oSrc = w.outer.dst, w.outer.src
 	}
 	if rowsV > 0 && colsV > 0 {
 		w.block(dOff, sOff, oDst, oSrc, rowsV, colsV)

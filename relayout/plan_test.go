@@ -315,3 +315,33 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestParallelMatchesReference splits small random cases among goroutines
+// (the size threshold lowered) and compares with the oracle.
+func TestParallelMatchesReference(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		from, to, opts := randomPair(seed)
+		opts.Threads = 2 + int(seed%4)
+		plan, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		plan.parallelMin = 0
+		src := fillRandom(plan.SourceSize(), seed)
+		want := make([]byte, plan.DestinationSize())
+		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		got := bytes.Repeat([]byte{0x5a}, len(want))
+		if err := plan.Run(got, src); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: %s -> %s with %d threads: wrong bytes\n%s", seed, from, to, opts.Threads, plan)
+		}
+	}
+}
