@@ -305,3 +305,61 @@ func deinterleave(width, rows int, dp unsafe.Pointer, ds int, sp unsafe.Pointer,
 		}
 	}
 }
+
+func packBitsGeneric(dst, src []byte, n, bits int) {
+	i := 0
+	if bits == 4 && fastWords {
+		// Eight elements to four bytes: pair each element with the next in
+		// a byte, then gather the even bytes.
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		for ; i+8 <= n; i += 8 {
+			v := *(*uint64)(unsafe.Add(sp, i)) & 0x0f0f0f0f0f0f0f0f
+			t := (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+			t = (t | t>>8) & 0x0000ffff0000ffff
+			*(*uint32)(unsafe.Add(dp, i/2)) = uint32(t | t>>16)
+		}
+	}
+	per := 8 / bits
+	mask := byte(1)<<bits - 1
+	for ; i < n; i += per {
+		var b byte
+		for k := range per {
+			b <<= bits
+			if i+k < n {
+				b |= src[i+k] & mask
+			}
+		}
+		dst[i/per] = b
+	}
+}
+
+func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
+	i := 0
+	if bits == 4 && natural == 4 && fastWords {
+		// Four bytes to eight elements: spread the bytes to every other
+		// byte, split the nibbles, then sign-extend bytes with bit 3 set.
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		for ; i+8 <= n; i += 8 {
+			x := uint64(*(*uint32)(unsafe.Add(sp, i/2)))
+			x = (x | x<<16) & 0x0000ffff0000ffff
+			x = (x | x<<8) & 0x00ff00ff00ff00ff
+			out := (x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8
+			if signed {
+				out |= (out & 0x0808080808080808) * 0x1e
+			}
+			*(*uint64)(unsafe.Add(dp, i)) = out
+		}
+	}
+	per := 8 / bits
+	fieldMask := byte(1)<<natural - 1
+	for ; i < n; i++ {
+		shift := uint(8 - bits - (i%per)*bits)
+		v := src[i/per] >> shift & fieldMask
+		if signed && v&(1<<(natural-1)) != 0 {
+			v |= ^fieldMask
+		}
+		dst[i] = v
+	}
+}
