@@ -16,7 +16,8 @@ type Options struct {
 	Pad Padding
 	// Threads is the number of goroutines a Run may use; 0 means
 	// GOMAXPROCS, 1 the calling goroutine only. A destination under 4 MiB
-	// always runs on the calling goroutine.
+	// always runs on the calling goroutine, as do the unpack and pack
+	// stages of sub-byte packed layouts.
 	Threads int
 }
 
@@ -27,7 +28,8 @@ type Plan struct {
 	fm, tm   *tiling.Map
 	srcBytes int64
 	dstBytes int64
-	width    int64 // bytes per unpacked element; 0 when a side is packed
+	width    int64   // bytes per element
+	stage    *staged // set when a side packs sub-byte elements
 	dtype    DType
 	pat      []byte // one padding element, natural width
 	threads  int
@@ -106,11 +108,15 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
 		dtype: to.dtype, pat: pat, threads: threadCount(opts.Threads), parallelMin: parallelMinBytes,
 	}
+	if from.isPacked() || to.isPacked() {
+		if err := compileStaged(p, opts); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	p.width = int64(to.dtype.ByteWidth())
 	p.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
 	p.logical = fm.LogicalCount() > 0
-	if !from.isPacked() && !to.isPacked() {
-		p.width = int64(to.dtype.ByteWidth())
-	}
 	switch {
 	case !p.logical:
 		p.mode = modeFill
@@ -130,6 +136,10 @@ func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
 	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padName(p))
+	if p.stage != nil {
+		p.stage.explain(&b)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
 	if p.mode == modeStrided || p.mode == modeGather {
 		fmt.Fprintf(&b, "  dims (valid/held):")
@@ -420,11 +430,6 @@ func (p *Plan) chooseKernel() {
 	if p.mode == modeGather {
 		p.kern = kernGather
 		p.why = append(p.why, "gather: each destination run reads the source through the offset tables")
-		return
-	}
-	if p.width == 0 {
-		p.kern = kernGather
-		p.why = append(p.why, "sub-byte packed elements: moved one at a time with shifts")
 		return
 	}
 	if p.inner.dst != 1 {

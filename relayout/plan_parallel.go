@@ -12,7 +12,7 @@ const parallelMinBytes = 4 << 20
 
 // chunks returns how many goroutines a Run uses.
 func (p *Plan) chunks() int {
-	if p.threads <= 1 || p.width == 0 || p.dstBytes < p.parallelMin ||
+	if p.threads <= 1 || p.dstBytes < p.parallelMin ||
 		(p.mode != modeStrided && p.mode != modeGather) {
 		return 1
 	}

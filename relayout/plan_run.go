@@ -12,10 +12,12 @@ func (p *Plan) Run(dst, src []byte) error {
 	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
 		return err
 	}
+	if p.stage != nil {
+		return p.stage.run(dst, src)
+	}
 	switch p.mode {
 	case modeFill:
 		p.fillElements(dst, 0, p.tm.Elements())
-		p.clearPackedTail(dst)
 		return nil
 	case modeElementwise:
 		p.runElementwise(dst, src)
@@ -29,7 +31,6 @@ func (p *Plan) Run(dst, src []byte) error {
 	if p.tail[1] > p.tail[0] {
 		p.fillElements(dst, p.tail[0], p.tail[1])
 	}
-	p.clearPackedTail(dst)
 	return nil
 }
 
@@ -208,7 +209,7 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 // fill writes padding into rows rows of n destination elements.
 func (w *walker) fill(dOff, rowStride, n, rows int64) {
 	p := w.p
-	if p.width > 0 && p.inner.dst == 1 {
+	if p.inner.dst == 1 {
 		W := p.width
 		tilecopy.FillRuns(w.dst[dOff*W:], int(rowStride*W), int(n*W), int(rows), p.pat)
 		return
@@ -249,44 +250,20 @@ func (w *walker) gather(dOff, sOff, n int64) {
 
 // moveElement copies source element s to destination element d.
 func (p *Plan) moveElement(dst []byte, d int64, src []byte, s int64) {
-	if W := p.width; W > 0 {
-		copy(dst[d*W:d*W+W], src[s*W:s*W+W])
-		return
-	}
-	var v [16]byte
-	val := v[:p.dtype.ByteWidth()]
-	readElement(src, p.fm, s, p.dtype, val)
-	writeElement(dst, p.tm, d, p.dtype, val)
+	W := p.width
+	copy(dst[d*W:d*W+W], src[s*W:s*W+W])
 }
 
 // putPad writes one padding element at destination element d.
 func (p *Plan) putPad(dst []byte, d int64) {
-	if W := p.width; W > 0 {
-		copy(dst[d*W:d*W+W], p.pat)
-		return
-	}
-	writeElement(dst, p.tm, d, p.dtype, p.pat)
+	W := p.width
+	copy(dst[d*W:d*W+W], p.pat)
 }
 
 // fillElements writes padding into destination elements [from, to).
 func (p *Plan) fillElements(dst []byte, from, to int64) {
-	if W := p.width; W > 0 {
-		tilecopy.FillRuns(dst[from*W:], 0, int((to-from)*W), 1, p.pat)
-		return
-	}
-	for d := from; d < to; d++ {
-		p.putPad(dst, d)
-	}
-}
-
-// clearPackedTail zeroes the bits of a packed buffer's last byte that hold
-// no element.
-func (p *Plan) clearPackedTail(dst []byte) {
-	if bits := p.tm.ElementBits(); bits < 8 {
-		if r := p.tm.Elements() * bits % 8; r != 0 {
-			dst[len(dst)-1] &^= byte(0xff) >> r
-		}
-	}
+	W := p.width
+	tilecopy.FillRuns(dst[from*W:], 0, int((to-from)*W), 1, p.pat)
 }
 
 // runElementwise walks the destination element by element through the
@@ -300,5 +277,4 @@ func (p *Plan) runElementwise(dst, src []byte) {
 			p.putPad(dst, off)
 		}
 	}
-	p.clearPackedTail(dst)
 }
