@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/tilecopy/tilecopy/relayout"
@@ -86,42 +87,69 @@ func relayoutFile(p *relayout.Plan, in string, stdin io.Reader, o *output) error
 
 // readInput reads exactly size bytes from the file name ("-": stdin). A
 // regular file of another size is rejected before reading; other inputs
-// are read up to size+1 bytes to tell short and long ones.
+// are read up to size+1 bytes to tell short and long ones, into a buffer
+// that grows with what arrives.
 func readInput(name string, size int64, shape relayout.Shape, stdin io.Reader) ([]byte, error) {
-	r, label := stdin, "stdin"
-	if name != "-" {
-		label = name
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("input: %w", err)
-		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("input: %w", err)
-		}
-		if fi.IsDir() {
-			return nil, fmt.Errorf("input %s is a directory", name)
-		}
-		if fi.Mode().IsRegular() && fi.Size() != size {
-			return nil, sizeError(label, fi.Size(), size, shape)
-		}
-		r = f
+	if name == "-" {
+		return readStream(stdin, "stdin", size, shape)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("input: %w", err)
+	}
+	switch {
+	case fi.IsDir():
+		return nil, fmt.Errorf("input %s is a directory", name)
+	case !fi.Mode().IsRegular():
+		return readStream(f, name, size, shape)
+	case fi.Size() != size:
+		return nil, sizeError(name, fi.Size(), size, shape)
 	}
 	buf := make([]byte, size)
-	n, err := io.ReadFull(r, buf)
-	switch {
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return nil, sizeError(label, int64(n), size, shape)
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", label, err)
+	if n, err := io.ReadFull(f, buf); err != nil { // the file shrank, or a read error
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, sizeError(name, int64(n), size, shape)
+		}
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	var extra [1]byte
-	switch n, err := io.ReadFull(r, extra[:]); {
-	case n > 0:
-		return nil, fmt.Errorf("input %s is longer than the %d bytes %s needs", label, size, shape)
+	switch n, err := f.Read(extra[:]); {
+	case n > 0: // the file grew
+		return nil, fmt.Errorf("input %s is longer than the %d bytes %s needs", name, size, shape)
 	case err != nil && !errors.Is(err, io.EOF):
-		return nil, fmt.Errorf("read %s: %w", label, err)
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return buf, nil
+}
+
+// readStream reads r to its end, but no more than size+1 bytes, and
+// checks that it held exactly size bytes.
+func readStream(r io.Reader, label string, size int64, shape relayout.Shape) ([]byte, error) {
+	limit := size + 1
+	buf := make([]byte, 0, min(limit, 1<<20))
+	for int64(len(buf)) < limit {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), limit-int64(cap(buf)))))
+		}
+		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), limit)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", label, err)
+		}
+	}
+	switch got := int64(len(buf)); {
+	case got < size:
+		return nil, sizeError(label, got, size, shape)
+	case got > size:
+		return nil, fmt.Errorf("input %s is longer than the %d bytes %s needs", label, size, shape)
 	}
 	return buf, nil
 }
