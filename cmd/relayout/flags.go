@@ -141,6 +141,14 @@ func (f *planFlags) compile(c *command) (*relayout.Plan, error) {
 	if opts.Pad.Widths, err = parseWidths(f.padTo); err != nil {
 		return nil, err
 	}
+	for _, s := range []relayout.Shape{from, to} {
+		if _, err := s.ByteSize(); err != nil {
+			break // Compile fails before it plans, with a better message
+		}
+		if err := checkPlanMemory(s); err != nil {
+			return nil, err
+		}
+	}
 	p, err := relayout.Compile(from, to, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot relayout %s to %s: %w", from, to, err)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+
+	"github.com/tilecopy/tilecopy/relayout"
 )
 
 // checkMemory fails when buffers of the given sizes cannot be allocated:
@@ -19,6 +21,30 @@ func checkMemory(sizes ...int64) error {
 	if total := systemMemory(); total > 0 && need > total {
 		return fmt.Errorf("needs %d bytes (%s) of memory for its buffers; this machine has %s of RAM and swap",
 			need, humanBytes(int64(min(need, math.MaxInt64))), humanBytes(int64(min(total, math.MaxInt64))))
+	}
+	return nil
+}
+
+// checkPlanMemory fails when compiling a plan for arrays of shape s could
+// need more memory than the machine has. When tiles do not nest, the
+// planner keeps a table of 8 bytes per index of every dimension, and
+// runtime out-of-memory is a crash, not an error; this check turns it into
+// an error. It is a bound, not a measure: most plans need no tables.
+func checkPlanMemory(s relayout.Shape) error {
+	need := int64(0)
+	for _, d := range s.Dims() {
+		if d < 0 {
+			continue
+		}
+		if d > (math.MaxInt64-need)/8 {
+			need = math.MaxInt64
+			break
+		}
+		need += 8 * d
+	}
+	if total := systemMemory(); total > 0 && uint64(need) > total {
+		return fmt.Errorf("%s is too large to plan here: its planner tables may need %s; this machine has %s of RAM and swap",
+			s, humanBytes(need), humanBytes(int64(min(total, math.MaxInt64))))
 	}
 	return nil
 }
