@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
@@ -213,13 +214,17 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
 	nt := fullRows*dstStride >= ntThreshold && uintptr(dp)%64 == 0 && dstStride%64 == 0
-	band := max(tileBytes/width/sh.bi, 1) * sh.bi
-	for i0 := 0; i0 < fullRows; i0 += band {
-		n := min(band, fullRows-i0) / sh.bi
-		d := unsafe.Add(dp, i0*dstStride)
-		s := unsafe.Add(sp, i0*width)
-		for j0 := 0; j0 < fullCols; j0 += sh.bj {
-			strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n, nt)
+	if nt && useStaged {
+		transposeStaged(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+	} else {
+		band := max(tileBytes/width/sh.bi, 1) * sh.bi
+		for i0 := 0; i0 < fullRows; i0 += band {
+			n := min(band, fullRows-i0) / sh.bi
+			d := unsafe.Add(dp, i0*dstStride)
+			s := unsafe.Add(sp, i0*width)
+			for j0 := 0; j0 < fullCols; j0 += sh.bj {
+				strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n, nt)
+			}
 		}
 	}
 	if fullCols < cols {
@@ -227,5 +232,57 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	if fullRows < rows {
 		transposeGeneric(width, dst[fullRows*dstStride:], dstStride, src[fullRows*width:], srcStride, rows-fullRows, fullCols)
+	}
+}
+
+// Staged transposes: tiles of stageRows destination rows by stageCols
+// bytes of destination row go through a cache-resident scratch buffer.
+var (
+	stageRowBytes = 1024 // bytes of a source row per tile
+	stageColBytes = 1024 // bytes of a destination row per tile
+	useStaged     = true
+	usePrefetch   = true
+)
+
+var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
+
+const scratchBytes = 512 << 10
+
+// transposeStaged transposes the full blocks through a scratch tile: the
+// micro-kernel writes the tile with ordinary stores into a buffer whose
+// stride is no power of two (so its rows do not collide in the cache),
+// and copyRunsNT streams the tile's rows to the destination, each a run
+// of stageColBytes.
+func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	sh := shapes[k]
+	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
+	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
+	sst := tj*width + 64
+	for ti*sst > scratchBytes {
+		ti -= sh.bi
+	}
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	defer scratchPool.Put(buf)
+	scr := unsafe.Pointer(&buf[0])
+	for i0 := 0; i0 < fullRows; i0 += ti {
+		ni := min(ti, fullRows-i0)
+		for j0 := 0; j0 < fullCols; j0 += tj {
+			nj := min(tj, fullCols-j0)
+			s := unsafe.Add(sp, j0*srcStride+i0*width)
+			for c := 0; c < nj; c += sh.bj {
+				strip(k, (*byte)(unsafe.Add(scr, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, ni/sh.bi, false)
+			}
+			// Prefetch the next tile: along j, or the first of the next band.
+			ni2, j2, i2 := ni, j0+tj, i0
+			if j2 >= fullCols {
+				j2, i2 = 0, i0+ti
+				ni2 = min(ti, fullRows-i2)
+			}
+			pf := unsafe.Add(sp, j2*srcStride+i2*width)
+			if !usePrefetch {
+				pf = nil
+			}
+			copyRunsStream((*byte)(unsafe.Add(dp, i0*dstStride+j0*width)), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
+		}
 	}
 }

@@ -41,6 +41,30 @@ func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, n
 //go:noescape
 func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
 
+// copyRunsNT copies rows runs of n bytes, run k from src+k*srcStride to
+// dst+k*dstStride, with non-temporal stores followed by SFENCE.
+// Preconditions: AVX2; rows ≥ 1; n ≥ 64 and a multiple of 64; dst and
+// dstStride multiples of 32; every byte inside the caller's slices.
+//
+//go:noescape
+func copyRunsNT(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int)
+
+// copyRunsNTPrefetch is copyRunsNT that also prefetches one line per line
+// it copies, walking runs of pfN bytes at stride pfStride from pf (the next
+// tile's source). Prefetches never fault, so pf needs no bounds.
+//
+//go:noescape
+func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+// copyRunsStream is copyRunsNTPrefetch, or copyRunsNT when pf is nil.
+func copyRunsStream(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
+	if pf == nil {
+		copyRunsNT(dst, dstStride, src, srcStride, n, rows)
+		return
+	}
+	copyRunsNTPrefetch(dst, dstStride, src, srcStride, n, rows, pf, pfStride, pfN)
+}
+
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
 

@@ -518,3 +518,74 @@ DATA permWords2x16<>+0x28(SB)/8, $0x001b000b001a000a
 DATA permWords2x16<>+0x30(SB)/8, $0x001d000d001c000c
 DATA permWords2x16<>+0x38(SB)/8, $0x001f000f001e000e
 GLOBL permWords2x16<>(SB), RODATA|NOPTR, $64
+
+// ---------------------------------------------------------------------------
+// Streaming run copy
+
+// func copyRunsNT(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int)
+TEXT ·copyRunsNT(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+
+row:
+	XORQ AX, AX
+
+line:
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVNTDQ Y0, (DI)(AX*1)
+	VMOVNTDQ Y1, 32(DI)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, R8
+	JB   line
+	ADDQ DX, DI
+	ADDQ BX, SI
+	DECQ CX
+	JNZ  row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+TEXT ·copyRunsNTPrefetch(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+
+row:
+	XORQ AX, AX
+
+line:
+	PREFETCHT0 (R9)(R12*1)
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVNTDQ Y0, (DI)(AX*1)
+	VMOVNTDQ Y1, 32(DI)(AX*1)
+	ADDQ $64, R12
+	CMPQ R12, R11
+	JB   same
+	XORQ R12, R12
+	ADDQ R10, R9
+
+same:
+	ADDQ $64, AX
+	CMPQ AX, R8
+	JB   line
+	ADDQ DX, DI
+	ADDQ BX, SI
+	DECQ CX
+	JNZ  row
+	SFENCE
+	VZEROUPPER
+	RET

@@ -1,4 +1,4 @@
-//go:build !(amd64 && gc && !purego && !noasm)
+//go:build !((amd64 || arm64) && gc && !purego && !noasm)
 
 package tilecopy
 
@@ -26,5 +26,9 @@ func transposeKernel(width int) kernelID { return kNone }
 func kernelName(width int) string { return shapes[kNone].name }
 
 func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool) {
+	panic("tilecopy: no assembly kernels in this build")
+}
+
+func copyRunsStream(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
 	panic("tilecopy: no assembly kernels in this build")
 }

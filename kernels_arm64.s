@@ -1,0 +1,126 @@
+//go:build (amd64 || arm64) && gc && !purego && !noasm
+
+#include "textflag.h"
+
+// Block transposes for arm64 with NEON (Advanced SIMD). The Go side
+// (kernels_arm64.go) checks every bound, splits off ragged edges and
+// chooses the order of the strips; these functions never validate.
+//
+// Registers: R0 destination block, R1 destination stride, R2 source
+// block, R3 source stride, R4 blocks left, R5 source row pointer, R6
+// destination row pointer, R7 destination step between blocks.
+
+// func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+//
+// Register block: 16 source rows of 4 elements (16 bytes) in, 4
+// destination rows of 16 elements (64 bytes) out. Source row 4g+r (group
+// g, row r of a 4x4 transpose) is loaded into V(4r+g), so that after the
+// transposes destination row c is V(4c)..V(4c+3), one four-register store.
+TEXT ·transpose4NEON(SB), NOSPLIT, $0-41
+	MOVD dst+0(FP), R0
+	MOVD dstStride+8(FP), R1
+	MOVD src+16(FP), R2
+	MOVD srcStride+24(FP), R3
+	MOVD n+32(FP), R4
+	LSL  $2, R1, R7
+
+loop:
+	MOVD R2, R5
+	VLD1.P (R5)(R3), [V0.S4]
+	VLD1.P (R5)(R3), [V4.S4]
+	VLD1.P (R5)(R3), [V8.S4]
+	VLD1.P (R5)(R3), [V12.S4]
+	VLD1.P (R5)(R3), [V1.S4]
+	VLD1.P (R5)(R3), [V5.S4]
+	VLD1.P (R5)(R3), [V9.S4]
+	VLD1.P (R5)(R3), [V13.S4]
+	VLD1.P (R5)(R3), [V2.S4]
+	VLD1.P (R5)(R3), [V6.S4]
+	VLD1.P (R5)(R3), [V10.S4]
+	VLD1.P (R5)(R3), [V14.S4]
+	VLD1.P (R5)(R3), [V3.S4]
+	VLD1.P (R5)(R3), [V7.S4]
+	VLD1.P (R5)(R3), [V11.S4]
+	VLD1.P (R5)(R3), [V15.S4]
+	VTRN1 V4.S4, V0.S4, V16.S4
+	VTRN2 V4.S4, V0.S4, V17.S4
+	VTRN1 V12.S4, V8.S4, V18.S4
+	VTRN2 V12.S4, V8.S4, V19.S4
+	VTRN1 V18.D2, V16.D2, V0.D2
+	VTRN2 V18.D2, V16.D2, V8.D2
+	VTRN1 V19.D2, V17.D2, V4.D2
+	VTRN2 V19.D2, V17.D2, V12.D2
+	VTRN1 V5.S4, V1.S4, V20.S4
+	VTRN2 V5.S4, V1.S4, V21.S4
+	VTRN1 V13.S4, V9.S4, V22.S4
+	VTRN2 V13.S4, V9.S4, V23.S4
+	VTRN1 V22.D2, V20.D2, V1.D2
+	VTRN2 V22.D2, V20.D2, V9.D2
+	VTRN1 V23.D2, V21.D2, V5.D2
+	VTRN2 V23.D2, V21.D2, V13.D2
+	VTRN1 V6.S4, V2.S4, V24.S4
+	VTRN2 V6.S4, V2.S4, V25.S4
+	VTRN1 V14.S4, V10.S4, V26.S4
+	VTRN2 V14.S4, V10.S4, V27.S4
+	VTRN1 V26.D2, V24.D2, V2.D2
+	VTRN2 V26.D2, V24.D2, V10.D2
+	VTRN1 V27.D2, V25.D2, V6.D2
+	VTRN2 V27.D2, V25.D2, V14.D2
+	VTRN1 V7.S4, V3.S4, V28.S4
+	VTRN2 V7.S4, V3.S4, V29.S4
+	VTRN1 V15.S4, V11.S4, V30.S4
+	VTRN2 V15.S4, V11.S4, V31.S4
+	VTRN1 V30.D2, V28.D2, V3.D2
+	VTRN2 V30.D2, V28.D2, V11.D2
+	VTRN1 V31.D2, V29.D2, V7.D2
+	VTRN2 V31.D2, V29.D2, V15.D2
+	MOVD R0, R6
+	VST1.P [V0.S4, V1.S4, V2.S4, V3.S4], (R6)(R1)
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], (R6)(R1)
+	VST1.P [V8.S4, V9.S4, V10.S4, V11.S4], (R6)(R1)
+	VST1   [V12.S4, V13.S4, V14.S4, V15.S4], (R6)
+	ADD    $16, R2
+	ADD    R7, R0
+	SUBS   $1, R4
+	BNE    loop
+	RET
+
+// func transpose8NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+//
+// Register block: 8 source rows of 2 elements (16 bytes) in, 2
+// destination rows of 8 elements (64 bytes) out. Source row 2g+r is
+// loaded into V(4r+g); destination row c is then V(4c)..V(4c+3).
+TEXT ·transpose8NEON(SB), NOSPLIT, $0-41
+	MOVD dst+0(FP), R0
+	MOVD dstStride+8(FP), R1
+	MOVD src+16(FP), R2
+	MOVD srcStride+24(FP), R3
+	MOVD n+32(FP), R4
+	LSL  $1, R1, R7
+
+loop:
+	MOVD R2, R5
+	VLD1.P (R5)(R3), [V0.D2]
+	VLD1.P (R5)(R3), [V4.D2]
+	VLD1.P (R5)(R3), [V1.D2]
+	VLD1.P (R5)(R3), [V5.D2]
+	VLD1.P (R5)(R3), [V2.D2]
+	VLD1.P (R5)(R3), [V6.D2]
+	VLD1.P (R5)(R3), [V3.D2]
+	VLD1.P (R5)(R3), [V7.D2]
+	VTRN1 V4.D2, V0.D2, V16.D2
+	VTRN2 V4.D2, V0.D2, V20.D2
+	VTRN1 V5.D2, V1.D2, V17.D2
+	VTRN2 V5.D2, V1.D2, V21.D2
+	VTRN1 V6.D2, V2.D2, V18.D2
+	VTRN2 V6.D2, V2.D2, V22.D2
+	VTRN1 V7.D2, V3.D2, V19.D2
+	VTRN2 V7.D2, V3.D2, V23.D2
+	MOVD R0, R6
+	VST1.P [V16.D2, V17.D2, V18.D2, V19.D2], (R6)(R1)
+	VST1   [V20.D2, V21.D2, V22.D2, V23.D2], (R6)
+	ADD    $16, R2
+	ADD    R7, R0
+	SUBS   $1, R4
+	BNE    loop
+	RET
