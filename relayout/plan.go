@@ -44,6 +44,7 @@ type Plan struct {
 	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
 	inner   ploop       // the kernel's inner loop, contiguous in the destination
 	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
+	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim\'s table
 	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
 	spans   [][]dimSpan // per loop level: what each dim below must hold for a dense box
 	why     []string    // explanation lines for String
@@ -277,6 +278,7 @@ func (p *Plan) build() {
 		for d := range rank {
 			p.tables[d] = sourceTable(srcDigits, d, p.to.dims[d])
 		}
+		p.runs = contiguousRuns(p.tables[dest[len(dest)-1].Dim])
 	} else {
 		p.mode = modeStrided
 		for _, g := range dest {
@@ -344,6 +346,19 @@ func sourceTable(src []tiling.Digit, d int, n int64) []int64 {
 		}
 	}
 	return t
+}
+
+// contiguousRuns returns, for each index of a source offset table, how
+// many entries from it on are consecutive offsets (at least 1).
+func contiguousRuns(t []int64) []int64 {
+	runs := make([]int64, len(t))
+	for i := len(t) - 1; i >= 0; i-- {
+		runs[i] = 1
+		if i+1 < len(t) && t[i+1] == t[i]+1 {
+			runs[i] = runs[i+1] + 1
+		}
+	}
+	return runs
 }
 
 // sourceStride is the source element stride of a common digit of weight w

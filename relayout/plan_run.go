@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"encoding/binary"
 	"github.com/tilecopy/tilecopy"
 )
 
@@ -238,13 +239,53 @@ func (w *walker) gather(dOff, sOff, n int64) {
 			return
 		}
 		i0 := w.idx[l.dim]
-		for k := range n {
-			p.moveElement(w.dst, dOff+k*l.dst, w.src, base+t[i0+k*l.w])
+		if l.dst == 1 && l.w == 1 {
+			// Copy the stretches where the source is contiguous too.
+			W := p.width
+			runs := p.runs[i0:]
+			for k := int64(0); k < n; {
+				r := min(runs[k], n-k)
+				s := (base + t[i0+k]) * W
+				copy(w.dst[(dOff+k)*W:(dOff+k+r)*W], w.src[s:s+r*W])
+				k += r
+			}
+			return
 		}
+		gatherRun(p.width, w.dst[dOff*p.width:], l.dst*p.width, w.src, base, t[i0:], l.w, n)
 		return
 	}
 	for k := range n {
 		p.moveElement(w.dst, dOff+k*l.dst, w.src, sOff+k*l.src)
+	}
+}
+
+// gatherRun moves n elements of width bytes: element k goes to
+// dst[k*dstStride:] from source element base+tab[k*step]. The word cases
+// compile to plain loads and stores.
+func gatherRun(width int64, dst []byte, dstStride int64, src []byte, base int64, tab []int64, step, n int64) {
+	le := binary.LittleEndian
+	switch width {
+	case 1:
+		for k := range n {
+			dst[k*dstStride] = src[base+tab[k*step]]
+		}
+	case 2:
+		for k := range n {
+			le.PutUint16(dst[k*dstStride:], le.Uint16(src[(base+tab[k*step])*2:]))
+		}
+	case 4:
+		for k := range n {
+			le.PutUint32(dst[k*dstStride:], le.Uint32(src[(base+tab[k*step])*4:]))
+		}
+	case 8:
+		for k := range n {
+			le.PutUint64(dst[k*dstStride:], le.Uint64(src[(base+tab[k*step])*8:]))
+		}
+	default:
+		for k := range n {
+			s := (base + tab[k*step]) * width
+			copy(dst[k*dstStride:k*dstStride+width], src[s:s+width])
+		}
 	}
 }
 
