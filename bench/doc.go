@@ -1,0 +1,12 @@
+// Package bench measures relayout throughput against the memory-copy limit
+// of the machine, as DESIGN.md §6 says to: each case runs interleaved with
+// copy() of the same bytes in the same process, and the headline is the
+// ratio of their throughputs, (bytes read + bytes written) / median time.
+//
+// It holds the standard case set (Standard, Select: C1…C9 transposes,
+// permutations and padding, T1…T6 device tiling and untiling, S1 packed
+// s4), user pairs (Pair) and size sweeps (Sweep); the measurement (Run);
+// in-process peers a Go user would otherwise reach for (the naive loop,
+// gonum); and the reports: an aligned table, JSON, CSV and plots. Command
+// is `relayout bench`.
+package bench

@@ -1,0 +1,269 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tilecopy/tilecopy/relayout"
+)
+
+// Config says how to measure.
+type Config struct {
+	// Runs is the number of timed rounds per case; each round times the
+	// case, then copy(), then each peer. The figures are the medians.
+	Runs int
+	// Warmup is the number of untimed rounds before the timed ones. A
+	// first untimed call of each operation, which also sets how many
+	// calls a sample takes, is always made.
+	Warmup int
+	// Threads is Options.Threads for the plan, and the number of
+	// goroutines the copy() baseline splits its bytes over. 0 means 1.
+	Threads int
+	// Peers adds the peers that apply to each case (PeerNaive, PeerGonum).
+	Peers bool
+	// MinSample is the shortest a timed sample may be: an operation
+	// faster than this is repeated within a sample and its time divided.
+	// 0 means DefaultMinSample.
+	MinSample time.Duration
+	// ISA names the kernel level reported; "" asks the root package.
+	ISA string
+	// CPUEnv is TILECOPY_CPU as set in the environment, reported as is.
+	CPUEnv string
+	// Progress, when not nil, receives a status line per case ("\r"
+	// rewritten, for a terminal).
+	Progress io.Writer
+}
+
+// DefaultMinSample is the default of Config.MinSample.
+const DefaultMinSample = 5 * time.Millisecond
+
+// Timing sums up the timed samples of one operation, in nanoseconds per
+// call.
+type Timing struct {
+	MinNs    int64 `json:"min_ns"`
+	MedianNs int64 `json:"median_ns"`
+	MaxNs    int64 `json:"max_ns"`
+}
+
+// Result is the measurement of one case.
+type Result struct {
+	Name string `json:"name"`
+	Desc string `json:"description"`
+	From string `json:"from"`
+	To   string `json:"to"`
+	// PadTo is the destination's padded dims (Options.Pad.Widths), if any.
+	PadTo []int64 `json:"pad_to,omitempty"`
+	// SourceBytes and DestinationBytes are the buffer sizes; Bytes, their
+	// sum, is what one run reads and writes.
+	SourceBytes      int64 `json:"source_bytes"`
+	DestinationBytes int64 `json:"destination_bytes"`
+	Bytes            int64 `json:"bytes"`
+	// GBps is Bytes over the median time, in 10⁹ bytes per second.
+	GBps float64 `json:"gbps"`
+	// CopyGBps is the same for copy() of CopyBytes/2 bytes, measured in
+	// the same rounds, and Ratio is GBps / CopyGBps: the headline.
+	CopyGBps  float64 `json:"copy_gbps"`
+	CopyBytes int64   `json:"copy_bytes"`
+	Ratio     float64 `json:"ratio"`
+	ISA       string  `json:"isa"`
+	CPUEnv    string  `json:"tilecopy_cpu"`
+	Threads   int     `json:"threads"`
+	Runs      int     `json:"runs"`
+	// Repeats is the number of calls each timed sample made.
+	Repeats int `json:"repeats"`
+	Timing
+	Copy  Timing       `json:"copy"`
+	Peers []PeerResult `json:"peers,omitempty"`
+}
+
+// PeerResult is the measurement of one peer on a case.
+type PeerResult struct {
+	Name  string  `json:"name"`
+	GBps  float64 `json:"gbps"`
+	Ratio float64 `json:"ratio"`
+	Timing
+}
+
+// op is one timed operation of a round.
+type op struct {
+	name    string
+	run     func() error
+	bytes   int64
+	repeats int
+	samples []time.Duration
+}
+
+// Run measures each case in turn and returns a result per case. It stops
+// early with ctx's error when ctx is done.
+//
+// The cases share one source and one destination buffer, as large as the
+// largest case needs, allocated and touched once: a page's first touch can
+// cost more than moving it (tens of µs a page in some VMs), and a fresh
+// pair of buffers per case would pay that again every time.
+func Run(ctx context.Context, cases []Case, cfg Config) ([]Result, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Runs < 1 {
+		return nil, fmt.Errorf("%d runs: at least one is needed", cfg.Runs)
+	}
+	plans := make([]*relayout.Plan, len(cases))
+	var srcMax, dstMax int64
+	for i, c := range cases {
+		p, err := relayout.Compile(c.From, c.To, &relayout.Options{Pad: c.Pad, Threads: cfg.Threads})
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+		plans[i] = p
+		srcMax, dstMax = max(srcMax, p.SourceSize()), max(dstMax, p.DestinationSize())
+	}
+	src, dst := touched(srcMax, 0x5a), touched(dstMax, 0xff)
+	out := make([]Result, 0, len(cases))
+	start := time.Now()
+	for i, c := range cases {
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "\r\x1b[K[%d/%d %s] %s: %s", i+1, len(cases), time.Since(start).Round(time.Second), c.Name, c.Desc)
+		}
+		p := plans[i]
+		r, err := measure(ctx, c, p, dst[:p.DestinationSize()], src[:p.SourceSize()], cfg)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	if cfg.Progress != nil {
+		fmt.Fprint(cfg.Progress, "\r\x1b[K")
+	}
+	return out, nil
+}
+
+func (cfg Config) withDefaults() Config {
+	cfg.Threads = max(cfg.Threads, 1)
+	if cfg.MinSample <= 0 {
+		cfg.MinSample = DefaultMinSample
+	}
+	if cfg.ISA == "" {
+		cfg.ISA = isaLevel()
+	}
+	return cfg
+}
+
+// measure times plan, the plan of case c, against copy() from src to dst
+// (as many bytes as the smaller holds) and against c's peers.
+func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, cfg Config) (Result, error) {
+	n := int64(min(len(src), len(dst)))
+	ops := []*op{
+		{name: c.Name, bytes: int64(len(src) + len(dst)), run: func() error { return plan.Run(dst, src) }},
+		{name: "copy", bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads); return nil }},
+	}
+	if cfg.Peers {
+		for _, p := range peersFor(c, dst, src) {
+			ops = append(ops, &op{name: p.name, bytes: ops[0].bytes, run: func() error { p.run(); return nil }})
+		}
+	}
+	// The first call of each checks for errors and sets its repeats.
+	for _, o := range ops {
+		t0 := time.Now()
+		if err := o.run(); err != nil {
+			return Result{}, fmt.Errorf("case %s: %s: %w", c.Name, o.name, err)
+		}
+		t := max(time.Since(t0), time.Nanosecond)
+		o.repeats = int(min(cfg.MinSample/t+1, 1<<20))
+	}
+	for round := range cfg.Warmup + cfg.Runs {
+		if err := ctx.Err(); err != nil {
+			return Result{}, err
+		}
+		for _, o := range ops {
+			t0 := time.Now()
+			for range o.repeats {
+				if err := o.run(); err != nil {
+					return Result{}, fmt.Errorf("case %s: %s: %w", c.Name, o.name, err)
+				}
+			}
+			if round >= cfg.Warmup {
+				o.samples = append(o.samples, time.Since(t0)/time.Duration(o.repeats))
+			}
+		}
+	}
+	r := Result{
+		Name: c.Name, Desc: c.Desc, From: c.From.String(), To: c.To.String(),
+		PadTo:       c.Pad.Widths,
+		SourceBytes: plan.SourceSize(), DestinationBytes: plan.DestinationSize(), Bytes: ops[0].bytes,
+		CopyBytes: ops[1].bytes,
+		ISA:       cfg.ISA, CPUEnv: cfg.CPUEnv, Threads: cfg.Threads, Runs: cfg.Runs,
+		Repeats: ops[0].repeats,
+		Timing:  timing(ops[0].samples),
+		Copy:    timing(ops[1].samples),
+	}
+	r.GBps = gbps(r.Bytes, r.MedianNs)
+	r.CopyGBps = gbps(r.CopyBytes, r.Copy.MedianNs)
+	r.Ratio = ratio(r.GBps, r.CopyGBps)
+	for _, o := range ops[2:] {
+		p := PeerResult{Name: o.name, Timing: timing(o.samples)}
+		p.GBps = gbps(o.bytes, p.MedianNs)
+		p.Ratio = ratio(p.GBps, r.CopyGBps)
+		r.Peers = append(r.Peers, p)
+	}
+	return r, nil
+}
+
+// touched returns a buffer of n bytes, every page written, holding a
+// pattern that starts with b.
+func touched(n int64, b byte) []byte {
+	buf := make([]byte, n)
+	for i := range min(n, 4096) {
+		buf[i] = b + byte(i*7)
+	}
+	for k := min(n, 4096); k < n; k *= 2 {
+		copy(buf[k:], buf[:k])
+	}
+	return buf
+}
+
+// parallelCopy is copy(dst, src) split over threads goroutines for
+// buffers of a MiB or more.
+func parallelCopy(dst, src []byte, threads int) {
+	n := min(len(dst), len(src))
+	if threads <= 1 || n < 1<<20 {
+		copy(dst, src)
+		return
+	}
+	chunk := (n/threads + 4095) &^ 4095
+	var wg sync.WaitGroup
+	for a := 0; a < n; a += chunk {
+		b := min(a+chunk, n)
+		wg.Go(func() { copy(dst[a:b], src[a:b]) })
+	}
+	wg.Wait()
+}
+
+// timing sums up samples.
+func timing(samples []time.Duration) Timing {
+	if len(samples) == 0 {
+		return Timing{}
+	}
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Timing{MinNs: s[0].Nanoseconds(), MedianNs: med.Nanoseconds(), MaxNs: s[len(s)-1].Nanoseconds()}
+}
+
+func gbps(bytes, ns int64) float64 {
+	if ns <= 0 {
+		return 0
+	}
+	return float64(bytes) / float64(ns)
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
