@@ -1,0 +1,116 @@
+package tilecopy_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/tilecopy/tilecopy"
+)
+
+// benchSizes are the bytes per side of the kernel benchmarks: a working
+// set (source and destination) that fits L1, L2 and L3 in turn, and one
+// that streams from DRAM.
+var benchSizes = []struct {
+	name  string
+	bytes int
+}{
+	{"L1", 16 << 10},
+	{"L2", 256 << 10},
+	{"L3", 8 << 20},
+	{"DRAM", 64 << 20},
+}
+
+// benchBuffer returns n bytes with every page written.
+func benchBuffer(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i*7 + 1)
+	}
+	return b
+}
+
+// square is the side of a square block of width-byte elements holding
+// about bytes bytes, a multiple of 16 so that SIMD kernels see full
+// micro-tiles.
+func square(bytes, width int) int {
+	return max(int(math.Sqrt(float64(bytes/width)))/16*16, 16)
+}
+
+// BenchmarkTranspose transposes square blocks of 1-, 2-, 4- and 8-byte
+// elements at each cache level: w4/1024x1024 is a 4 MiB f32 block.
+// Throughput counts bytes read plus bytes written.
+func BenchmarkTranspose(b *testing.B) {
+	for _, w := range []int{1, 2, 4, 8} {
+		for _, s := range benchSizes {
+			n := square(s.bytes, w)
+			b.Run(fmt.Sprintf("w%d/%dx%d", w, n, n), func(b *testing.B) {
+				src, dst := benchBuffer(n*n*w), benchBuffer(n*n*w)
+				b.SetBytes(int64(2 * n * n * w))
+				for b.Loop() {
+					tilecopy.Transpose(w, dst, n*w, src, n*w, n, n)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopyRuns copies rows runs of n bytes from a contiguous source
+// into a destination whose rows are an eighth longer (a padded layout):
+// 1024x512 is 1024 runs of 512 bytes, an f32 T(8,128) tile row.
+func BenchmarkCopyRuns(b *testing.B) {
+	for _, n := range []int{64, 512, 4096} {
+		for _, s := range benchSizes {
+			rows := max(s.bytes/n, 1)
+			b.Run(fmt.Sprintf("%dx%d", rows, n), func(b *testing.B) {
+				stride := n + n/8
+				src, dst := benchBuffer(rows*n), benchBuffer(rows*stride)
+				b.SetBytes(int64(2 * rows * n))
+				for b.Loop() {
+					tilecopy.CopyRuns(dst, stride, src, n, n, rows)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFillRuns fills rows runs of 512 bytes at a stride of 576 with
+// zero and with a 4-byte pattern (an f32 NaN). Throughput counts the
+// bytes written.
+func BenchmarkFillRuns(b *testing.B) {
+	const n, stride = 512, 576
+	for _, pat := range []struct {
+		name string
+		b    []byte
+	}{{"zero", []byte{0, 0, 0, 0}}, {"nan", []byte{0, 0, 0xc0, 0x7f}}} {
+		for _, s := range benchSizes {
+			rows := s.bytes / n
+			b.Run(fmt.Sprintf("%s/%dx%d", pat.name, rows, n), func(b *testing.B) {
+				dst := benchBuffer(rows * stride)
+				b.SetBytes(int64(rows * n))
+				for b.Loop() {
+					tilecopy.FillRuns(dst, stride, n, rows, pat.b)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCopy is the limit the kernels are measured against: copy() of
+// the same bytes per side as the other benchmarks, named by that size.
+// Throughput counts bytes read plus bytes written.
+func BenchmarkCopy(b *testing.B) {
+	for _, s := range benchSizes {
+		name := fmt.Sprintf("%s/%dKiB", s.name, s.bytes>>10)
+		if s.bytes >= 1<<20 {
+			name = fmt.Sprintf("%s/%dMiB", s.name, s.bytes>>20)
+		}
+		b.Run(name, func(b *testing.B) {
+			src, dst := benchBuffer(s.bytes), benchBuffer(s.bytes)
+			b.SetBytes(int64(2 * s.bytes))
+			for b.Loop() {
+				copy(dst, src)
+			}
+		})
+	}
+}
