@@ -24,15 +24,16 @@ type Options struct {
 // Plan is a compiled relayout from one layout to another. It is immutable
 // and safe for concurrent use by several goroutines.
 type Plan struct {
-	from, to Shape
-	fm, tm   *tiling.Map
-	srcBytes int64
-	dstBytes int64
-	width    int64   // bytes per element
-	stage    *staged // set when a side packs sub-byte elements
-	dtype    DType
-	pat      []byte // one padding element, natural width
-	threads  int
+	from, to   Shape
+	fm, tm     *tiling.Map
+	srcBytes   int64
+	dstBytes   int64
+	width      int64   // bytes per element
+	stage      *staged // set when a side packs sub-byte elements
+	dtype      DType
+	pat        []byte // one padding element, natural width
+	threads    int
+	splitOuter bool // Threads and RunRange split the kernel\'s rows, not loops[0]
 	// parallelMin is the destination size from which Run splits its work
 	// (parallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
@@ -308,29 +309,34 @@ func (p *Plan) build() {
 	if p.mode == modeStrided { // gather mode tracks logical indices in the walk
 		p.computeSpans()
 	}
+	p.chooseSplit()
 }
 
-// computeSpans records, for each loop level, the dims the loops from there
+// computeSpans records the dense-box spans of the plan's loops.
+func (p *Plan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
+
+// spansOf records, for each loop level, the dims the loops from there
 // inward (kernel loops included) cover and how far.
-func (p *Plan) computeSpans() {
-	p.spans = make([][]dimSpan, len(p.loops)+1)
+func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
+	spans := make([][]dimSpan, len(loops)+1)
 	cover := map[int]int64{}
 	add := func(l *ploop) {
 		cover[l.dim] = max(cover[l.dim], l.w*l.size/l.scale)
 	}
-	add(&p.inner)
-	if p.outer != nil {
-		add(p.outer)
+	add(inner)
+	if outer != nil {
+		add(outer)
 	}
-	for lv := len(p.loops); lv >= 0; lv-- {
-		if lv < len(p.loops) {
-			add(&p.loops[lv])
+	for lv := len(loops); lv >= 0; lv-- {
+		if lv < len(loops) {
+			add(&loops[lv])
 		}
 		for d, span := range cover {
-			p.spans[lv] = append(p.spans[lv], dimSpan{d, span})
+			spans[lv] = append(spans[lv], dimSpan{d, span})
 		}
-		slices.SortFunc(p.spans[lv], func(a, b dimSpan) int { return cmp.Compare(a.dim, b.dim) })
+		slices.SortFunc(spans[lv], func(a, b dimSpan) int { return cmp.Compare(a.dim, b.dim) })
 	}
+	return spans
 }
 
 // sourceTable lists, for each index i < n of logical dim d, its part of the

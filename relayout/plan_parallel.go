@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 )
@@ -28,10 +29,99 @@ func (p *Plan) chunks() int {
 // Either is the heaviest loop of its dim, so a range of its values is a
 // range of the dim and a disjoint part of the destination.
 func (p *Plan) splitLoop() *ploop {
-	if len(p.loops) > 0 {
-		return &p.loops[0]
+	if p.splitOuter || len(p.loops) == 0 {
+		return p.outer
 	}
-	return p.outer
+	return &p.loops[0]
+}
+
+// chooseSplit prefers the kernel's rows to the outermost loop when they
+// are a whole dim of their own with the larger destination stride (a
+// transpose whose rows are the destination's slowest dim): then a chunk is
+// a contiguous part of the destination.
+func (p *Plan) chooseSplit() {
+	o := p.outer
+	if o == nil || len(p.loops) == 0 || o.dst <= p.loops[0].dst {
+		return
+	}
+	for _, l := range p.loops {
+		if l.dim == o.dim {
+			return
+		}
+	}
+	p.splitOuter = true
+}
+
+// Chunks is the number of parts RunRange can run one at a time: the values
+// of the loop that Threads also splits. A plan that cannot be split (an
+// empty array, packed sub-byte sides, combined dims) has one chunk.
+func (p *Plan) Chunks() int64 {
+	if p.stage != nil || (p.mode != modeStrided && p.mode != modeGather) {
+		return 1
+	}
+	l := p.splitLoop()
+	if l == nil {
+		return 1
+	}
+	return l.size / l.scale
+}
+
+// RunRange runs chunks [lo, hi) of the plan (see Chunks): Run is
+// RunRange(dst, src, 0, Chunks()) on the calling goroutine. Chunks write
+// disjoint parts of dst, so separate ranges may run one after another
+// (to bound the memory a mapped file keeps resident) or concurrently. The
+// chunk holding the last value also writes the tail padding.
+func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
+	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
+		return err
+	}
+	n := p.Chunks()
+	if lo < 0 || hi > n || lo > hi {
+		return fmt.Errorf("%w: chunks [%d,%d) of %d", ErrUnsupportedPlan, lo, hi, n)
+	}
+	if lo == hi {
+		return nil
+	}
+	if n == 1 {
+		return p.Run(dst, src)
+	}
+	l := p.splitLoop()
+	if w, dOff, sOff, ok := p.chunkWalker(dst, src, lo*l.scale, hi*l.scale); ok {
+		w.walk(0, dOff, sOff, false)
+	}
+	if hi == n && p.tail[1] > p.tail[0] {
+		p.fillElements(dst, p.tail[0], p.tail[1])
+	}
+	return nil
+}
+
+// DestinationRange returns the byte range [from, to) of the destination
+// that chunks [lo, hi) write into; when the split loop is the destination's
+// slowest digit it holds nothing else.
+func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
+	if p.Chunks() == 1 || lo >= hi {
+		if lo >= hi {
+			return 0, 0
+		}
+		return 0, p.dstBytes
+	}
+	l := p.splitLoop()
+	rest := int64(1)
+	for i := range p.loops {
+		if o := &p.loops[i]; o != l {
+			rest += (o.size - 1) * o.dst
+		}
+	}
+	if p.outer != nil && p.outer != l {
+		rest += (p.outer.size - 1) * p.outer.dst
+	}
+	rest += (p.inner.size - 1) * p.inner.dst
+	from = lo * l.scale * l.dst * p.width
+	to = min(((hi*l.scale-1)*l.dst+rest)*p.width, p.dstBytes)
+	if hi == p.Chunks() {
+		to = p.dstBytes
+	}
+	return from, to
 }
 
 // runParallel runs the nest in n chunks of the split loop, one goroutine
@@ -57,16 +147,19 @@ func (p *Plan) runParallel(dst, src []byte, n int) {
 func (p *Plan) chunkWalker(dst, src []byte, lo, hi int64) (w *walker, dOff, sOff int64, ok bool) {
 	w = p.newWalker(dst, src)
 	var l *ploop
-	if len(p.loops) > 0 {
-		w.loops = slices.Clone(p.loops)
-		l = &w.loops[0]
-	} else {
+	if p.splitLoop() == p.outer {
 		o := *p.outer
 		w.outer = &o
 		l = w.outer
+	} else {
+		w.loops = slices.Clone(p.loops)
+		l = &w.loops[0]
 	}
 	dOff, sOff = lo*l.dst, lo*l.src
 	l.size = hi - lo
+	if w.spans != nil {
+		w.spans = spansOf(w.loops, w.outer, &p.inner)
+	}
 	step := lo / l.scale * l.w // logical index where the chunk starts
 	w.b[l.dim] = max(w.b[l.dim]-step, 0)
 	w.e[l.dim] -= step

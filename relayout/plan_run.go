@@ -37,7 +37,7 @@ func (p *Plan) Run(dst, src []byte) error {
 
 // newWalker returns a walker over the whole nest.
 func (p *Plan) newWalker(dst, src []byte) *walker {
-	w := &walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer,
+	w := &walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
 		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
@@ -51,8 +51,9 @@ func (p *Plan) newWalker(dst, src []byte) *walker {
 // walker runs the loop nest of one Run, or of one chunk of it.
 type walker struct {
 	p        *Plan
-	loops    []ploop // the outer loops (a chunk's first loop is cut to its range)
-	outer    *ploop  // the kernel's rows loop (cut when it is what is split)
+	loops    []ploop     // the outer loops (a chunk's first loop is cut to its range)
+	outer    *ploop      // the kernel's rows loop (cut when it is what is split)
+	spans    [][]dimSpan // the plan's, or the chunk's
 	dst, src []byte
 	b, e     []int64 // per dim: valid and held counts left at the current depth
 	idx      []int64 // gather mode: logical index reached, per dim
@@ -62,8 +63,7 @@ type walker struct {
 // walk runs loop lv and the loops inside it. dOff and sOff are element
 // offsets; pad means the whole region below is padding.
 func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
-	p := w.p
-	if !pad && p.spans != nil && w.dense(lv) {
+	if !pad && w.spans != nil && w.dense(lv) {
 		w.runDense(lv, dOff, sOff)
 		return
 	}
@@ -108,7 +108,7 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 // dense reports whether the box from loop level lv inward holds only
 // elements: every dim it covers has budgets reaching the box's span.
 func (w *walker) dense(lv int) bool {
-	for _, s := range w.p.spans[lv] {
+	for _, s := range w.spans[lv] {
 		if w.b[s.dim] < s.span || w.e[s.dim] < s.span {
 			return false
 		}

@@ -345,3 +345,51 @@ func TestParallelMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRange runs random cases chunk by chunk, in random partitions, and
+// checks that each chunk writes only inside its DestinationRange and that
+// the chunks together give the oracle's bytes.
+func TestRunRange(t *testing.T) {
+	n := 1500
+	if testing.Short() {
+		n = 400
+	}
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		from, to, opts := randomPair(seed)
+		plan, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		src := fillRandom(plan.SourceSize(), seed)
+		want := make([]byte, plan.DestinationSize())
+		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+			t.Fatal(err)
+		}
+		got := bytes.Repeat([]byte{0x5a}, len(want))
+		chunks := plan.Chunks()
+		r := rand.New(rand.NewPCG(seed, 3))
+		for lo := int64(0); lo < chunks; {
+			hi := min(chunks, lo+1+r.Int64N(3))
+			before := bytes.Clone(got)
+			if err := plan.RunRange(got, src, lo, hi); err != nil {
+				t.Fatalf("seed %d: RunRange(%d,%d): %v", seed, lo, hi, err)
+			}
+			a, b := plan.DestinationRange(lo, hi)
+			if !bytes.Equal(got[:a], before[:a]) || !bytes.Equal(got[b:], before[b:]) {
+				t.Fatalf("seed %d: %s -> %s: chunks [%d,%d) wrote outside [%d,%d)\n%s", seed, from, to, lo, hi, a, b, plan)
+			}
+			lo = hi
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: %s -> %s: chunks of %d give wrong bytes\n%s", seed, from, to, chunks, plan)
+		}
+	}
+	p, err := Compile(NewShape(F32, []int64{4, 4}, nil), NewShape(F32, []int64{4, 4}, &Layout{MinorToMajor: []int{0, 1}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	if err := p.RunRange(buf, make([]byte, 64), 0, p.Chunks()+1); !errors.Is(err, ErrUnsupportedPlan) {
+		t.Errorf("range past the end: err = %v", err)
+	}
+}
