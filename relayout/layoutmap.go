@@ -3,6 +3,7 @@ package relayout
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tilecopy/tilecopy/tiling"
 )
@@ -52,11 +53,17 @@ func (s Shape) denseMap() (*tiling.Map, error) {
 	m, err := tiling.New(spec)
 	switch {
 	case errors.Is(err, tiling.ErrOverflow):
-		return nil, fmt.Errorf("%w: %s: %v", ErrOverflow, s, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrOverflow, s, detail(err, tiling.ErrOverflow))
 	case err != nil:
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalidLayout, s, err)
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalidLayout, s, detail(err, tiling.ErrInvalid))
 	}
 	return m, nil
+}
+
+// detail is the text of err without the sentinel's own words, which the
+// caller's sentinel repeats.
+func detail(err, sentinel error) string {
+	return strings.Replace(err.Error(), sentinel.Error()+": ", "", 1)
 }
 
 func subBytePackHint(t DType) string {

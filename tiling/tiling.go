@@ -165,17 +165,17 @@ func (m *Map) add(n node) int {
 func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 	k := len(t)
 	if k == 0 {
-		return nil, fmt.Errorf("%w: empty tile", ErrInvalid)
+		return nil, fmt.Errorf("%w: empty", ErrInvalid)
 	}
 	for i, v := range t {
 		if v == Combine {
 			if i == k-1 {
-				return nil, fmt.Errorf("%w: the most-minor tile dimension cannot be combined", ErrInvalid)
+				return nil, fmt.Errorf("%w: the most-minor dimension cannot be combined", ErrInvalid)
 			}
 			continue
 		}
 		if v <= 0 {
-			return nil, fmt.Errorf("%w: tile dimension %d", ErrInvalid, v)
+			return nil, fmt.Errorf("%w: dimension %d", ErrInvalid, v)
 		}
 	}
 	for len(cur) < k {
@@ -349,8 +349,14 @@ func (m *Map) Index(off int64, idx []int64) bool {
 	if off < 0 || off >= m.count {
 		return false
 	}
-	vals := make([]int64, len(m.nodes))
-	known := make([]bool, len(m.nodes))
+	var valBuf [64]int64
+	var knownBuf [64]bool
+	vals, known := valBuf[:0], knownBuf[:0]
+	if len(m.nodes) > len(valBuf) {
+		vals, known = make([]int64, len(m.nodes)), make([]bool, len(m.nodes))
+	} else {
+		vals, known = valBuf[:len(m.nodes)], knownBuf[:len(m.nodes)]
+	}
 	for i, id := range m.phys {
 		vals[id] = off / m.strides[i] % m.sizes[i]
 		known[id] = true
