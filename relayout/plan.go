@@ -269,6 +269,12 @@ func (p *Plan) build() {
 		}
 		weights[d] = ws
 	}
+	if !nests && sum(p.to.dims) > maxTableEntries {
+		p.mode = modeElementwise
+		p.loops = nil
+		p.why = append(p.why, fmt.Sprintf("tiles do not nest and the source offset tables would hold more than %d entries: element by element through the index maps", maxTableEntries))
+		return
+	}
 	if !nests {
 		p.mode = modeGather
 		p.why = append(p.why, "source and destination tiles do not nest: source offsets come from per-dimension tables")
@@ -337,6 +343,18 @@ func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
 		slices.SortFunc(spans[lv], func(a, b dimSpan) int { return cmp.Compare(a.dim, b.dim) })
 	}
 	return spans
+}
+
+// maxTableEntries bounds the gather path's offset tables (8 bytes each,
+// one per index of each dim): past it the plan goes element by element.
+const maxTableEntries = 1 << 24
+
+func sum(v []int64) int64 {
+	n := int64(0)
+	for _, x := range v {
+		n += x
+	}
+	return n
 }
 
 // sourceTable lists, for each index i < n of logical dim d, its part of the
