@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -209,7 +210,10 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 	p.Y.Label.Text = "GB/s (bytes read + written)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = bytesTicks{}
-	p.Y.Min = 0
+	// GB/s spans two orders of magnitude from L1 to DRAM: a log axis
+	// keeps the DRAM end readable.
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = gbpsTicks{}
 	p.Legend.Top = true
 	type line struct {
 		name string
@@ -232,7 +236,7 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 	for _, l := range lines {
 		var xy plotter.XYs
 		for _, r := range results {
-			if y, ok := l.y(r); ok && r.SourceBytes > 0 {
+			if y, ok := l.y(r); ok && r.SourceBytes > 0 && y > 0 {
 				xy = append(xy, plotter.XY{X: float64(r.SourceBytes), Y: y})
 			}
 		}
@@ -267,6 +271,24 @@ func (bytesTicks) Ticks(lo, hi float64) []plot.Tick {
 			continue
 		}
 		ticks = append(ticks, plot.Tick{Value: v, Label: FormatBytes(int64(v))})
+	}
+	return ticks
+}
+
+// gbpsTicks marks 1, 2 and 5 times the powers of ten on a log axis.
+type gbpsTicks struct{}
+
+// Ticks returns the ticks between min and max, labelled 1, 2, 5, 10, ….
+func (gbpsTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := -3; e <= 6; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow10(e)
+			if v < lo/1.01 || v > hi*1.01 {
+				continue
+			}
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+		}
 	}
 	return ticks
 }
