@@ -275,8 +275,17 @@ func Environment(cfg Config) string {
 	if cpu == "" {
 		cpu = "unset"
 	}
-	return fmt.Sprintf("ISA %s (TILECOPY_CPU %s), %d thread(s), median of %d runs after %d warm-up; %s/%s, %d CPUs, %s",
-		cfg.ISA, cpu, cfg.Threads, cfg.Runs, cfg.Warmup, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	return fmt.Sprintf("ISA %s (TILECOPY_CPU %s), %s, median of %s after %d warm-up; %s/%s, %s, %s",
+		cfg.ISA, cpu, count(cfg.Threads, "thread"), count(cfg.Runs, "run"), cfg.Warmup,
+		runtime.GOOS, runtime.GOARCH, count(runtime.NumCPU(), "CPU"), runtime.Version())
+}
+
+// count writes n things, in the plural unless n is 1.
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Command runs `relayout bench` with args (the words after "bench"),

@@ -96,11 +96,7 @@ func seriesColor(name string) color.Color {
 
 // title says what was measured and how.
 func title(what string, r Result) string {
-	t := fmt.Sprintf("%s (ISA %s, %d thread", what, r.ISA, r.Threads)
-	if r.Threads != 1 {
-		t += "s"
-	}
-	return t + fmt.Sprintf(", median of %d)", r.Runs)
+	return fmt.Sprintf("%s (ISA %s, %s, median of %s)", what, r.ISA, count(r.Threads, "thread"), count(r.Runs, "run"))
 }
 
 // peerNames lists the peers measured on any result, in first-seen order.
