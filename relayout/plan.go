@@ -325,9 +325,16 @@ func (p *Plan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
 // inward (kernel loops included) cover and how far.
 func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
 	spans := make([][]dimSpan, len(loops)+1)
-	cover := map[int]int64{}
+	var cover []dimSpan // by dim, unsorted while building
 	add := func(l *ploop) {
-		cover[l.dim] = max(cover[l.dim], l.w*l.size/l.scale)
+		span := l.w * l.size / l.scale
+		for i := range cover {
+			if cover[i].dim == l.dim {
+				cover[i].span = max(cover[i].span, span)
+				return
+			}
+		}
+		cover = append(cover, dimSpan{l.dim, span})
 	}
 	add(inner)
 	if outer != nil {
@@ -337,10 +344,7 @@ func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
 		if lv < len(loops) {
 			add(&loops[lv])
 		}
-		for d, span := range cover {
-			spans[lv] = append(spans[lv], dimSpan{d, span})
-		}
-		slices.SortFunc(spans[lv], func(a, b dimSpan) int { return cmp.Compare(a.dim, b.dim) })
+		spans[lv] = slices.Clone(cover)
 	}
 	return spans
 }
@@ -405,16 +409,27 @@ func sourceStride(src []tiling.Digit, d int, w int64) int64 {
 // positions but makes each dim's loops run from heaviest to lightest, which
 // the budget walk needs (T(2,4)(2,1,1,1) puts a light digit first).
 func (p *Plan) orderWithinDims() {
-	byDim := map[int][]ploop{}
-	for _, l := range p.loops {
-		byDim[l.dim] = append(byDim[l.dim], l)
+	// Stable-sort the loops by (dim, weight descending), then deal them
+	// back to the positions each dim held.
+	sorted := slices.Clone(p.loops)
+	slices.SortStableFunc(sorted, func(a, b ploop) int {
+		if a.dim != b.dim {
+			return cmp.Compare(a.dim, b.dim)
+		}
+		return cmp.Compare(b.w, a.w)
+	})
+	next := make([]int, len(p.dims)) // next sorted index per dim
+	for i := range next {
+		next[i] = -1
 	}
-	for _, ls := range byDim {
-		slices.SortStableFunc(ls, func(a, b ploop) int { return cmp.Compare(b.w, a.w) })
+	for i, l := range sorted {
+		if next[l.dim] < 0 {
+			next[l.dim] = i
+		}
 	}
 	for i, l := range p.loops {
-		p.loops[i] = byDim[l.dim][0]
-		byDim[l.dim] = byDim[l.dim][1:]
+		p.loops[i] = sorted[next[l.dim]]
+		next[l.dim]++
 	}
 }
 

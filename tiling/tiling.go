@@ -116,6 +116,11 @@ func New(s Spec) (*Map, error) {
 	for _, t := range s.Tiles {
 		m.spec.Tiles = append(m.spec.Tiles, slices.Clone(t))
 	}
+	capNodes := rank
+	for _, t := range s.Tiles {
+		capNodes += 3 * len(t)
+	}
+	m.nodes = make([]node, 0, capNodes)
 	// Physical dims major to minor.
 	cur := make([]int, rank)
 	for i := range rank {
