@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"errors"
+	"github.com/tilecopy/tilecopy/internal/checked"
 	"slices"
 )
 
@@ -219,7 +220,7 @@ func (s Shape) ElementCount() (int64, error) {
 			return 0, ErrDynamic
 		}
 		var ok bool
-		if n, ok = mulCheck(n, d); !ok {
+		if n, ok = checked.Mul(n, d); !ok {
 			return 0, ErrOverflow
 		}
 	}
@@ -313,15 +314,4 @@ func (s Shape) clone() Shape {
 		}
 	}
 	return c
-}
-
-// mulCheck returns a*b for non-negative a, b, and false on overflow.
-func mulCheck(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > (1<<63-1)/b {
-		return 0, false
-	}
-	return a * b, true
 }

@@ -15,6 +15,7 @@ package tiling
 import (
 	"errors"
 	"fmt"
+	"github.com/tilecopy/tilecopy/internal/checked"
 	"slices"
 )
 
@@ -141,7 +142,7 @@ func New(s Spec) (*Map, error) {
 		m.sizes[i] = m.nodes[cur[i]].size
 		m.strides[i] = m.count
 		var ok bool
-		if m.count, ok = mulCheck(m.count, m.sizes[i]); !ok {
+		if m.count, ok = checked.Mul(m.count, m.sizes[i]); !ok {
 			return nil, fmt.Errorf("%w: physical element count", ErrOverflow)
 		}
 	}
@@ -153,7 +154,7 @@ func New(s Spec) (*Map, error) {
 			return nil, fmt.Errorf("%w: tail padding", ErrOverflow)
 		}
 	}
-	bits, ok := mulCheck(m.total, s.ElementBits)
+	bits, ok := checked.Mul(m.total, s.ElementBits)
 	if !ok || bits > (1<<63-1)-7 {
 		return nil, fmt.Errorf("%w: byte size", ErrOverflow)
 	}
@@ -203,7 +204,7 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 			size := int64(1)
 			for _, g := range group {
 				var ok bool
-				if size, ok = mulCheck(size, m.nodes[g].size); !ok {
+				if size, ok = checked.Mul(size, m.nodes[g].size); !ok {
 					return nil, fmt.Errorf("%w: combined dimension", ErrOverflow)
 				}
 			}
@@ -438,15 +439,4 @@ func roundUp(a, b int64) int64 {
 		return a + b - r
 	}
 	return a
-}
-
-// mulCheck returns a*b for non-negative a, b, and false on overflow.
-func mulCheck(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > (1<<63-1)/b {
-		return 0, false
-	}
-	return a * b, true
 }
