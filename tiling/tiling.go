@@ -357,7 +357,8 @@ func (m *Map) Index(off int64, idx []int64) bool {
 	}
 	var valBuf [64]int64
 	var knownBuf [64]bool
-	vals, known := valBuf[:0], knownBuf[:0]
+	var vals []int64
+	var known []bool
 	if len(m.nodes) > len(valBuf) {
 		vals, known = make([]int64, len(m.nodes)), make([]bool, len(m.nodes))
 	} else {
