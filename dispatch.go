@@ -4,7 +4,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
@@ -186,6 +185,17 @@ func lastLevelCache() int {
 // for ownership of every destination line.
 var ntThreshold = lastLevelCache()
 
+// Tiles of the staged transpose: stageRowBytes of each source row (the
+// tile's destination rows) by stageColBytes of each destination row (its
+// source rows). Both sides of memory see runs of that length, and the
+// transposed tile plus the next tile's source fit the 1 MiB L2 of current
+// x86 cores. (Only amd64 stages; measured best among 256 B..4 KiB on a
+// Zen 5.)
+var (
+	stageRowBytes = 1024
+	stageColBytes = 512
+)
+
 // Kernel names the transpose kernel Transpose uses for width-byte elements
 // at the level in use, for example "avx512 16x16" (register block of 16
 // source rows by 16 elements) or "generic".
@@ -213,8 +223,11 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	fullCols := cols - cols%sh.bj
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	nt := fullRows*dstStride >= ntThreshold && uintptr(dp)%64 == 0 && dstStride%64 == 0
-	if nt && useStaged {
+	// Stream when the destination would only flush the caches; VMOVNTDQ
+	// needs it 64-aligned.
+	nt := streamingStores && fullRows*dstStride >= ntThreshold &&
+		uintptr(dp)%64 == 0 && dstStride%64 == 0
+	if nt {
 		transposeStaged(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 	} else {
 		band := max(tileBytes/width/sh.bi, 1) * sh.bi
@@ -223,7 +236,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			d := unsafe.Add(dp, i0*dstStride)
 			s := unsafe.Add(sp, i0*width)
 			for j0 := 0; j0 < fullCols; j0 += sh.bj {
-				strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n, nt)
+				strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n)
 			}
 		}
 	}
@@ -232,57 +245,5 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	if fullRows < rows {
 		transposeGeneric(width, dst[fullRows*dstStride:], dstStride, src[fullRows*width:], srcStride, rows-fullRows, fullCols)
-	}
-}
-
-// Staged transposes: tiles of stageRows destination rows by stageCols
-// bytes of destination row go through a cache-resident scratch buffer.
-var (
-	stageRowBytes = 1024 // bytes of a source row per tile
-	stageColBytes = 1024 // bytes of a destination row per tile
-	useStaged     = true
-	usePrefetch   = true
-)
-
-var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
-
-const scratchBytes = 512 << 10
-
-// transposeStaged transposes the full blocks through a scratch tile: the
-// micro-kernel writes the tile with ordinary stores into a buffer whose
-// stride is no power of two (so its rows do not collide in the cache),
-// and copyRunsNT streams the tile's rows to the destination, each a run
-// of stageColBytes.
-func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
-	sh := shapes[k]
-	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
-	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
-	sst := tj*width + 64
-	for ti*sst > scratchBytes {
-		ti -= sh.bi
-	}
-	buf := scratchPool.Get().(*[scratchBytes]byte)
-	defer scratchPool.Put(buf)
-	scr := unsafe.Pointer(&buf[0])
-	for i0 := 0; i0 < fullRows; i0 += ti {
-		ni := min(ti, fullRows-i0)
-		for j0 := 0; j0 < fullCols; j0 += tj {
-			nj := min(tj, fullCols-j0)
-			s := unsafe.Add(sp, j0*srcStride+i0*width)
-			for c := 0; c < nj; c += sh.bj {
-				strip(k, (*byte)(unsafe.Add(scr, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, ni/sh.bi, false)
-			}
-			// Prefetch the next tile: along j, or the first of the next band.
-			ni2, j2, i2 := ni, j0+tj, i0
-			if j2 >= fullCols {
-				j2, i2 = 0, i0+ti
-				ni2 = min(ti, fullRows-i2)
-			}
-			pf := unsafe.Add(sp, j2*srcStride+i2*width)
-			if !usePrefetch {
-				pf = nil
-			}
-			copyRunsStream((*byte)(unsafe.Add(dp, i0*dstStride+j0*width)), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
-		}
 	}
 }

@@ -2,68 +2,58 @@
 
 package tilecopy
 
+import (
+	"sync"
+	"unsafe"
+)
+
 // The amd64 transpose micro-kernels. Each one transposes n register blocks
 // lying one after another along a strip of the source:
 //
 //	block k reads  bj source rows from src + k*bi*width (bi elements each)
 //	        writes bi destination rows from dst + k*bi*dstStride (bj elements each)
 //
-// where bi × bj is the kernel's register block (kernelShape). With nt, the
-// destination is written with non-temporal stores followed by SFENCE.
+// where bi × bj is the kernel's register block (kernelShape).
 //
 // Preconditions (the Go side checks them, the assembly does not): n ≥ 1;
-// every byte read and written lies inside the caller's slices; with nt,
-// dst and dstStride are multiples of 64. The CPU has the feature the
-// kernel's name says (AVX512 also means BW and DQ; transpose1AVX512 also
-// needs VBMI).
+// every byte read and written lies inside the caller's slices. The CPU has
+// the feature the kernel's name says (AVX512 also means BW and DQ;
+// transpose1AVX512 also needs VBMI).
 
 //go:noescape
-func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
-// copyRunsNT copies rows runs of n bytes, run k from src+k*srcStride to
-// dst+k*dstStride, with non-temporal stores followed by SFENCE.
-// Preconditions: AVX2; rows ≥ 1; n ≥ 64 and a multiple of 64; dst and
-// dstStride multiples of 32; every byte inside the caller's slices.
-//
-//go:noescape
-func copyRunsNT(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int)
-
-// copyRunsNTPrefetch is copyRunsNT that also prefetches one line per line
-// it copies, walking runs of pfN bytes at stride pfStride from pf (the next
-// tile's source). Prefetches never fault, so pf needs no bounds.
+// copyRunsNTPrefetch copies rows runs of n bytes, run k from
+// src+k*srcStride to dst+k*dstStride, with non-temporal stores followed by
+// SFENCE, and prefetches one line per line it copies, walking runs of pfN
+// bytes at stride pfStride from pf. Preconditions: AVX2; rows ≥ 1; n ≥ 64
+// and a multiple of 64; dst and dstStride multiples of 32; every byte
+// copied inside the caller's slices; pfN ≥ 64 (prefetches never fault, so
+// pf needs no bounds).
 //
 //go:noescape
 func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-// copyRunsStream is copyRunsNTPrefetch, or copyRunsNT when pf is nil.
-func copyRunsStream(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
-	if pf == nil {
-		copyRunsNT(dst, dstStride, src, srcStride, n, rows)
-		return
-	}
-	copyRunsNTPrefetch(dst, dstStride, src, srcStride, n, rows, pf, pfStride, pfN)
-}
 
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
@@ -140,23 +130,80 @@ func kernelName(width int) string {
 }
 
 // strip runs kernel k on n blocks.
-func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool) {
+func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int) {
 	switch k {
 	case k1AVX512:
-		transpose1AVX512(dst, dstStride, src, srcStride, n, nt)
+		transpose1AVX512(dst, dstStride, src, srcStride, n)
 	case k2AVX512:
-		transpose2AVX512(dst, dstStride, src, srcStride, n, nt)
+		transpose2AVX512(dst, dstStride, src, srcStride, n)
 	case k4AVX512:
-		transpose4AVX512(dst, dstStride, src, srcStride, n, nt)
+		transpose4AVX512(dst, dstStride, src, srcStride, n)
 	case k8AVX512:
-		transpose8AVX512(dst, dstStride, src, srcStride, n, nt)
+		transpose8AVX512(dst, dstStride, src, srcStride, n)
 	case k16AVX512:
-		transpose16AVX512(dst, dstStride, src, srcStride, n, nt)
+		transpose16AVX512(dst, dstStride, src, srcStride, n)
 	case k4AVX2:
-		transpose4AVX2(dst, dstStride, src, srcStride, n, nt)
+		transpose4AVX2(dst, dstStride, src, srcStride, n)
 	case k8AVX2:
-		transpose8AVX2(dst, dstStride, src, srcStride, n, nt)
+		transpose8AVX2(dst, dstStride, src, srcStride, n)
 	case k16AVX2:
-		transpose16AVX2(dst, dstStride, src, srcStride, n, nt)
+		transpose16AVX2(dst, dstStride, src, srcStride, n)
+	}
+}
+
+// streamingStores reports that this architecture's kernels can write with
+// non-temporal stores (transposeStaged).
+const streamingStores = true
+
+// scratchBytes bounds the scratch tile of transposeStaged.
+const scratchBytes = 512 << 10
+
+var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
+
+// transposeStaged transposes the full blocks of a destination too large
+// for the caches, tile by tile through a cache-resident scratch buffer:
+// the micro-kernel writes a tile of stageRowBytes of each source row by
+// stageColBytes of each destination row into the buffer with ordinary
+// stores, at a stride that is no power of two, and copyRunsNTPrefetch
+// streams the tile's rows to the destination with VMOVNTDQ while it
+// prefetches the next tile's source, one line per line written.
+//
+// Writing a register block straight to the destination puts its rows, at
+// the power-of-two strides of typical planes, in one cache set, and sends
+// memory 64-byte pieces of many rows; the tile sends it runs.
+func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	sh := shapes[k]
+	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
+	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
+	sst := tj*width + 64
+	for ti*sst > scratchBytes && ti > sh.bi {
+		ti -= sh.bi
+	}
+	for ti*sst > scratchBytes {
+		tj -= sh.bj
+		sst = tj*width + 64
+	}
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	defer scratchPool.Put(buf)
+	scr := unsafe.Pointer(&buf[0])
+	for i0 := 0; i0 < fullRows; i0 += ti {
+		ni := min(ti, fullRows-i0)
+		for j0 := 0; j0 < fullCols; j0 += tj {
+			nj := min(tj, fullCols-j0)
+			s := unsafe.Add(sp, j0*srcStride+i0*width)
+			for c := 0; c < nj; c += sh.bj {
+				strip(k, (*byte)(unsafe.Add(scr, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, ni/sh.bi)
+			}
+			// The next tile: along j, or the first of the next band. (Past
+			// the last tile this prefetches the rest of the source rows:
+			// harmless.)
+			ni2, j2, i2 := ni, j0+tj, i0
+			if j2 >= fullCols {
+				j2, i2 = 0, i0+ti
+				ni2 = max(min(ti, fullRows-i2), 1)
+			}
+			pf := unsafe.Add(sp, j2*srcStride+i2*width)
+			copyRunsNTPrefetch((*byte)(unsafe.Add(dp, i0*dstStride+j0*width)), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
+		}
 	}
 }

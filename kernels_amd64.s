@@ -14,7 +14,7 @@
 //	R10 source row pointer, R11 destination row pointer
 
 // PROLOGUE loads the common frame of the transpose kernels:
-// func(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool).
+// func(dst *byte, dstStride int, src *byte, srcStride int, n int).
 #define PROLOGUE \
 	MOVQ dst+0(FP), DI; \
 	MOVQ dstStride+8(FP), DX; \
@@ -116,26 +116,16 @@
 	ADDQ $64, SI; \
 	ADDQ R12, DI
 
-// func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose4AVX512(SB), NOSPLIT, $0-41
+// func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose4AVX512(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $4, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY4AVX512(VMOVDQU32)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY4AVX512(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -174,26 +164,16 @@ streaming:
 	ADDQ $16, SI; \
 	ADDQ R12, DI
 
-// func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose1AVX512(SB), NOSPLIT, $0-41
+// func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose1AVX512(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $4, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY1AVX512(VMOVDQU32)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY1AVX512(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -230,26 +210,16 @@ streaming:
 	ADDQ $32, SI; \
 	ADDQ R12, DI
 
-// func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose2AVX512(SB), NOSPLIT, $0-41
+// func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose2AVX512(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $4, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY2AVX512(VMOVDQU32)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY2AVX512(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -278,26 +248,16 @@ streaming:
 	ADDQ $64, SI; \
 	ADDQ R12, DI
 
-// func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose8AVX512(SB), NOSPLIT, $0-41
+// func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose8AVX512(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $3, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY8AVX512(VMOVDQU64)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY8AVX512(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -310,26 +270,16 @@ streaming:
 	ADDQ $64, SI; \
 	ADDQ R12, DI
 
-// func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose16AVX512(SB), NOSPLIT, $0-41
+// func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose16AVX512(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $2, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY16AVX512(VMOVDQU64)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY16AVX512(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -381,26 +331,16 @@ streaming:
 	ADDQ $32, SI; \
 	ADDQ R12, DI
 
-// func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose4AVX2(SB), NOSPLIT, $0-41
+// func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose4AVX2(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $3, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY4AVX2(VMOVDQU)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY4AVX2(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -429,26 +369,16 @@ streaming:
 	ADDQ $32, SI; \
 	ADDQ R12, DI
 
-// func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose8AVX2(SB), NOSPLIT, $0-41
+// func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $2, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY8AVX2(VMOVDQU)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY8AVX2(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -469,26 +399,16 @@ streaming:
 	ADDQ $32, SI; \
 	ADDQ R12, DI
 
-// func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
-TEXT ·transpose16AVX2(SB), NOSPLIT, $0-41
+// func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose16AVX2(SB), NOSPLIT, $0-40
 	PROLOGUE
 	MOVQ DX, R12
 	SHLQ $1, R12
-	CMPB nt+40(FP), $0
-	JNE  streaming
 
 loop:
 	BODY16AVX2(VMOVDQU)
 	DECQ CX
 	JNZ  loop
-	VZEROUPPER
-	RET
-
-streaming:
-	BODY16AVX2(VMOVNTDQ)
-	DECQ CX
-	JNZ  streaming
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -520,36 +440,11 @@ DATA permWords2x16<>+0x38(SB)/8, $0x001f000f001e000e
 GLOBL permWords2x16<>(SB), RODATA|NOPTR, $64
 
 // ---------------------------------------------------------------------------
-// Streaming run copy
+// Streaming run copies, for transposeStaged
 
-// func copyRunsNT(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int)
-TEXT ·copyRunsNT(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), BX
-	MOVQ n+32(FP), R8
-	MOVQ rows+40(FP), CX
-
-row:
-	XORQ AX, AX
-
-line:
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU 32(SI)(AX*1), Y1
-	VMOVNTDQ Y0, (DI)(AX*1)
-	VMOVNTDQ Y1, 32(DI)(AX*1)
-	ADDQ $64, AX
-	CMPQ AX, R8
-	JB   line
-	ADDQ DX, DI
-	ADDQ BX, SI
-	DECQ CX
-	JNZ  row
-	SFENCE
-	VZEROUPPER
-	RET
-
+// copyRunsNTPrefetch copies runs with VMOVNTDQ and prefetches one line
+// per line it copies, walking runs of pfN bytes at stride pfStride from pf.
+//
 // func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 TEXT ·copyRunsNTPrefetch(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI

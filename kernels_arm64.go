@@ -10,17 +10,16 @@ import "unsafe"
 //	block k reads  bj source rows from src + k*bi*width (bi elements each)
 //	        writes bi destination rows from dst + k*bi*dstStride (bj elements each)
 //
-// where bi × bj is the kernel's register block (kernelShape). nt is
-// ignored: the Go arm64 assembler has no streaming vector store.
+// where bi × bj is the kernel's register block (kernelShape).
 //
 // Preconditions (the Go side checks them, the assembly does not): n ≥ 1;
 // every byte read and written lies inside the caller's slices.
 
 //go:noescape
-func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
-func transpose8NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+func transpose8NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
@@ -67,22 +66,21 @@ func kernelName(width int) string {
 }
 
 // strip runs kernel k on n blocks.
-func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool) {
+func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int) {
 	switch k {
 	case k4NEON:
-		transpose4NEON(dst, dstStride, src, srcStride, n, nt)
+		transpose4NEON(dst, dstStride, src, srcStride, n)
 	case k8NEON:
-		transpose8NEON(dst, dstStride, src, srcStride, n, nt)
+		transpose8NEON(dst, dstStride, src, srcStride, n)
 	}
 }
 
-// copyRunsStream copies rows runs of n bytes, run k from src+k*srcStride
-// to dst+k*dstStride. (On amd64 it streams and prefetches; pf, pfStride and
-// pfN are ignored here.)
-func copyRunsStream(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
-	d, s := unsafe.Pointer(dst), unsafe.Pointer(src)
-	for range rows {
-		copy(unsafe.Slice((*byte)(d), n), unsafe.Slice((*byte)(s), n))
-		d, s = unsafe.Add(d, dstStride), unsafe.Add(s, srcStride)
-	}
+// streamingStores reports that this architecture's kernels can write with
+// non-temporal stores; these cannot.
+const streamingStores = false
+
+// transposeStaged is amd64's streaming transpose; Transpose never calls it
+// here (streamingStores is false).
+func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	panic("tilecopy: no streaming stores in this build")
 }

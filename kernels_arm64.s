@@ -10,13 +10,13 @@
 // block, R3 source stride, R4 blocks left, R5 source row pointer, R6
 // destination row pointer, R7 destination step between blocks.
 
-// func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+// func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //
 // Register block: 16 source rows of 4 elements (16 bytes) in, 4
 // destination rows of 16 elements (64 bytes) out. Source row 4g+r (group
 // g, row r of a 4x4 transpose) is loaded into V(4r+g), so that after the
 // transposes destination row c is V(4c)..V(4c+3), one four-register store.
-TEXT ·transpose4NEON(SB), NOSPLIT, $0-41
+TEXT ·transpose4NEON(SB), NOSPLIT, $0-40
 	MOVD dst+0(FP), R0
 	MOVD dstStride+8(FP), R1
 	MOVD src+16(FP), R2
@@ -85,12 +85,12 @@ loop:
 	BNE    loop
 	RET
 
-// func transpose8NEON(dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool)
+// func transpose8NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //
 // Register block: 8 source rows of 2 elements (16 bytes) in, 2
 // destination rows of 8 elements (64 bytes) out. Source row 2g+r is
 // loaded into V(4r+g); destination row c is then V(4c)..V(4c+3).
-TEXT ·transpose8NEON(SB), NOSPLIT, $0-41
+TEXT ·transpose8NEON(SB), NOSPLIT, $0-40
 	MOVD dst+0(FP), R0
 	MOVD dstStride+8(FP), R1
 	MOVD src+16(FP), R2

@@ -2,6 +2,8 @@
 
 package tilecopy
 
+import "unsafe"
+
 // Without assembly (the purego or noasm tags, another compiler or another
 // architecture) every kernel is the generic one.
 
@@ -25,10 +27,16 @@ func transposeKernel(width int) kernelID { return kNone }
 
 func kernelName(width int) string { return shapes[kNone].name }
 
-func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, nt bool) {
+func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int) {
 	panic("tilecopy: no assembly kernels in this build")
 }
 
-func copyRunsStream(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
-	panic("tilecopy: no assembly kernels in this build")
+// streamingStores reports that this architecture's kernels can write with
+// non-temporal stores; these cannot.
+const streamingStores = false
+
+// transposeStaged is amd64's streaming transpose; Transpose never calls it
+// here (streamingStores is false).
+func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	panic("tilecopy: no streaming stores in this build")
 }

@@ -251,7 +251,11 @@ func TestTransposeLevels(t *testing.T) {
 // 64-aligned destination and stride) and small bands.
 func TestTransposeStreaming(t *testing.T) {
 	savedNT, savedTile := ntThreshold, tileBytes
-	t.Cleanup(func() { ntThreshold, tileBytes = savedNT, savedTile })
+	savedRow, savedCol := stageRowBytes, stageColBytes
+	t.Cleanup(func() {
+		ntThreshold, tileBytes = savedNT, savedTile
+		stageRowBytes, stageColBytes = savedRow, savedCol
+	})
 	ntThreshold = 0
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 4, 8, 16} {
@@ -261,6 +265,8 @@ func TestTransposeStreaming(t *testing.T) {
 				g.dstStride = (g.cols*w + 63) / 64 * 64
 				g.dstAtEnd = false // page-aligned
 				tileBytes = []int{64, 256, 1024, 4096}[k%4]
+				stageRowBytes = []int{64, 128, 256, 1024}[k%4]
+				stageColBytes = []int{64, 192, 512, 1024}[(k/4)%4]
 				checkTranspose(t, r, g)
 			}
 		}
