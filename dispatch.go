@@ -209,41 +209,59 @@ func Kernel(width int) string {
 // strip of micro-blocks.
 var tileBytes = 1024
 
-// transposeFast is Transpose after its checks: the assembly micro-kernel of
-// the level in use over the full register blocks, strip by strip inside
-// bands of destination rows, and the generic kernel over the ragged edges.
+// transposeFast is Transpose after its checks. A destination larger than
+// the last-level cache goes through transposeStaged; otherwise the
+// assembly micro-kernel of the level in use runs over the full register
+// blocks, strip by strip inside bands of tileBytes of source row. The
+// generic kernel does the ragged edges.
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	dp := unsafe.Pointer(unsafe.SliceData(dst))
+	sp := unsafe.Pointer(unsafe.SliceData(src))
+	// Stream when the destination would only flush the caches; VMOVNTDQ
+	// needs it 64-aligned.
+	if streamingStores && rows*dstStride >= ntThreshold && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
+		if k := stagedKernel(width); k != kNone {
+			sh := shapes[k]
+			// Streamed rows are whole lines: tiles are a multiple of
+			// unit columns.
+			unit := sh.bj
+			for unit*width%64 != 0 {
+				unit += sh.bj
+			}
+			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
+			if fullRows > 0 && fullCols > 0 {
+				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols)
+				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+				return
+			}
+		}
+	}
 	k := transposeKernel(width)
 	sh := shapes[k]
 	if k == kNone || rows < sh.bi || cols < sh.bj {
 		transposeGeneric(width, dst, dstStride, src, srcStride, rows, cols)
 		return
 	}
-	fullRows := rows - rows%sh.bi
-	fullCols := cols - cols%sh.bj
-	dp := unsafe.Pointer(unsafe.SliceData(dst))
-	sp := unsafe.Pointer(unsafe.SliceData(src))
-	// Stream when the destination would only flush the caches; VMOVNTDQ
-	// needs it 64-aligned.
-	nt := streamingStores && fullRows*dstStride >= ntThreshold &&
-		uintptr(dp)%64 == 0 && dstStride%64 == 0
-	if nt {
-		transposeStaged(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
-	} else {
-		band := max(tileBytes/width/sh.bi, 1) * sh.bi
-		for i0 := 0; i0 < fullRows; i0 += band {
-			n := min(band, fullRows-i0) / sh.bi
-			d := unsafe.Add(dp, i0*dstStride)
-			s := unsafe.Add(sp, i0*width)
-			for j0 := 0; j0 < fullCols; j0 += sh.bj {
-				strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n)
-			}
+	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+	band := max(tileBytes/width/sh.bi, 1) * sh.bi
+	for i0 := 0; i0 < fullRows; i0 += band {
+		n := min(band, fullRows-i0) / sh.bi
+		d := unsafe.Add(dp, i0*dstStride)
+		s := unsafe.Add(sp, i0*width)
+		for j0 := 0; j0 < fullCols; j0 += sh.bj {
+			strip(k, (*byte)(unsafe.Add(d, j0*width)), dstStride, (*byte)(unsafe.Add(s, j0*srcStride)), srcStride, n)
 		}
 	}
+	transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+}
+
+// transposeEdges transposes, with the generic kernel, what lies outside
+// the block [0, fullRows) × [0, fullCols) of a rows × cols transpose.
+func transposeEdges(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols, fullRows, fullCols int) {
 	if fullCols < cols {
 		transposeGeneric(width, dst[fullCols*width:], dstStride, src[fullCols*srcStride:], srcStride, rows, cols-fullCols)
 	}
-	if fullRows < rows {
+	if fullRows < rows && fullCols > 0 {
 		transposeGeneric(width, dst[fullRows*dstStride:], dstStride, src[fullRows*width:], srcStride, rows-fullRows, fullCols)
 	}
 }

@@ -27,6 +27,12 @@ func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
+func transpose1RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose2RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
 func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
@@ -71,11 +77,12 @@ const (
 	k4AVX2
 	k8AVX2
 	k16AVX2
+	k1RowsAVX512
+	k2RowsAVX512
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
-// (source elements) by bj destination columns (source rows). Every kernel
-// writes 64 bytes to each destination row per block.
+// (source elements) by bj destination columns (source rows).
 type kernelShape struct {
 	bi, bj int
 	name   string
@@ -91,6 +98,10 @@ var shapes = [...]kernelShape{
 	k4AVX2:    {8, 16, "avx2 16x8 (two 8x8)"},
 	k8AVX2:    {4, 8, "avx2 8x4 (two 4x4)"},
 	k16AVX2:   {2, 4, "avx2 4x2 (two 2x2)"},
+	// Reading whole source lines, writing 16 or 32 bytes per row: for
+	// the staged path, whose destination is a cache-resident tile.
+	k1RowsAVX512: {64, 16, "avx512 16x64 (16x16 dword transpose + vpermb)"},
+	k2RowsAVX512: {32, 16, "avx512 16x32 (16x16 dword transpose + vpermw)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -142,6 +153,10 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose8AVX512(dst, dstStride, src, srcStride, n)
 	case k16AVX512:
 		transpose16AVX512(dst, dstStride, src, srcStride, n)
+	case k1RowsAVX512:
+		transpose1RowsAVX512(dst, dstStride, src, srcStride, n)
+	case k2RowsAVX512:
+		transpose2RowsAVX512(dst, dstStride, src, srcStride, n)
 	case k4AVX2:
 		transpose4AVX2(dst, dstStride, src, srcStride, n)
 	case k8AVX2:
@@ -149,6 +164,20 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 	case k16AVX2:
 		transpose16AVX2(dst, dstStride, src, srcStride, n)
 	}
+}
+
+// stagedKernel picks the micro-kernel transposeStaged uses for
+// width-byte elements at the level in use. Its destination is a
+// cache-resident tile, so 1- and 2-byte elements take the kernels that
+// read whole source lines and write part lines.
+func stagedKernel(width int) kernelID {
+	switch {
+	case width == 1 && useVBMI:
+		return k1RowsAVX512
+	case width == 2 && useAVX512:
+		return k2RowsAVX512
+	}
+	return transposeKernel(width)
 }
 
 // streamingStores reports that this architecture's kernels can write with
@@ -171,16 +200,16 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // Writing a register block straight to the destination puts its rows, at
 // the power-of-two strides of typical planes, in one cache set, and sends
 // memory 64-byte pieces of many rows; the tile sends it runs.
-func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
 	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
-	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
+	tj := max(stageColBytes/width/unit, 1) * unit
 	sst := tj*width + 64
 	for ti*sst > scratchBytes && ti > sh.bi {
 		ti -= sh.bi
 	}
-	for ti*sst > scratchBytes {
-		tj -= sh.bj
+	for ti*sst > scratchBytes && tj > unit {
+		tj -= unit
 		sst = tj*width + 64
 	}
 	buf := scratchPool.Get().(*[scratchBytes]byte)

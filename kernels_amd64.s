@@ -223,6 +223,114 @@ loop:
 	VZEROUPPER
 	RET
 
+// SCATTER4X16 splits the dwords of column zc into four rows of bytes
+// (VPERMB with the index in Z16) and stores them at R11, advancing R11 by
+// four rows.
+#define SCATTER4X16(xc, zc) \
+	VPERMB zc, Z16, zc; \
+	VMOVDQU xc, (R11); \
+	VEXTRACTI32X4 $1, zc, (R11)(DX*1); \
+	VEXTRACTI32X4 $2, zc, (R11)(DX*2); \
+	VEXTRACTI32X4 $3, zc, (R11)(R9*1); \
+	LEAQ (R11)(DX*4), R11
+
+// BODY1ROWSAVX512 transposes a block of 16 source rows of 64 bytes into 64
+// destination rows of 16 bytes: the 16x16 dword transpose, then VPERMB
+// splits each column of dwords into four rows of bytes.
+#define BODY1ROWSAVX512 \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU32, Z0, Z1, Z2, Z3); \
+	LOAD4(VMOVDQU32, Z4, Z5, Z6, Z7); \
+	LOAD4(VMOVDQU32, Z8, Z9, Z10, Z11); \
+	LOAD4(VMOVDQU32, Z12, Z13, Z14, Z15); \
+	XPOSE16X16D; \
+	VMOVDQU64 permBytes16x4<>(SB), Z16; \
+	MOVQ DI, R11; \
+	SCATTER4X16(X0, Z0); \
+	SCATTER4X16(X1, Z1); \
+	SCATTER4X16(X2, Z2); \
+	SCATTER4X16(X3, Z3); \
+	SCATTER4X16(X4, Z4); \
+	SCATTER4X16(X5, Z5); \
+	SCATTER4X16(X6, Z6); \
+	SCATTER4X16(X7, Z7); \
+	SCATTER4X16(X8, Z8); \
+	SCATTER4X16(X9, Z9); \
+	SCATTER4X16(X10, Z10); \
+	SCATTER4X16(X11, Z11); \
+	SCATTER4X16(X12, Z12); \
+	SCATTER4X16(X13, Z13); \
+	SCATTER4X16(X14, Z14); \
+	SCATTER4X16(X15, Z15); \
+	ADDQ $64, SI; \
+	ADDQ R12, DI
+
+// func transpose1RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose1RowsAVX512(SB), NOSPLIT, $0-40
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $6, R12
+
+loop:
+	BODY1ROWSAVX512
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// SCATTER2X32 splits the dwords of column zc into two rows of words
+// (VPERMW with the index in Z16) and stores them at R11, advancing R11 by
+// two rows.
+#define SCATTER2X32(yc, zc) \
+	VPERMW zc, Z16, zc; \
+	VMOVDQU yc, (R11); \
+	VEXTRACTI64X4 $1, zc, (R11)(DX*1); \
+	LEAQ (R11)(DX*2), R11
+
+// BODY2ROWSAVX512 transposes a block of 16 source rows of 32 two-byte
+// elements into 32 destination rows of 16: the 16x16 dword transpose, then
+// VPERMW splits each column of dwords into two rows of words.
+#define BODY2ROWSAVX512 \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU32, Z0, Z1, Z2, Z3); \
+	LOAD4(VMOVDQU32, Z4, Z5, Z6, Z7); \
+	LOAD4(VMOVDQU32, Z8, Z9, Z10, Z11); \
+	LOAD4(VMOVDQU32, Z12, Z13, Z14, Z15); \
+	XPOSE16X16D; \
+	VMOVDQU64 permWords16x2<>(SB), Z16; \
+	MOVQ DI, R11; \
+	SCATTER2X32(Y0, Z0); \
+	SCATTER2X32(Y1, Z1); \
+	SCATTER2X32(Y2, Z2); \
+	SCATTER2X32(Y3, Z3); \
+	SCATTER2X32(Y4, Z4); \
+	SCATTER2X32(Y5, Z5); \
+	SCATTER2X32(Y6, Z6); \
+	SCATTER2X32(Y7, Z7); \
+	SCATTER2X32(Y8, Z8); \
+	SCATTER2X32(Y9, Z9); \
+	SCATTER2X32(Y10, Z10); \
+	SCATTER2X32(Y11, Z11); \
+	SCATTER2X32(Y12, Z12); \
+	SCATTER2X32(Y13, Z13); \
+	SCATTER2X32(Y14, Z14); \
+	SCATTER2X32(Y15, Z15); \
+	ADDQ $64, SI; \
+	ADDQ R12, DI
+
+// func transpose2RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose2RowsAVX512(SB), NOSPLIT, $0-40
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $5, R12
+
+loop:
+	BODY2ROWSAVX512
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
 // XPOSE8X8Q transposes the 8×8 matrix of qwords in Z0..Z7 (row r in Zr),
 // using Z16..Z23 as scratch: afterwards column c is in Z(8+c).
 #define XPOSE8X8Q \
@@ -484,3 +592,27 @@ same:
 	SFENCE
 	VZEROUPPER
 	RET
+
+// permBytes16x4: byte 16b+r of the result takes byte 4r+b (sixteen dwords
+// of four bytes become four rows of sixteen bytes).
+DATA permBytes16x4<>+0x00(SB)/8, $0x1c1814100c080400
+DATA permBytes16x4<>+0x08(SB)/8, $0x3c3834302c282420
+DATA permBytes16x4<>+0x10(SB)/8, $0x1d1915110d090501
+DATA permBytes16x4<>+0x18(SB)/8, $0x3d3935312d292521
+DATA permBytes16x4<>+0x20(SB)/8, $0x1e1a16120e0a0602
+DATA permBytes16x4<>+0x28(SB)/8, $0x3e3a36322e2a2622
+DATA permBytes16x4<>+0x30(SB)/8, $0x1f1b17130f0b0703
+DATA permBytes16x4<>+0x38(SB)/8, $0x3f3b37332f2b2723
+GLOBL permBytes16x4<>(SB), RODATA|NOPTR, $64
+
+// permWords16x2: word 16b+r of the result takes word 2r+b (sixteen dwords
+// of two words become two rows of sixteen words).
+DATA permWords16x2<>+0x00(SB)/8, $0x0006000400020000
+DATA permWords16x2<>+0x08(SB)/8, $0x000e000c000a0008
+DATA permWords16x2<>+0x10(SB)/8, $0x0016001400120010
+DATA permWords16x2<>+0x18(SB)/8, $0x001e001c001a0018
+DATA permWords16x2<>+0x20(SB)/8, $0x0007000500030001
+DATA permWords16x2<>+0x28(SB)/8, $0x000f000d000b0009
+DATA permWords16x2<>+0x30(SB)/8, $0x0017001500130011
+DATA permWords16x2<>+0x38(SB)/8, $0x001f001d001b0019
+GLOBL permWords16x2<>(SB), RODATA|NOPTR, $64

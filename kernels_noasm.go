@@ -31,12 +31,15 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 	panic("tilecopy: no assembly kernels in this build")
 }
 
+// stagedKernel is transposeKernel: nothing stages here.
+func stagedKernel(width int) kernelID { return transposeKernel(width) }
+
 // streamingStores reports that this architecture's kernels can write with
 // non-temporal stores; these cannot.
 const streamingStores = false
 
 // transposeStaged is amd64's streaming transpose; Transpose never calls it
 // here (streamingStores is false).
-func transposeStaged(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	panic("tilecopy: no streaming stores in this build")
 }
