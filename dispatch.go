@@ -209,7 +209,8 @@ func Kernel(width int) string {
 // strip of micro-blocks.
 var tileBytes = 1024
 
-// transposeFast is Transpose after its checks. A destination larger than
+// transposeFast is Transpose after its checks. Two or four columns with a
+// contiguous destination are an interleave. A destination larger than
 // the last-level cache goes through transposeStaged; otherwise the
 // assembly micro-kernel of the level in use runs over the full register
 // blocks, strip by strip inside bands of tileBytes of source row. The
@@ -217,6 +218,15 @@ var tileBytes = 1024
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
+	if (cols == 2 || cols == 4) && width <= 4 && dstStride == cols*width {
+		// An interleave of cols source rows into one stream.
+		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
+			if done < rows {
+				transposeGeneric(width, dst[done*dstStride:], dstStride, src[done*width:], srcStride, rows-done, cols)
+			}
+			return
+		}
+	}
 	// Stream when the destination would only flush the caches; VMOVNTDQ
 	// needs it 64-aligned.
 	if streamingStores && rows*dstStride >= ntThreshold && uintptr(dp)%64 == 0 && dstStride%64 == 0 {

@@ -61,6 +61,98 @@ func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
+// The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous
+// destination. interleaveCxW reads n chunks of C source rows (64 bytes of
+// each row per chunk with AVX-512, 32 with AVX2) and writes them to dst
+// element by element (W bytes each). Preconditions: n ≥ 1; every byte
+// inside the caller's slices; the feature the name says (the 1-byte
+// AVX-512 ones need VBMI, the 2-byte ones BW).
+
+//go:noescape
+func interleave2x1AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x1AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x2AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x2AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x4AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x4AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x1AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x1AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x2AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x2AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x4AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x4AVX2(dst *byte, src *byte, srcStride int, n int)
+
+// interleaveAsm runs the interleave of cols (2 or 4) source rows of width-byte
+// elements (1, 2 or 4) at the level in use over rows elements, and returns
+// how many it did (a multiple of its chunk), or 0 if it has no kernel.
+func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
+	var chunk int
+	switch {
+	case useAVX512 && (width > 1 || useVBMI):
+		chunk = 64 / width
+	case useAVX2:
+		chunk = 32 / width
+	default:
+		return 0
+	}
+	n := rows / chunk
+	if n == 0 {
+		return 0
+	}
+	avx512 := chunk*width == 64
+	switch {
+	case cols == 2 && width == 1 && avx512:
+		interleave2x1AVX512(dst, src, srcStride, n)
+	case cols == 2 && width == 1:
+		interleave2x1AVX2(dst, src, srcStride, n)
+	case cols == 2 && width == 2 && avx512:
+		interleave2x2AVX512(dst, src, srcStride, n)
+	case cols == 2 && width == 2:
+		interleave2x2AVX2(dst, src, srcStride, n)
+	case cols == 2 && width == 4 && avx512:
+		interleave2x4AVX512(dst, src, srcStride, n)
+	case cols == 2 && width == 4:
+		interleave2x4AVX2(dst, src, srcStride, n)
+	case cols == 4 && width == 1 && avx512:
+		interleave4x1AVX512(dst, src, srcStride, n)
+	case cols == 4 && width == 1:
+		interleave4x1AVX2(dst, src, srcStride, n)
+	case cols == 4 && width == 2 && avx512:
+		interleave4x2AVX512(dst, src, srcStride, n)
+	case cols == 4 && width == 2:
+		interleave4x2AVX2(dst, src, srcStride, n)
+	case cols == 4 && width == 4 && avx512:
+		interleave4x4AVX512(dst, src, srcStride, n)
+	case cols == 4 && width == 4:
+		interleave4x4AVX2(dst, src, srcStride, n)
+	default:
+		return 0
+	}
+	return n * chunk
+}
+
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
 

@@ -548,6 +548,341 @@ DATA permWords2x16<>+0x38(SB)/8, $0x001f000f001e000e
 GLOBL permWords2x16<>(SB), RODATA|NOPTR, $64
 
 // ---------------------------------------------------------------------------
+// Interleaves: Transpose with 2 or 4 columns and a contiguous destination,
+// the shape of the planner's row-pair and row-quad tiles ((2,1), (4,1)).
+//
+// func interleaveCW...(dst *byte, src *byte, srcStride int, n int)
+// interleaves C source rows of n chunks each (64 bytes per row per chunk
+// with AVX-512, 32 with AVX2) into dst, element by element.
+
+// IL2Z(op, a, b, o0, o1) interleaves the elements of a and b into o0 (the
+// first halves) and o1 (the second), with the index tables in Z30, Z31.
+#define IL2Z(op, a, b, o0, o1) \
+	VMOVDQA64 a, o0; \
+	op b, Z30, o0; \
+	VMOVDQA64 a, o1; \
+	op b, Z31, o1
+
+// IL2Y(lo, hi, a, b, o0, o1): the same with AVX2 unpacks of a and b.
+#define IL2Y(lo, hi, a, b, o0, o1) \
+	lo b, a, Y14; \
+	hi b, a, Y15; \
+	VPERM2I128 $0x20, Y15, Y14, o0; \
+	VPERM2I128 $0x31, Y15, Y14, o1
+
+
+// func interleave2x1AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x1AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	VMOVDQU64 ilLo1<>(SB), Z30
+	VMOVDQU64 ilHi1<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	IL2Z(VPERMT2B, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x1AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x1AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo1<>(SB), Z30
+	VMOVDQU64 ilHi1<>(SB), Z31
+	IL2Z(VPERMT2B, Z0, Z1, Z4, Z5)
+	IL2Z(VPERMT2B, Z2, Z3, Z6, Z7)
+	VMOVDQU64 ilLo2<>(SB), Z30
+	VMOVDQU64 ilHi2<>(SB), Z31
+	IL2Z(VPERMT2W, Z4, Z6, Z8, Z9)
+	IL2Z(VPERMT2W, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+	ADDQ $64, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func interleave2x1AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	IL2Y(VPUNPCKLBW, VPUNPCKHBW, Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x1AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	VMOVDQU (SI)(BX*2), Y2
+	VMOVDQU (SI)(R8*1), Y3
+	IL2Y(VPUNPCKLBW, VPUNPCKHBW, Y0, Y1, Y4, Y5)
+	IL2Y(VPUNPCKLBW, VPUNPCKHBW, Y2, Y3, Y6, Y7)
+	IL2Y(VPUNPCKLWD, VPUNPCKHWD, Y4, Y6, Y8, Y9)
+	IL2Y(VPUNPCKLWD, VPUNPCKHWD, Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func interleave2x2AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x2AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	VMOVDQU64 ilLo2<>(SB), Z30
+	VMOVDQU64 ilHi2<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	IL2Z(VPERMT2W, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x2AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x2AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo2<>(SB), Z30
+	VMOVDQU64 ilHi2<>(SB), Z31
+	IL2Z(VPERMT2W, Z0, Z1, Z4, Z5)
+	IL2Z(VPERMT2W, Z2, Z3, Z6, Z7)
+	VMOVDQU64 ilLo4<>(SB), Z30
+	VMOVDQU64 ilHi4<>(SB), Z31
+	IL2Z(VPERMT2D, Z4, Z6, Z8, Z9)
+	IL2Z(VPERMT2D, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+	ADDQ $64, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func interleave2x2AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	IL2Y(VPUNPCKLWD, VPUNPCKHWD, Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x2AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	VMOVDQU (SI)(BX*2), Y2
+	VMOVDQU (SI)(R8*1), Y3
+	IL2Y(VPUNPCKLWD, VPUNPCKHWD, Y0, Y1, Y4, Y5)
+	IL2Y(VPUNPCKLWD, VPUNPCKHWD, Y2, Y3, Y6, Y7)
+	IL2Y(VPUNPCKLDQ, VPUNPCKHDQ, Y4, Y6, Y8, Y9)
+	IL2Y(VPUNPCKLDQ, VPUNPCKHDQ, Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func interleave2x4AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	VMOVDQU64 ilLo4<>(SB), Z30
+	VMOVDQU64 ilHi4<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	IL2Z(VPERMT2D, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x4AVX512(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo4<>(SB), Z30
+	VMOVDQU64 ilHi4<>(SB), Z31
+	IL2Z(VPERMT2D, Z0, Z1, Z4, Z5)
+	IL2Z(VPERMT2D, Z2, Z3, Z6, Z7)
+	VMOVDQU64 ilLo8<>(SB), Z30
+	VMOVDQU64 ilHi8<>(SB), Z31
+	IL2Z(VPERMT2Q, Z4, Z6, Z8, Z9)
+	IL2Z(VPERMT2Q, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+	ADDQ $64, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func interleave2x4AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	IL2Y(VPUNPCKLDQ, VPUNPCKHDQ, Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func interleave4x4AVX2(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+	LEAQ (BX)(BX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU (SI)(BX*1), Y1
+	VMOVDQU (SI)(BX*2), Y2
+	VMOVDQU (SI)(R8*1), Y3
+	IL2Y(VPUNPCKLDQ, VPUNPCKHDQ, Y0, Y1, Y4, Y5)
+	IL2Y(VPUNPCKLDQ, VPUNPCKHDQ, Y2, Y3, Y6, Y7)
+	IL2Y(VPUNPCKLQDQ, VPUNPCKHQDQ, Y4, Y6, Y8, Y9)
+	IL2Y(VPUNPCKLQDQ, VPUNPCKHQDQ, Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
 // Streaming run copies, for transposeStaged
 
 // copyRunsNTPrefetch copies runs with VMOVNTDQ and prefetches one line
@@ -616,3 +951,85 @@ DATA permWords16x2<>+0x28(SB)/8, $0x000f000d000b0009
 DATA permWords16x2<>+0x30(SB)/8, $0x0017001500130011
 DATA permWords16x2<>+0x38(SB)/8, $0x001f001d001b0019
 GLOBL permWords16x2<>(SB), RODATA|NOPTR, $64
+
+// ilLoW, ilHiW: VPERMT2B/W/D/Q indexes (W the element width) that
+// interleave the first (Lo) or second (Hi) halves of two registers.
+DATA ilLo1<>+0x00(SB)/8, $0x4303420241014000
+DATA ilLo1<>+0x08(SB)/8, $0x4707460645054404
+DATA ilLo1<>+0x10(SB)/8, $0x4b0b4a0a49094808
+DATA ilLo1<>+0x18(SB)/8, $0x4f0f4e0e4d0d4c0c
+DATA ilLo1<>+0x20(SB)/8, $0x5313521251115010
+DATA ilLo1<>+0x28(SB)/8, $0x5717561655155414
+DATA ilLo1<>+0x30(SB)/8, $0x5b1b5a1a59195818
+DATA ilLo1<>+0x38(SB)/8, $0x5f1f5e1e5d1d5c1c
+GLOBL ilLo1<>(SB), RODATA|NOPTR, $64
+
+DATA ilHi1<>+0x00(SB)/8, $0x6323622261216020
+DATA ilHi1<>+0x08(SB)/8, $0x6727662665256424
+DATA ilHi1<>+0x10(SB)/8, $0x6b2b6a2a69296828
+DATA ilHi1<>+0x18(SB)/8, $0x6f2f6e2e6d2d6c2c
+DATA ilHi1<>+0x20(SB)/8, $0x7333723271317030
+DATA ilHi1<>+0x28(SB)/8, $0x7737763675357434
+DATA ilHi1<>+0x30(SB)/8, $0x7b3b7a3a79397838
+DATA ilHi1<>+0x38(SB)/8, $0x7f3f7e3e7d3d7c3c
+GLOBL ilHi1<>(SB), RODATA|NOPTR, $64
+
+DATA ilLo2<>+0x00(SB)/8, $0x0021000100200000
+DATA ilLo2<>+0x08(SB)/8, $0x0023000300220002
+DATA ilLo2<>+0x10(SB)/8, $0x0025000500240004
+DATA ilLo2<>+0x18(SB)/8, $0x0027000700260006
+DATA ilLo2<>+0x20(SB)/8, $0x0029000900280008
+DATA ilLo2<>+0x28(SB)/8, $0x002b000b002a000a
+DATA ilLo2<>+0x30(SB)/8, $0x002d000d002c000c
+DATA ilLo2<>+0x38(SB)/8, $0x002f000f002e000e
+GLOBL ilLo2<>(SB), RODATA|NOPTR, $64
+
+DATA ilHi2<>+0x00(SB)/8, $0x0031001100300010
+DATA ilHi2<>+0x08(SB)/8, $0x0033001300320012
+DATA ilHi2<>+0x10(SB)/8, $0x0035001500340014
+DATA ilHi2<>+0x18(SB)/8, $0x0037001700360016
+DATA ilHi2<>+0x20(SB)/8, $0x0039001900380018
+DATA ilHi2<>+0x28(SB)/8, $0x003b001b003a001a
+DATA ilHi2<>+0x30(SB)/8, $0x003d001d003c001c
+DATA ilHi2<>+0x38(SB)/8, $0x003f001f003e001e
+GLOBL ilHi2<>(SB), RODATA|NOPTR, $64
+
+DATA ilLo4<>+0x00(SB)/8, $0x0000001000000000
+DATA ilLo4<>+0x08(SB)/8, $0x0000001100000001
+DATA ilLo4<>+0x10(SB)/8, $0x0000001200000002
+DATA ilLo4<>+0x18(SB)/8, $0x0000001300000003
+DATA ilLo4<>+0x20(SB)/8, $0x0000001400000004
+DATA ilLo4<>+0x28(SB)/8, $0x0000001500000005
+DATA ilLo4<>+0x30(SB)/8, $0x0000001600000006
+DATA ilLo4<>+0x38(SB)/8, $0x0000001700000007
+GLOBL ilLo4<>(SB), RODATA|NOPTR, $64
+
+DATA ilHi4<>+0x00(SB)/8, $0x0000001800000008
+DATA ilHi4<>+0x08(SB)/8, $0x0000001900000009
+DATA ilHi4<>+0x10(SB)/8, $0x0000001a0000000a
+DATA ilHi4<>+0x18(SB)/8, $0x0000001b0000000b
+DATA ilHi4<>+0x20(SB)/8, $0x0000001c0000000c
+DATA ilHi4<>+0x28(SB)/8, $0x0000001d0000000d
+DATA ilHi4<>+0x30(SB)/8, $0x0000001e0000000e
+DATA ilHi4<>+0x38(SB)/8, $0x0000001f0000000f
+GLOBL ilHi4<>(SB), RODATA|NOPTR, $64
+
+DATA ilLo8<>+0x00(SB)/8, $0x0000000000000000
+DATA ilLo8<>+0x08(SB)/8, $0x0000000000000008
+DATA ilLo8<>+0x10(SB)/8, $0x0000000000000001
+DATA ilLo8<>+0x18(SB)/8, $0x0000000000000009
+DATA ilLo8<>+0x20(SB)/8, $0x0000000000000002
+DATA ilLo8<>+0x28(SB)/8, $0x000000000000000a
+DATA ilLo8<>+0x30(SB)/8, $0x0000000000000003
+DATA ilLo8<>+0x38(SB)/8, $0x000000000000000b
+GLOBL ilLo8<>(SB), RODATA|NOPTR, $64
+
+DATA ilHi8<>+0x00(SB)/8, $0x0000000000000004
+DATA ilHi8<>+0x08(SB)/8, $0x000000000000000c
+DATA ilHi8<>+0x10(SB)/8, $0x0000000000000005
+DATA ilHi8<>+0x18(SB)/8, $0x000000000000000d
+DATA ilHi8<>+0x20(SB)/8, $0x0000000000000006
+DATA ilHi8<>+0x28(SB)/8, $0x000000000000000e
+DATA ilHi8<>+0x30(SB)/8, $0x0000000000000007
+DATA ilHi8<>+0x38(SB)/8, $0x000000000000000f
+GLOBL ilHi8<>(SB), RODATA|NOPTR, $64

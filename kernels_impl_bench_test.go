@@ -1,0 +1,157 @@
+package tilecopy
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// Benchmarks of the kernel implementations against each other and against
+// copy() of the same bytes. Throughput counts bytes read plus bytes
+// written (b.SetBytes of twice the array), as DESIGN.md §6 does.
+//
+//	go test -run '^$' -bench 'TransposeImpl' -benchtime 20x
+//	go test -run '^$' -bench 'TransposeVsCopy' -benchtime 9x
+//
+// The second reports, per level, the median over b.N runs of the ratio of
+// the time of a copy() to the time of the transpose right after it
+// ("x-copy"; 1 is the memory-copy limit), which is steadier than two
+// throughputs on a shared machine.
+
+// benchShapes returns rows × cols shapes of width-byte elements whose
+// arrays are about 16 KiB (L1), 256 KiB (L2), 4 MiB (L3) and, without
+// -short, 256 MiB (DRAM).
+func benchShapes(width int) [][2]int {
+	var out [][2]int
+	for _, bytes := range []int{16 << 10, 256 << 10, 4 << 20, 256 << 20} {
+		if bytes > 4<<20 && testing.Short() {
+			break
+		}
+		n := bytes / width
+		rows := 1
+		for rows*rows < n {
+			rows *= 2
+		}
+		out = append(out, [2]int{rows, n / rows})
+	}
+	return out
+}
+
+// benchLevels runs f once per level of this build, as sub-benchmarks
+// named like the test subtests, with the kernels switched to that level.
+func benchLevels(b *testing.B, f func(b *testing.B)) {
+	saved := Level()
+	defer setLevel(saved)
+	for _, l := range archLevels() {
+		b.Run(testName(l), func(b *testing.B) {
+			if !setLevel(l) {
+				b.Skipf("this CPU cannot run %s kernels", l)
+			}
+			defer setLevel(saved)
+			f(b)
+		})
+	}
+}
+
+func BenchmarkTransposeImpl(b *testing.B) {
+	for _, w := range []int{1, 2, 4, 8} {
+		for _, s := range benchShapes(w) {
+			rows, cols := s[0], s[1]
+			n := rows * cols * w
+			b.Run(fmt.Sprintf("w%d/%dx%d", w, rows, cols), func(b *testing.B) {
+				src, dst := make([]byte, n), make([]byte, n)
+				for i := range src {
+					src[i] = byte(i)
+				}
+				b.Run("copy", func(b *testing.B) {
+					b.SetBytes(int64(2 * n))
+					for b.Loop() {
+						copy(dst, src)
+					}
+				})
+				benchLevels(b, func(b *testing.B) {
+					b.SetBytes(int64(2 * n))
+					for b.Loop() {
+						Transpose(w, dst, cols*w, src, rows*w, rows, cols)
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkInterleaveImpl times the transposes with 2 and 4 columns and a
+// contiguous destination that the planner runs for the (2,1) and (4,1)
+// tiles: one call per tile (128 rows) and one over a long run.
+func BenchmarkInterleaveImpl(b *testing.B) {
+	for _, w := range []int{1, 2, 4} {
+		for _, cols := range []int{2, 4} {
+			for _, rows := range []int{128, 1 << 20} {
+				n := rows * cols * w
+				b.Run(fmt.Sprintf("w%d/%dx%d", w, rows, cols), func(b *testing.B) {
+					src, dst := make([]byte, n), make([]byte, n)
+					b.Run("copy", func(b *testing.B) {
+						b.SetBytes(int64(2 * n))
+						for b.Loop() {
+							copy(dst, src)
+						}
+					})
+					benchLevels(b, func(b *testing.B) {
+						b.SetBytes(int64(2 * n))
+						for b.Loop() {
+							Transpose(w, dst, cols*w, src, rows*w, rows, cols)
+						}
+					})
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkTransposeVsCopy measures the must-show 2-D transposes of 256
+// MiB (f32 8192², f64 4096×8192, u8 16384², u16 8192×16384) and a
+// cache-resident f32 512², interleaved with copy() of the same bytes.
+func BenchmarkTransposeVsCopy(b *testing.B) {
+	shapes := []struct {
+		name             string
+		width, rows, col int
+	}{
+		{"f32_512x512", 4, 512, 512},
+		{"f32_8192x8192", 4, 8192, 8192},
+		{"f64_4096x8192", 8, 4096, 8192},
+		{"u8_16384x16384", 1, 16384, 16384},
+		{"u16_8192x16384", 2, 8192, 16384},
+	}
+	for _, s := range shapes {
+		n := s.rows * s.col * s.width
+		if n > 4<<20 && testing.Short() {
+			continue
+		}
+		b.Run(s.name, func(b *testing.B) {
+			src, dst := make([]byte, n), make([]byte, n)
+			for i := range src {
+				src[i] = byte(i)
+			}
+			copy(dst, src)
+			benchLevels(b, func(b *testing.B) {
+				var ratios []float64
+				reps := max(1, (64<<20)/n) // time at least 64 MiB per sample
+				for b.Loop() {
+					t0 := time.Now()
+					for range reps {
+						copy(dst, src)
+					}
+					tc := time.Since(t0)
+					t0 = time.Now()
+					for range reps {
+						Transpose(s.width, dst, s.col*s.width, src, s.rows*s.width, s.rows, s.col)
+					}
+					ratios = append(ratios, tc.Seconds()/time.Since(t0).Seconds())
+				}
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "x-copy")
+			})
+		})
+	}
+}
