@@ -196,9 +196,12 @@ var (
 	stageColBytes = 512
 )
 
-// Kernel names the transpose kernel Transpose uses for width-byte elements
-// at the level in use, for example "avx512 16x16" (register block of 16
-// source rows by 16 elements) or "generic".
+// Kernel names the transpose kernels Transpose uses for width-byte
+// elements at the level in use: the micro-kernel, for example "avx512
+// 16x16" (register block of 16 source rows by 16 elements) or "generic",
+// then, separated by "; ", the one the staged path for destinations
+// larger than the last-level cache uses and whether 2 or 4 columns run an
+// interleave.
 func Kernel(width int) string {
 	return kernelName(width)
 }

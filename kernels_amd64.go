@@ -182,8 +182,8 @@ type kernelShape struct {
 
 var shapes = [...]kernelShape{
 	kNone:     {0, 0, "generic"},
-	k1AVX512:  {16, 64, "avx512 64x16 (vpermb + 16x16 dword transpose)"},
-	k2AVX512:  {16, 32, "avx512 32x16 (vpermw + 16x16 dword transpose)"},
+	k1AVX512:  {16, 64, "avx512 64x16 (vpermb, dword 16x16)"},
+	k2AVX512:  {16, 32, "avx512 32x16 (vpermw, dword 16x16)"},
 	k4AVX512:  {16, 16, "avx512 16x16"},
 	k8AVX512:  {8, 8, "avx512 8x8"},
 	k16AVX512: {4, 4, "avx512 4x4"},
@@ -192,8 +192,8 @@ var shapes = [...]kernelShape{
 	k16AVX2:   {2, 4, "avx2 4x2 (two 2x2)"},
 	// Reading whole source lines, writing 16 or 32 bytes per row: for
 	// the staged path, whose destination is a cache-resident tile.
-	k1RowsAVX512: {64, 16, "avx512 16x64 (16x16 dword transpose + vpermb)"},
-	k2RowsAVX512: {32, 16, "avx512 16x32 (16x16 dword transpose + vpermw)"},
+	k1RowsAVX512: {64, 16, "avx512 16x64 (dword 16x16, vpermb)"},
+	k2RowsAVX512: {32, 16, "avx512 16x32 (dword 16x16, vpermw)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -229,7 +229,14 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	return shapes[transposeKernel(width)].name
+	name := shapes[transposeKernel(width)].name
+	if k := stagedKernel(width); k != kNone {
+		name += "; staged (larger than the LLC): " + shapes[k].name
+	}
+	if width <= 4 && (useAVX512 && (width > 1 || useVBMI) || useAVX2) {
+		name += "; 2 or 4 columns: interleave"
+	}
+	return name
 }
 
 // strip runs kernel k on n blocks.

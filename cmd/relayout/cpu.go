@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/tilecopy/tilecopy"
+)
+
+// cmdCPU prints what the kernels see of this machine: the CPU, its caches
+// and features, the kernel levels this build has and which one is in use
+// (TILECOPY_CPU caps it), and the transpose kernel chosen for each element
+// width.
+func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
+	c := newCommand("cpu", "cpu",
+		"cpu prints the CPU's name, caches and features as cpuid reports them, the\n"+
+			"kernel levels of this build (avx512, avx2, neon, generic) and whether the CPU\n"+
+			"runs each, the level in use, and the transpose kernel for each element width.\n"+
+			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
+			"of this architecture selects generic.")
+	if _, err := c.parse(args, 0, stdout); err != nil {
+		return err
+	}
+	_, err := io.WriteString(stdout, cpuReport(os.Getenv("TILECOPY_CPU")))
+	return err
+}
+
+// cpuReport returns the text cmdCPU prints; override is TILECOPY_CPU.
+func cpuReport(override string) string {
+	var b strings.Builder
+	name := tilecopy.CPUName()
+	if name == "" {
+		name = "(unknown)"
+	}
+	fmt.Fprintf(&b, "cpu:       %s\n", name)
+	fmt.Fprintf(&b, "arch:      %s/%s\n", runtime.GOOS, runtime.GOARCH)
+	l1, l2, l3 := tilecopy.CacheSizes()
+	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
+	writeWrapped(&b, "features:  ", tilecopy.Features())
+	var levels []string
+	for _, l := range tilecopy.Levels() {
+		mark := "yes"
+		if !l.Supported {
+			mark = "no"
+		}
+		levels = append(levels, fmt.Sprintf("%s (%s)", l.Name, mark))
+	}
+	fmt.Fprintf(&b, "levels:    %s\n", strings.Join(levels, ", "))
+	fmt.Fprintf(&b, "in use:    %s", tilecopy.Level())
+	if override != "" {
+		known := false
+		for _, l := range tilecopy.Levels() {
+			known = known || strings.EqualFold(strings.TrimSpace(override), l.Name)
+		}
+		if known {
+			fmt.Fprintf(&b, " (TILECOPY_CPU=%s)", override)
+		} else {
+			fmt.Fprintf(&b, " (TILECOPY_CPU=%s names no level here: generic)", override)
+		}
+	}
+	b.WriteString("\ntranspose kernels:\n")
+	for _, w := range []int{1, 2, 4, 8, 16} {
+		// Kernel separates the micro-kernel from the staged and
+		// interleave variants with "; ": one line each.
+		parts := strings.Split(tilecopy.Kernel(w), "; ")
+		fmt.Fprintf(&b, "  %2d-byte: %s\n", w, parts[0])
+		for _, p := range parts[1:] {
+			fmt.Fprintf(&b, "           %s\n", p)
+		}
+	}
+	return b.String()
+}
+
+// cacheSize prints a cache size cpuid reported, or "unknown" for -1.
+func cacheSize(n int) string {
+	if n <= 0 {
+		return "unknown"
+	}
+	return humanBytes(int64(n))
+}
+
+// writeWrapped writes words after label, wrapped at 80 columns with the
+// continuation lines indented under the first word.
+func writeWrapped(b *strings.Builder, label string, words []string) {
+	indent := strings.Repeat(" ", len(label))
+	line := label
+	for i, w := range words {
+		if i > 0 && len(line)+1+len(w) > 80 {
+			b.WriteString(line + "\n")
+			line = indent
+		} else if i > 0 {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(line + "\n")
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tilecopy/tilecopy"
+)
+
+func TestCPUReport(t *testing.T) {
+	r := cpuReport("")
+	for _, want := range []string{"cpu:", "caches:", "features:", "levels:", "in use:    " + tilecopy.Level(), "4-byte: " + strings.Split(tilecopy.Kernel(4), "; ")[0]} {
+		if !strings.Contains(r, want) {
+			t.Errorf("report lacks %q:\n%s", want, r)
+		}
+	}
+	if r := cpuReport("bogus"); !strings.Contains(r, "TILECOPY_CPU=bogus names no level here: generic") {
+		t.Errorf("unrecognised override not reported:\n%s", r)
+	}
+	for _, line := range strings.Split(r, "\n") {
+		if len(line) > 80 {
+			t.Errorf("line longer than 80 columns: %q", line)
+		}
+	}
+}
+
+func TestCPUVerb(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"cpu"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("relayout cpu: exit %d, stderr %q", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "transpose kernels:") {
+		t.Errorf("relayout cpu printed %q", out.String())
+	}
+	if code := run([]string{"cpu", "extra"}, nil, &out, &errb); code != exitUsage {
+		t.Errorf("relayout cpu extra: exit %d, want %d", code, exitUsage)
+	}
+}
