@@ -16,49 +16,131 @@ import (
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
-// convertCmd relayouts a raw array file from --from to --to.
-func convertCmd(args []string, stdin io.Reader, stdout, _ io.Writer) error {
+// convertCmd relayouts an array file from --from to --to.
+func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var f planFlags
-	c := newCommand("convert", "convert --from SHAPE --to SHAPE [--pad VALUE] [--pad-to WIDTHS] [--threads N] IN OUT",
+	var progress string
+	c := newCommand("convert", "convert --from SHAPE --to SHAPE [--pad VALUE] [--pad-to WIDTHS] [--threads N] [--progress WHEN] IN OUT",
 		"convert reads IN, the raw little-endian bytes of an array laid out as --from,\n"+
 			"and writes OUT, the same array laid out as --to, padding included. IN must be\n"+
 			"exactly as large as --from says; \"-\" means stdin (IN) or stdout (OUT).\n"+
+			"Regular files are mapped into memory and converted chunk by chunk, so files\n"+
+			"larger than the machine's memory convert in bounded memory.\n"+
 			"OUT is written to a temporary file beside it and renamed into place only when\n"+
 			"the conversion succeeded, so a failed or interrupted run leaves no partial OUT.")
 	f.register(c.fs)
+	registerProgress(c.fs, &progress)
 	pos, err := c.parse(args, 2, stdout)
 	if err != nil {
 		return err
 	}
-	p, err := f.compile(c)
+	prog, err := parseProgress(progress)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return convert(ctx, p, pos[0], pos[1], stdin, stdout)
-}
-
-// convert runs p on the contents of the file in and writes the result to
-// out. When ctx is cancelled first it removes what it wrote and returns an
-// error without waiting for the conversion to stop: the caller is about
-// to exit.
-func convert(ctx context.Context, p *relayout.Plan, in, out string, stdin io.Reader, stdout io.Writer) error {
-	if err := checkMemory(p.SourceSize(), p.DestinationSize()); err != nil {
+	src, err := resolveSource(c, f.from, pos[0])
+	if err != nil {
 		return err
 	}
-	o, err := openOutput(out, stdout)
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	dst, err := resolveDestination(c, f.to, pos[1])
+	if err != nil {
+		return err
+	}
+	p, err := compilePlan(src.shape, dst.shape, opts)
+	if err != nil {
+		return err
+	}
+	j := &job{verb: "convert", plan: p, src: src, dst: dst, threads: opts.Threads, progress: prog}
+	return j.runWithSignals(stdin, stdout, stderr)
+}
+
+// source is what a conversion reads: a file or stdin, holding the array
+// of shape after offset bytes (a .npy header).
+type source struct {
+	name   string
+	shape  relayout.Shape
+	offset int64
+}
+
+// destination is what a conversion writes: a file or stdout, receiving
+// header (a .npy header) and then the array of shape.
+type destination struct {
+	name   string
+	shape  relayout.Shape
+	header []byte
+}
+
+// resolveSource returns the source of a conversion from the file in and
+// the text of the --from flag.
+func resolveSource(c *command, text, in string) (source, error) {
+	if text == "" {
+		return source{}, c.usageErr("--from is required")
+	}
+	s, err := parseShape("--from", text)
+	return source{name: in, shape: s}, err
+}
+
+// resolveDestination returns the destination of a conversion into the
+// file out from the text of the --to flag.
+func resolveDestination(c *command, text, out string) (destination, error) {
+	if text == "" {
+		return destination{}, c.usageErr("--to is required")
+	}
+	s, err := parseShape("--to", text)
+	return destination{name: out, shape: s}, err
+}
+
+// job is one conversion: a plan, what it reads and what it writes.
+type job struct {
+	verb     string // the verb running it, for the progress line
+	plan     *relayout.Plan
+	src      source
+	dst      destination
+	threads  int // goroutines a chunked run may use
+	progress progressMode
+	// stepBudget overrides the bytes one step of a mapped run may touch
+	// (0: stepBudget); tests make steps small.
+	stepBudget int64
+}
+
+// runWithSignals runs the job, stopping it on SIGINT or SIGTERM.
+func (j *job) runWithSignals(stdin io.Reader, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return j.run(ctx, stop, stdin, stdout, stderr)
+}
+
+// run converts j.src into j.dst. Regular files are mapped into memory and
+// converted chunk by chunk (see mappedRun); stdin, stdout, pipes and
+// devices go through buffers as large as the arrays. When ctx is
+// cancelled first, run removes what it wrote, calls release (so that a
+// second signal ends the process) and returns an error.
+func (j *job) run(ctx context.Context, release func(), stdin io.Reader, stdout, stderr io.Writer) error {
+	if j.mappable() {
+		return j.runMapped(ctx, release, stderr)
+	}
+	if err := checkMemory(j.plan.SourceSize(), j.plan.DestinationSize()); err != nil {
+		return err
+	}
+	o, err := openOutput(j.dst.name, stdout)
 	if err != nil {
 		return err
 	}
 	done := make(chan error, 1)
-	go func() { done <- relayoutFile(p, in, stdin, o) }()
+	go func() { done <- j.relayoutStreams(stdin, o) }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
 	}
 	if ctx.Err() != nil { // even when the work finished: the user asked to stop
+		// The conversion goroutine may still run; the process is about
+		// to exit, so it is not waited for.
 		o.abort()
+		release()
 		return fmt.Errorf("interrupted by a signal; %s not written", o.name)
 	}
 	if err != nil {
@@ -68,16 +150,31 @@ func convert(ctx context.Context, p *relayout.Plan, in, out string, stdin io.Rea
 	return o.commit()
 }
 
-// relayoutFile reads the source array from in, relayouts it with p and
-// writes it to o.
-func relayoutFile(p *relayout.Plan, in string, stdin io.Reader, o *output) error {
-	src, err := readInput(in, p.SourceSize(), p.From(), stdin)
+// mappable reports whether the job converts between regular files, which
+// it can map into memory.
+func (j *job) mappable() bool {
+	if !canMap || j.src.name == "-" || j.dst.name == "-" {
+		return false
+	}
+	if fi, err := os.Stat(j.src.name); err != nil || !fi.Mode().IsRegular() {
+		return false // errors are reported when the input is read
+	}
+	fi, err := os.Stat(j.dst.name)
+	return err != nil || fi.Mode().IsRegular() // not yet there, or a file to replace
+}
+
+// relayoutStreams reads the source array, relayouts it and writes it to o.
+func (j *job) relayoutStreams(stdin io.Reader, o *output) error {
+	src, err := readInput(j.src.name, j.src.offset, j.plan.SourceSize(), j.plan.From(), stdin)
 	if err != nil {
 		return err
 	}
-	dst := make([]byte, p.DestinationSize())
-	if err := p.Run(dst, src); err != nil {
+	dst := make([]byte, j.plan.DestinationSize())
+	if err := j.plan.Run(dst, src); err != nil {
 		return fmt.Errorf("run: %w", err)
+	}
+	if _, err := o.w.Write(j.dst.header); err != nil {
+		return fmt.Errorf("write %s: %w", o.name, err)
 	}
 	if _, err := o.w.Write(dst); err != nil {
 		return fmt.Errorf("write %s: %w", o.name, err)
@@ -85,11 +182,12 @@ func relayoutFile(p *relayout.Plan, in string, stdin io.Reader, o *output) error
 	return nil
 }
 
-// readInput reads exactly size bytes from the file name ("-": stdin). A
+// readInput reads exactly size bytes from the file name ("-": stdin),
+// after offset bytes of header that the caller has already checked. A
 // regular file of another size is rejected before reading; other inputs
 // are read up to size+1 bytes to tell short and long ones, into a buffer
 // that grows with what arrives.
-func readInput(name string, size int64, shape relayout.Shape, stdin io.Reader) ([]byte, error) {
+func readInput(name string, offset, size int64, shape relayout.Shape, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
 		return readStream(stdin, "stdin", size, shape)
 	}
@@ -107,8 +205,11 @@ func readInput(name string, size int64, shape relayout.Shape, stdin io.Reader) (
 		return nil, fmt.Errorf("input %s is a directory", name)
 	case !fi.Mode().IsRegular():
 		return readStream(f, name, size, shape)
-	case fi.Size() != size:
-		return nil, sizeError(name, fi.Size(), size, shape)
+	case fi.Size()-offset != size:
+		return nil, sizeError(name, fi.Size()-offset, size, shape)
+	}
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	buf := make([]byte, size)
 	if n, err := io.ReadFull(f, buf); err != nil { // the file shrank, or a read error
@@ -215,7 +316,7 @@ func createTemp(out string) (*os.File, error) {
 			return nil, fmt.Errorf("output: %w", err)
 		}
 		name := filepath.Join(dir, "."+base+".relayout-"+hex.EncodeToString(rnd[:])+".tmp")
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666) // read too: it may be mapped
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}

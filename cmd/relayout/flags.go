@@ -60,6 +60,12 @@ func (c *command) usageErr(format string, args ...any) error {
 // positional arguments remain, which it returns. On -h it prints the help
 // to stdout and returns flag.ErrHelp.
 func (c *command) parse(args []string, nargs int, stdout io.Writer) ([]string, error) {
+	return c.parseRange(args, nargs, nargs, stdout)
+}
+
+// parseRange is parse for a verb that takes lo to hi positional
+// arguments.
+func (c *command) parseRange(args []string, lo, hi int, stdout io.Writer) ([]string, error) {
 	var pos []string
 	for {
 		err := c.fs.Parse(args)
@@ -81,10 +87,14 @@ func (c *command) parse(args []string, nargs int, stdout io.Writer) ([]string, e
 		pos = append(pos, rest[0]) // the flag package stops here; go on after it
 		args = rest[1:]
 	}
-	if len(pos) != nargs {
-		return nil, c.usageErr("want %d argument(s), got %d", nargs, len(pos))
+	switch {
+	case len(pos) >= lo && len(pos) <= hi:
+		return pos, nil
+	case lo == hi:
+		return nil, c.usageErr("want %d argument(s), got %d", lo, len(pos))
+	default:
+		return nil, c.usageErr("want %d to %d arguments, got %d", lo, hi, len(pos))
 	}
-	return pos, nil
 }
 
 // parseShape parses and validates shape text given for what (a flag or
@@ -100,22 +110,57 @@ func parseShape(what, text string) (relayout.Shape, error) {
 	return s, nil
 }
 
+// optionFlags are the flags that become relayout.Options: what padding
+// holds, padded widths and threads.
+type optionFlags struct {
+	pad     string
+	padTo   string
+	threads int
+}
+
+// register adds the flags to fs; --pad-to only when widths is set.
+func (o *optionFlags) register(fs *flag.FlagSet, widths bool) {
+	fs.StringVar(&o.pad, "pad", "zero", "what the destination's padding holds: `VALUE` is zero, lowest, highest, nan or a number")
+	if widths {
+		fs.StringVar(&o.padTo, "pad-to", "", "pad the destination's logical dims to `WIDTHS`, comma-separated, one per dim")
+	}
+	fs.IntVar(&o.threads, "threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+}
+
+// options returns the relayout options the flags describe.
+func (o *optionFlags) options() (*relayout.Options, error) {
+	opts := &relayout.Options{Threads: o.threads}
+	if o.threads <= 0 {
+		opts.Threads = runtime.GOMAXPROCS(0)
+	}
+	var err error
+	if opts.Pad, err = parsePad(o.pad); err != nil {
+		return nil, err
+	}
+	if opts.Pad.Widths, err = parseWidths(o.padTo); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
 // planFlags are the flags that describe a relayout: the two shapes and the
 // options. plan and convert share them.
 type planFlags struct {
 	from, to string
-	pad      string
-	padTo    string
-	threads  int
+	optionFlags
 }
 
-// register adds the flags to fs.
+// register adds the flags to fs, both shapes required.
 func (f *planFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.from, "from", "", "the source `SHAPE`, in XLA shape text (required)")
-	fs.StringVar(&f.to, "to", "", "the destination `SHAPE`, in XLA shape text (required)")
-	fs.StringVar(&f.pad, "pad", "zero", "what the destination's padding holds: `VALUE` is zero, lowest, highest, nan or a number")
-	fs.StringVar(&f.padTo, "pad-to", "", "pad the destination's logical dims to `WIDTHS`, comma-separated, one per dim")
-	fs.IntVar(&f.threads, "threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+	f.registerShapes(fs,
+		"the source `SHAPE`, in XLA shape text (required)",
+		"the destination `SHAPE`, in XLA shape text (required)")
+}
+
+func (f *planFlags) registerShapes(fs *flag.FlagSet, fromUsage, toUsage string) {
+	fs.StringVar(&f.from, "from", "", fromUsage)
+	fs.StringVar(&f.to, "to", "", toUsage)
+	f.optionFlags.register(fs, true)
 }
 
 // compile parses the flags and compiles the plan they describe.
@@ -131,16 +176,16 @@ func (f *planFlags) compile(c *command) (*relayout.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := &relayout.Options{Threads: f.threads}
-	if f.threads <= 0 {
-		opts.Threads = runtime.GOMAXPROCS(0)
-	}
-	if opts.Pad, err = parsePad(f.pad); err != nil {
+	opts, err := f.options()
+	if err != nil {
 		return nil, err
 	}
-	if opts.Pad.Widths, err = parseWidths(f.padTo); err != nil {
-		return nil, err
-	}
+	return compilePlan(from, to, opts)
+}
+
+// compilePlan compiles the relayout of from into to, first checking that
+// planning cannot exhaust the machine's memory.
+func compilePlan(from, to relayout.Shape, opts *relayout.Options) (*relayout.Plan, error) {
 	for _, s := range []relayout.Shape{from, to} {
 		if _, err := s.ByteSize(); err != nil {
 			break // Compile fails before it plans, with a better message
