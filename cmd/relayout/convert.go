@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/tilecopy/tilecopy/relayout"
@@ -19,16 +20,20 @@ import (
 // convertCmd relayouts an array file from --from to --to.
 func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var f planFlags
-	var progress string
-	c := newCommand("convert", "convert --from SHAPE --to SHAPE [--pad VALUE] [--pad-to WIDTHS] [--threads N] [--progress WHEN] IN OUT",
+	var order, progress string
+	c := newCommand("convert", "convert [--from SHAPE] [--to SHAPE] [--order C|F] [--pad VALUE] [--pad-to WIDTHS] [--threads N] [--progress WHEN] IN OUT",
 		"convert reads IN, the raw little-endian bytes of an array laid out as --from,\n"+
 			"and writes OUT, the same array laid out as --to, padding included. IN must be\n"+
 			"exactly as large as --from says; \"-\" means stdin (IN) or stdout (OUT).\n"+
+			"A file named *.npy is a NumPy array file: as IN, its header gives the shape\n"+
+			"(--from, if given, must agree); as OUT, it gets a header and C or Fortran order\n"+
+			"(--order, or the plain row- or column-major layout of --to).\n"+
 			"Regular files are mapped into memory and converted chunk by chunk, so files\n"+
 			"larger than the machine's memory convert in bounded memory.\n"+
 			"OUT is written to a temporary file beside it and renamed into place only when\n"+
 			"the conversion succeeded, so a failed or interrupted run leaves no partial OUT.")
-	f.register(c.fs)
+	f.registerNpy(c.fs)
+	c.fs.StringVar(&order, "order", "", "`C` (row-major) or F (column-major): the order of a .npy OUT (default C)")
 	registerProgress(c.fs, &progress)
 	pos, err := c.parse(args, 2, stdout)
 	if err != nil {
@@ -46,7 +51,7 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	dst, err := resolveDestination(c, f.to, pos[1])
+	dst, err := resolveDestination(c, f.to, pos[1], order, src.shape, opts.Pad.Widths)
 	if err != nil {
 		return err
 	}
@@ -74,24 +79,99 @@ type destination struct {
 	header []byte
 }
 
+// hasLayout reports whether shape text spells out a layout ("{...}")
+// rather than leaving the default.
+func hasLayout(text string) bool { return strings.Contains(text, "{") }
+
 // resolveSource returns the source of a conversion from the file in and
-// the text of the --from flag.
+// the text of the --from flag, which may be empty for a .npy file. For a
+// .npy file, a given --from must have the header's element type and dims,
+// and a layout only if it is the file's order.
 func resolveSource(c *command, text, in string) (source, error) {
-	if text == "" {
-		return source{}, c.usageErr("--from is required")
+	if !isNpy(in) {
+		if text == "" {
+			return source{}, c.usageErr("--from is required unless IN is a .npy file")
+		}
+		s, err := parseShape("--from", text)
+		return source{name: in, shape: s}, err
 	}
-	s, err := parseShape("--from", text)
-	return source{name: in, shape: s}, err
+	info, err := readNpyHeader(in)
+	if err != nil {
+		return source{}, err
+	}
+	if text != "" {
+		s, err := parseShape("--from", text)
+		if err != nil {
+			return source{}, err
+		}
+		if s.DType() != info.shape.DType() || !slices.Equal(s.Dims(), info.shape.Dims()) {
+			return source{}, fmt.Errorf("--from %s does not match %s, whose header says %s",
+				s, in, info.shape)
+		}
+		fl, _ := s.Layout()
+		il, _ := info.shape.Layout()
+		if hasLayout(text) && !fl.Equal(il) {
+			return source{}, fmt.Errorf("--from %s: %s is a %s-order .npy file, laid out %s; leave the layout out or give that one",
+				s, in, info.order(), info.shape)
+		}
+	}
+	return source{name: in, shape: info.shape, offset: info.offset}, nil
 }
 
 // resolveDestination returns the destination of a conversion into the
-// file out from the text of the --to flag.
-func resolveDestination(c *command, text, out string) (destination, error) {
-	if text == "" {
-		return destination{}, c.usageErr("--to is required")
+// file out, from the text of --to and --order. For a .npy OUT the layout
+// is row-major (C order) or column-major (Fortran order): --order picks
+// it, or else the layout --to spells; --to may be left out, and the
+// source's element type and dims (widened to widths, if set) are used.
+func resolveDestination(c *command, text, out, order string, from relayout.Shape, widths []int64) (destination, error) {
+	fortran := false
+	switch strings.ToUpper(order) {
+	case "":
+	case "C":
+	case "F":
+		fortran = true
+	default:
+		return destination{}, c.usageErr("--order %q: want C or F", order)
 	}
-	s, err := parseShape("--to", text)
-	return destination{name: out, shape: s}, err
+	if !isNpy(out) {
+		if order != "" {
+			return destination{}, c.usageErr("--order applies only when OUT is a .npy file")
+		}
+		if text == "" {
+			return destination{}, c.usageErr("--to is required unless OUT is a .npy file")
+		}
+		s, err := parseShape("--to", text)
+		return destination{name: out, shape: s}, err
+	}
+	s := from
+	if text != "" {
+		var err error
+		if s, err = parseShape("--to", text); err != nil {
+			return destination{}, err
+		}
+	}
+	if text != "" && hasLayout(text) {
+		l, _ := s.Layout()
+		row, col := l.Equal(npyLayout(s.Rank(), false)), l.Equal(npyLayout(s.Rank(), true))
+		switch {
+		case !row && !col:
+			return destination{}, fmt.Errorf("--to %s: a .npy file holds C (row-major) or Fortran (column-major) order", s)
+		case order == "":
+			fortran = col && !row
+		case !l.Equal(npyLayout(s.Rank(), fortran)):
+			return destination{}, fmt.Errorf("--to %s is not --order %s", s, strings.ToUpper(order))
+		}
+	}
+	s = s.WithLayout(npyLayout(s.Rank(), fortran))
+	dims := s.Dims()
+	if widths != nil {
+		dims = widths
+	}
+	h, err := npyHeader(s.DType(), dims, fortran)
+	if err != nil {
+		return destination{}, fmt.Errorf("output %s: %w", out, err)
+	}
+	return destination{name: out, shape: s, header: h}, nil
 }
 
 // job is one conversion: a plan, what it reads and what it writes.

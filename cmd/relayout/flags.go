@@ -157,6 +157,14 @@ func (f *planFlags) register(fs *flag.FlagSet) {
 		"the destination `SHAPE`, in XLA shape text (required)")
 }
 
+// registerNpy adds the flags to fs for a verb where .npy files may give
+// the shapes.
+func (f *planFlags) registerNpy(fs *flag.FlagSet) {
+	f.registerShapes(fs,
+		"the source `SHAPE`, in XLA shape text (optional when IN is a .npy file, which says its shape)",
+		"the destination `SHAPE`, in XLA shape text (optional when OUT is a .npy file)")
+}
+
 func (f *planFlags) registerShapes(fs *flag.FlagSet, fromUsage, toUsage string) {
 	fs.StringVar(&f.from, "from", "", fromUsage)
 	fs.StringVar(&f.to, "to", "", toUsage)

@@ -38,7 +38,7 @@ func verbs() []verb {
 	return []verb{
 		{"describe", "print the canonical text, sizes and padding of a shape", describeCmd},
 		{"plan", "explain the plan that relayouts --from into --to", planCmd},
-		{"convert", "relayout a raw little-endian array file from --from to --to", convertCmd},
+		{"convert", "relayout an array file (raw little-endian or .npy) from --from to --to", convertCmd},
 		{"demo", "relayout a built-in f32 array (1000x1000), check it against the reference, time it", demoCmd},
 		{"bench", "measure relayout throughput against copy() of the same bytes", cmdBench},
 		{"cpu", "print the CPU features and the kernel chosen for each element width", cmdCPU},
