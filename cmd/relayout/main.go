@@ -39,6 +39,8 @@ func verbs() []verb {
 		{"describe", "print the canonical text, sizes and padding of a shape", describeCmd},
 		{"plan", "explain the plan that relayouts --from into --to", planCmd},
 		{"convert", "relayout an array file (raw little-endian or .npy) from --from to --to", convertCmd},
+		{"pad", "pad and tile an array for a device (--preset tpu), as relayout.Upload does", padCmd},
+		{"unpad", "undo pad: untile a device array and drop its padding, as relayout.Download does", unpadCmd},
 		{"demo", "relayout a built-in f32 array (1000x1000), check it against the reference, time it", demoCmd},
 		{"bench", "measure relayout throughput against copy() of the same bytes", cmdBench},
 		{"cpu", "print the CPU features and the kernel chosen for each element width", cmdCPU},
