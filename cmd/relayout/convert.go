@@ -105,14 +105,14 @@ func resolveSource(c *command, text, in string) (source, error) {
 			return source{}, err
 		}
 		if s.DType() != info.shape.DType() || !slices.Equal(s.Dims(), info.shape.Dims()) {
-			return source{}, fmt.Errorf("--from %s does not match %s, whose header says %s",
-				s, in, info.shape)
+			return source{}, fmt.Errorf("--from %q does not match %s, whose header says %s",
+				text, in, info.shape)
 		}
 		fl, _ := s.Layout()
 		il, _ := info.shape.Layout()
 		if hasLayout(text) && !fl.Equal(il) {
-			return source{}, fmt.Errorf("--from %s: %s is a %s-order .npy file, laid out %s; leave the layout out or give that one",
-				s, in, info.order(), info.shape)
+			return source{}, fmt.Errorf("--from %q: %s is a %s-order .npy file, laid out %s; leave the layout out or give that one",
+				text, in, info.order(), info.shape)
 		}
 	}
 	return source{name: in, shape: info.shape, offset: info.offset}, nil
@@ -155,11 +155,11 @@ func resolveDestination(c *command, text, out, order string, from relayout.Shape
 		row, col := l.Equal(npyLayout(s.Rank(), false)), l.Equal(npyLayout(s.Rank(), true))
 		switch {
 		case !row && !col:
-			return destination{}, fmt.Errorf("--to %s: a .npy file holds C (row-major) or Fortran (column-major) order", s)
+			return destination{}, fmt.Errorf("--to %q: a .npy file holds C (row-major) or Fortran (column-major) order", text)
 		case order == "":
 			fortran = col && !row
 		case !l.Equal(npyLayout(s.Rank(), fortran)):
-			return destination{}, fmt.Errorf("--to %s is not --order %s", s, strings.ToUpper(order))
+			return destination{}, fmt.Errorf("--to %q is not --order %s", text, strings.ToUpper(order))
 		}
 	}
 	s = s.WithLayout(npyLayout(s.Rank(), fortran))
