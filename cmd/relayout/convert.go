@@ -195,7 +195,7 @@ func (j *job) runWithSignals(stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // run converts j.src into j.dst. Regular files are mapped into memory and
-// converted chunk by chunk (see mappedRun); stdin, stdout, pipes and
+// converted chunk by chunk (see runMapped); stdin, stdout, pipes and
 // devices go through buffers as large as the arrays. When ctx is
 // cancelled first, run removes what it wrote, calls release (so that a
 // second signal ends the process) and returns an error.

@@ -195,7 +195,6 @@ func (m *mapping) relayout(ctx context.Context, p *relayout.Plan, st steps, srcO
 		}
 		hi := min(lo+st.perStep, n)
 		from, to := p.DestinationRange(lo, hi)
-		m.populate(dstOff+from, dstOff+to)
 		m.prefetch(st, srcOff, lo, hi)
 		k := 1
 		if (hi-lo)*perChunk >= parallelStepBytes {
@@ -230,18 +229,6 @@ func (m *mapping) prefetch(st steps, srcOff, lo, hi int64) {
 	for r := range st.rows {
 		unix.Fadvise(fd, off+r*st.rowStride, n, unix.FADV_WILLNEED) // a hint: errors are harmless
 	}
-}
-
-// populate maps the destination's bytes [from, to) in one call
-// (MADV_POPULATE_WRITE) rather than a page fault per page; a kernel
-// without it (before Linux 5.14) faults them in as they are written.
-func (m *mapping) populate(from, to int64) {
-	if m.out == nil || to <= from {
-		return
-	}
-	page := int64(os.Getpagesize())
-	from = from / page * page
-	unix.Madvise(m.out[from:to], unix.MADV_POPULATE_WRITE) // a hint: errors are harmless
 }
 
 // release writes the destination's bytes [from, to) back to its file and
