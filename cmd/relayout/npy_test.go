@@ -371,3 +371,23 @@ print("bad: " + ", ".join(bad) if bad else "ok")
 		t.Fatalf("numpy check: %v\n%s", err, out)
 	}
 }
+
+// TestConvertNpyStreams converts a .npy file to stdout and stdin to a
+// .npy file: the buffered path skips and writes headers too.
+func TestConvertNpyStreams(t *testing.T) {
+	dims := []int64{3, 4}
+	data, _ := randomInput(t, "f64[3,4]", 8)
+	want := reference(t, data, npyShape(relayout.F64, dims, true), npyShape(relayout.F64, dims, false), relayout.Padding{})
+	dir := t.TempDir()
+	in := writeNpy(t, filepath.Join(dir, "in.npy"), relayout.F64, dims, true, data)
+	r := runCLI(t, nil, "convert", "--to", "f64[3,4]", in, "-")
+	if r.code != 0 || r.stdout != string(want) {
+		t.Errorf(".npy to stdout: exit %d, stderr %q, output equal %v", r.code, r.stderr, r.stdout == string(want))
+	}
+	out := filepath.Join(dir, "out.npy")
+	r = runCLI(t, data, "convert", "--from", "f64[3,4]{0,1}", "-", out)
+	h, _ := npyHeader(relayout.F64, dims, false)
+	if got, _ := os.ReadFile(out); r.code != 0 || !bytes.Equal(got, append(h, want...)) {
+		t.Errorf("stdin to .npy: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
