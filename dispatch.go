@@ -213,7 +213,9 @@ func Kernel(width int) string {
 var tileBytes = 1024
 
 // transposeFast is Transpose after its checks. Two or four columns with a
-// contiguous destination are an interleave. A destination larger than
+// contiguous destination are an interleave, two or four rows with a
+// contiguous source a de-interleave. Kernels that write part lines stage
+// their tiles (see transposeStaged). A destination larger than
 // the last-level cache goes through transposeStaged; otherwise the
 // assembly micro-kernel of the level in use runs over the full register
 // blocks, strip by strip inside bands of tileBytes of source row. The
@@ -221,6 +223,15 @@ var tileBytes = 1024
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
+	if (rows == 2 || rows == 4) && width <= 4 && srcStride == rows*width {
+		// A de-interleave of one stream into rows destination rows.
+		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
+			if done < cols {
+				transposeGeneric(width, dst[done*width:], dstStride, src[done*srcStride:], srcStride, rows, cols-done)
+			}
+			return
+		}
+	}
 	if (cols == 2 || cols == 4) && width <= 4 && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
@@ -243,7 +254,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			}
 			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 			if fullRows > 0 && fullCols > 0 {
-				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols)
+				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
@@ -256,6 +267,22 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		return
 	}
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+	if streamingStores && sh.bj*width < 64 {
+		// A kernel writing part lines (the AVX2 1- and 2-byte ones) goes
+		// through the staging tile, copied out with copy(): at
+		// power-of-two strides its destination rows share L1 sets and
+		// evict each other before the next strip completes them
+		// (2048x2048 u8: 2.6 GB/s direct, 18 staged).
+		unit := sh.bj
+		for unit*width%64 != 0 {
+			unit += sh.bj
+		}
+		if fc := cols - cols%unit; fc > 0 {
+			transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fc, false)
+			transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fc)
+			return
+		}
+	}
 	band := max(tileBytes/width/sh.bi, 1) * sh.bi
 	for i0 := 0; i0 < fullRows; i0 += band {
 		n := min(band, fullRows-i0) / sh.bi

@@ -42,6 +42,12 @@ func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
+func transpose1AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
 func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
@@ -153,6 +159,99 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 	return n * chunk
 }
 
+// The de-interleaves: Transpose of R × cols (R = 2 or 4) with a contiguous
+// source. deinterleaveRxW splits n chunks of the source (R*64
+// bytes per chunk with AVX-512, R*32 with AVX2) into R destination rows, W
+// bytes per element. Preconditions: n ≥ 1; every byte inside the caller's
+// slices; the feature the name says (the 1-byte AVX-512 ones need VBMI,
+// the 2-byte ones BW).
+
+//go:noescape
+func deinterleave2x1AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x1AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x2AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x2AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x4AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x4AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x1AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x1AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x2AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x2AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x4AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleaveAsm runs the de-interleave into rows (2 or 4) destination
+// rows of width-byte elements (1, 2 or 4) at the level in use over cols
+// elements, and returns how many it did (a multiple of its chunk), or 0 if
+// it has no kernel.
+func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
+	var chunk int
+	switch {
+	case useAVX512 && (width > 1 || useVBMI):
+		chunk = 64 / width
+	case useAVX2:
+		chunk = 32 / width
+	default:
+		return 0
+	}
+	n := cols / chunk
+	if n == 0 {
+		return 0
+	}
+	avx512 := chunk*width == 64
+	switch {
+	case rows == 2 && width == 1 && avx512:
+		deinterleave2x1AVX512(dst, dstStride, src, n)
+	case rows == 2 && width == 1:
+		deinterleave2x1AVX2(dst, dstStride, src, n)
+	case rows == 2 && width == 2 && avx512:
+		deinterleave2x2AVX512(dst, dstStride, src, n)
+	case rows == 2 && width == 2:
+		deinterleave2x2AVX2(dst, dstStride, src, n)
+	case rows == 2 && width == 4 && avx512:
+		deinterleave2x4AVX512(dst, dstStride, src, n)
+	case rows == 2 && width == 4:
+		deinterleave2x4AVX2(dst, dstStride, src, n)
+	case rows == 4 && width == 1 && avx512:
+		deinterleave4x1AVX512(dst, dstStride, src, n)
+	case rows == 4 && width == 1:
+		deinterleave4x1AVX2(dst, dstStride, src, n)
+	case rows == 4 && width == 2 && avx512:
+		deinterleave4x2AVX512(dst, dstStride, src, n)
+	case rows == 4 && width == 2:
+		deinterleave4x2AVX2(dst, dstStride, src, n)
+	case rows == 4 && width == 4 && avx512:
+		deinterleave4x4AVX512(dst, dstStride, src, n)
+	case rows == 4 && width == 4:
+		deinterleave4x4AVX2(dst, dstStride, src, n)
+	default:
+		return 0
+	}
+	return n * chunk
+}
+
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
 
@@ -171,6 +270,8 @@ const (
 	k16AVX2
 	k1RowsAVX512
 	k2RowsAVX512
+	k1AVX2
+	k2AVX2
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
@@ -194,6 +295,8 @@ var shapes = [...]kernelShape{
 	// the staged path, whose destination is a cache-resident tile.
 	k1RowsAVX512: {64, 16, "avx512 16x64 (dword 16x16, vpermb)"},
 	k2RowsAVX512: {32, 16, "avx512 16x32 (dword 16x16, vpermw)"},
+	k1AVX2:       {32, 8, "avx2 8x32 (dword 8x8, vpshufb)"},
+	k2AVX2:       {16, 8, "avx2 8x16 (dword 8x8, vpshufb)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -217,6 +320,10 @@ func transposeKernel(width int) kernelID {
 	}
 	if useAVX2 {
 		switch width {
+		case 1:
+			return k1AVX2
+		case 2:
+			return k2AVX2
 		case 4:
 			return k4AVX2
 		case 8:
@@ -256,6 +363,10 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose1RowsAVX512(dst, dstStride, src, srcStride, n)
 	case k2RowsAVX512:
 		transpose2RowsAVX512(dst, dstStride, src, srcStride, n)
+	case k1AVX2:
+		transpose1AVX2(dst, dstStride, src, srcStride, n)
+	case k2AVX2:
+		transpose2AVX2(dst, dstStride, src, srcStride, n)
 	case k4AVX2:
 		transpose4AVX2(dst, dstStride, src, srcStride, n)
 	case k8AVX2:
@@ -299,7 +410,11 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // Writing a register block straight to the destination puts its rows, at
 // the power-of-two strides of typical planes, in one cache set, and sends
 // memory 64-byte pieces of many rows; the tile sends it runs.
-func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+//
+// Without stream, the tile's rows are copied out with copy(): for kernels
+// that write part lines, whose destination rows at power-of-two strides
+// would evict each other from L1 before the next strip completes them.
+func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
 	sh := shapes[k]
 	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
 	tj := max(stageColBytes/width/unit, 1) * unit
@@ -331,7 +446,14 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 				ni2 = max(min(ti, fullRows-i2), 1)
 			}
 			pf := unsafe.Add(sp, j2*srcStride+i2*width)
-			copyRunsNTPrefetch((*byte)(unsafe.Add(dp, i0*dstStride+j0*width)), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
+			d := unsafe.Add(dp, i0*dstStride+j0*width)
+			if !stream {
+				for r := range ni {
+					copy(unsafe.Slice((*byte)(unsafe.Add(d, r*dstStride)), nj*width), unsafe.Slice((*byte)(unsafe.Add(scr, r*sst)), nj*width))
+				}
+				continue
+			}
+			copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
 		}
 	}
 }

@@ -452,6 +452,97 @@ loop:
 	VZEROUPPER
 	RET
 
+// SPLIT2X8Y splits the dwords of column yc (one per source row: two
+// 2-byte elements) into two destination rows of eight elements at R11
+// (VPSHUFB with the mask in Y0, then VPERMQ joins the lanes), advancing
+// R11 by two rows.
+#define SPLIT2X8Y(xc, yc) \
+	VPSHUFB Y0, yc, yc; \
+	VPERMQ $0xD8, yc, yc; \
+	VMOVDQU xc, (R11); \
+	VEXTRACTI128 $1, yc, (R11)(DX*1); \
+	LEAQ (R11)(DX*2), R11
+
+// BODY2AVX2 transposes 8 source rows of 16 two-byte elements into 16
+// destination rows of 8: the 8x8 dword transpose, then SPLIT2X8Y.
+#define BODY2AVX2 \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	LOAD4(VMOVDQU, Y4, Y5, Y6, Y7); \
+	XPOSE8X8DY; \
+	VMOVDQU shufWords2x4<>(SB), Y0; \
+	MOVQ DI, R11; \
+	SPLIT2X8Y(X8, Y8); \
+	SPLIT2X8Y(X9, Y9); \
+	SPLIT2X8Y(X10, Y10); \
+	SPLIT2X8Y(X11, Y11); \
+	SPLIT2X8Y(X12, Y12); \
+	SPLIT2X8Y(X13, Y13); \
+	SPLIT2X8Y(X14, Y14); \
+	SPLIT2X8Y(X15, Y15); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose2AVX2(SB), NOSPLIT, $0-40
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $4, R12
+
+loop:
+	BODY2AVX2
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// SPLIT4X8Y splits the dwords of column yc (one per source row: four
+// bytes) into four destination rows of eight bytes at R11 (VPSHUFB with
+// the mask in Y0, VPERMD with the index in Y1), advancing R11 by four rows.
+#define SPLIT4X8Y(xc, yc) \
+	VPSHUFB Y0, yc, yc; \
+	VPERMD yc, Y1, yc; \
+	VMOVQ xc, (R11); \
+	VPEXTRQ $1, xc, (R11)(DX*1); \
+	VEXTRACTI128 $1, yc, X2; \
+	VMOVQ X2, (R11)(DX*2); \
+	VPEXTRQ $1, X2, (R11)(R9*1); \
+	LEAQ (R11)(DX*4), R11
+
+// BODY1AVX2 transposes 8 source rows of 32 bytes into 32 destination rows
+// of 8: the 8x8 dword transpose, then SPLIT4X8Y.
+#define BODY1AVX2 \
+	MOVQ SI, R10; \
+	LOAD4(VMOVDQU, Y0, Y1, Y2, Y3); \
+	LOAD4(VMOVDQU, Y4, Y5, Y6, Y7); \
+	XPOSE8X8DY; \
+	VMOVDQU shufBytes4x4<>(SB), Y0; \
+	VMOVDQU permDwordsLanes<>(SB), Y1; \
+	MOVQ DI, R11; \
+	SPLIT4X8Y(X8, Y8); \
+	SPLIT4X8Y(X9, Y9); \
+	SPLIT4X8Y(X10, Y10); \
+	SPLIT4X8Y(X11, Y11); \
+	SPLIT4X8Y(X12, Y12); \
+	SPLIT4X8Y(X13, Y13); \
+	SPLIT4X8Y(X14, Y14); \
+	SPLIT4X8Y(X15, Y15); \
+	ADDQ $32, SI; \
+	ADDQ R12, DI
+
+// func transpose1AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+TEXT ·transpose1AVX2(SB), NOSPLIT, $0-40
+	PROLOGUE
+	MOVQ DX, R12
+	SHLQ $5, R12
+
+loop:
+	BODY1AVX2
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
 // XPOSE4X4QY transposes the 4×4 matrix of qwords in Y0..Y3 (row r in Yr):
 // afterwards column c is in Y(8+c).
 #define XPOSE4X4QY \
@@ -883,6 +974,352 @@ loop:
 	RET
 
 // ---------------------------------------------------------------------------
+// De-interleaves: Transpose with 2 or 4 rows and a contiguous source (the
+// inverse of the interleaves: untiling (2,1) and (4,1)).
+//
+// func deinterleaveRxW...(dst *byte, dstStride int, src *byte, n int)
+// splits n chunks of the source stream of groups of R elements of W bytes
+// (R*64 bytes per chunk with AVX-512, R*32 with AVX2) into R destination
+// rows (64 or 32 bytes each per chunk).
+
+// DE2Z(op, a, b, o0, o1) puts the even elements of a then b in o0 and the
+// odd ones in o1, with the index tables in Z30, Z31.
+#define DE2Z(op, a, b, o0, o1) \
+	VMOVDQA64 a, o0; \
+	op b, Z30, o0; \
+	VMOVDQA64 a, o1; \
+	op b, Z31, o1
+
+// DE2Y(a, b, o0, o1) does the same with AVX2: VPSHUFB (mask in Y15) sorts
+// each lane into even and odd elements, VPERMQ joins the lanes, and
+// VPERM2I128 pairs a's halves with b's. It clobbers a and b.
+#define DE2Y(a, b, o0, o1) \
+	VPSHUFB Y15, a, a; \
+	VPERMQ $0xD8, a, a; \
+	VPSHUFB Y15, b, b; \
+	VPERMQ $0xD8, b, b; \
+	VPERM2I128 $0x20, b, a, o0; \
+	VPERM2I128 $0x31, b, a, o1
+
+
+// func deinterleave2x1AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x1AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU64 deEven1<>(SB), Z30
+	VMOVDQU64 deOdd1<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	DE2Z(VPERMT2B, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x1AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x1AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven2<>(SB), Z30
+	VMOVDQU64 deOdd2<>(SB), Z31
+	DE2Z(VPERMT2W, Z0, Z1, Z4, Z5)
+	DE2Z(VPERMT2W, Z2, Z3, Z6, Z7)
+	VMOVDQU64 deEven1<>(SB), Z30
+	VMOVDQU64 deOdd1<>(SB), Z31
+	DE2Z(VPERMT2B, Z4, Z6, Z8, Z9)
+	DE2Z(VPERMT2B, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+	ADDQ $256, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave2x1AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU deShuf1<>(SB), Y15
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	DE2Y(Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x1AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU deShuf2<>(SB), Y15
+	DE2Y(Y0, Y1, Y4, Y5)
+	DE2Y(Y2, Y3, Y6, Y7)
+	VMOVDQU deShuf1<>(SB), Y15
+	DE2Y(Y4, Y6, Y8, Y9)
+	DE2Y(Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, (DI)(DX*1)
+	VMOVDQU Y10, (DI)(DX*2)
+	VMOVDQU Y11, (DI)(R8*1)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func deinterleave2x2AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x2AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU64 deEven2<>(SB), Z30
+	VMOVDQU64 deOdd2<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	DE2Z(VPERMT2W, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x2AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x2AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven4<>(SB), Z30
+	VMOVDQU64 deOdd4<>(SB), Z31
+	DE2Z(VPERMT2D, Z0, Z1, Z4, Z5)
+	DE2Z(VPERMT2D, Z2, Z3, Z6, Z7)
+	VMOVDQU64 deEven2<>(SB), Z30
+	VMOVDQU64 deOdd2<>(SB), Z31
+	DE2Z(VPERMT2W, Z4, Z6, Z8, Z9)
+	DE2Z(VPERMT2W, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+	ADDQ $256, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave2x2AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU deShuf2<>(SB), Y15
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	DE2Y(Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x2AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU deShuf4<>(SB), Y15
+	DE2Y(Y0, Y1, Y4, Y5)
+	DE2Y(Y2, Y3, Y6, Y7)
+	VMOVDQU deShuf2<>(SB), Y15
+	DE2Y(Y4, Y6, Y8, Y9)
+	DE2Y(Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, (DI)(DX*1)
+	VMOVDQU Y10, (DI)(DX*2)
+	VMOVDQU Y11, (DI)(R8*1)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+
+// func deinterleave2x4AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU64 deEven4<>(SB), Z30
+	VMOVDQU64 deOdd4<>(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	DE2Z(VPERMT2D, Z0, Z1, Z2, Z3)
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x4AVX512(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x4AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven8<>(SB), Z30
+	VMOVDQU64 deOdd8<>(SB), Z31
+	DE2Z(VPERMT2Q, Z0, Z1, Z4, Z5)
+	DE2Z(VPERMT2Q, Z2, Z3, Z6, Z7)
+	VMOVDQU64 deEven4<>(SB), Z30
+	VMOVDQU64 deOdd4<>(SB), Z31
+	DE2Z(VPERMT2D, Z4, Z6, Z8, Z9)
+	DE2Z(VPERMT2D, Z5, Z7, Z10, Z11)
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+	ADDQ $256, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave2x4AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	VMOVDQU deShuf4<>(SB), Y15
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	DE2Y(Y0, Y1, Y2, Y3)
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+	ADDQ $64, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+	LEAQ (DX)(DX*2), R8
+
+loop:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU deShuf8<>(SB), Y15
+	DE2Y(Y0, Y1, Y4, Y5)
+	DE2Y(Y2, Y3, Y6, Y7)
+	VMOVDQU deShuf4<>(SB), Y15
+	DE2Y(Y4, Y6, Y8, Y9)
+	DE2Y(Y5, Y7, Y10, Y11)
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, (DI)(DX*1)
+	VMOVDQU Y10, (DI)(DX*2)
+	VMOVDQU Y11, (DI)(R8*1)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ  loop
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
 // Streaming run copies, for transposeStaged
 
 // copyRunsNTPrefetch copies runs with VMOVNTDQ and prefetches one line
@@ -1033,3 +1470,133 @@ DATA ilHi8<>+0x28(SB)/8, $0x000000000000000e
 DATA ilHi8<>+0x30(SB)/8, $0x0000000000000007
 DATA ilHi8<>+0x38(SB)/8, $0x000000000000000f
 GLOBL ilHi8<>(SB), RODATA|NOPTR, $64
+
+// shufWords2x4: VPSHUFB mask gathering word 0, then word 1, of the four
+// dwords of each lane.
+DATA shufWords2x4<>+0x00(SB)/8, $0x0d0c090805040100
+DATA shufWords2x4<>+0x08(SB)/8, $0x0f0e0b0a07060302
+DATA shufWords2x4<>+0x10(SB)/8, $0x0d0c090805040100
+DATA shufWords2x4<>+0x18(SB)/8, $0x0f0e0b0a07060302
+GLOBL shufWords2x4<>(SB), RODATA|NOPTR, $32
+
+// shufBytes4x4: VPSHUFB mask gathering byte 0, 1, 2, then 3 of the four
+// dwords of each lane.
+DATA shufBytes4x4<>+0x00(SB)/8, $0x0d0905010c080400
+DATA shufBytes4x4<>+0x08(SB)/8, $0x0f0b07030e0a0602
+DATA shufBytes4x4<>+0x10(SB)/8, $0x0d0905010c080400
+DATA shufBytes4x4<>+0x18(SB)/8, $0x0f0b07030e0a0602
+GLOBL shufBytes4x4<>(SB), RODATA|NOPTR, $32
+
+// permDwordsLanes: VPERMD index interleaving the dwords of the two lanes.
+DATA permDwordsLanes<>+0x00(SB)/8, $0x0000000400000000
+DATA permDwordsLanes<>+0x08(SB)/8, $0x0000000500000001
+DATA permDwordsLanes<>+0x10(SB)/8, $0x0000000600000002
+DATA permDwordsLanes<>+0x18(SB)/8, $0x0000000700000003
+GLOBL permDwordsLanes<>(SB), RODATA|NOPTR, $32
+
+// deEvenW, deOddW: VPERMT2B/W/D/Q indexes (W the element width) taking the
+// even or the odd elements of two registers. deShufW: VPSHUFB masks
+// sorting each 16-byte lane into its even then its odd W-byte elements.
+DATA deEven1<>+0x00(SB)/8, $0x0e0c0a0806040200
+DATA deEven1<>+0x08(SB)/8, $0x1e1c1a1816141210
+DATA deEven1<>+0x10(SB)/8, $0x2e2c2a2826242220
+DATA deEven1<>+0x18(SB)/8, $0x3e3c3a3836343230
+DATA deEven1<>+0x20(SB)/8, $0x4e4c4a4846444240
+DATA deEven1<>+0x28(SB)/8, $0x5e5c5a5856545250
+DATA deEven1<>+0x30(SB)/8, $0x6e6c6a6866646260
+DATA deEven1<>+0x38(SB)/8, $0x7e7c7a7876747270
+GLOBL deEven1<>(SB), RODATA|NOPTR, $64
+
+DATA deOdd1<>+0x00(SB)/8, $0x0f0d0b0907050301
+DATA deOdd1<>+0x08(SB)/8, $0x1f1d1b1917151311
+DATA deOdd1<>+0x10(SB)/8, $0x2f2d2b2927252321
+DATA deOdd1<>+0x18(SB)/8, $0x3f3d3b3937353331
+DATA deOdd1<>+0x20(SB)/8, $0x4f4d4b4947454341
+DATA deOdd1<>+0x28(SB)/8, $0x5f5d5b5957555351
+DATA deOdd1<>+0x30(SB)/8, $0x6f6d6b6967656361
+DATA deOdd1<>+0x38(SB)/8, $0x7f7d7b7977757371
+GLOBL deOdd1<>(SB), RODATA|NOPTR, $64
+
+DATA deEven2<>+0x00(SB)/8, $0x0006000400020000
+DATA deEven2<>+0x08(SB)/8, $0x000e000c000a0008
+DATA deEven2<>+0x10(SB)/8, $0x0016001400120010
+DATA deEven2<>+0x18(SB)/8, $0x001e001c001a0018
+DATA deEven2<>+0x20(SB)/8, $0x0026002400220020
+DATA deEven2<>+0x28(SB)/8, $0x002e002c002a0028
+DATA deEven2<>+0x30(SB)/8, $0x0036003400320030
+DATA deEven2<>+0x38(SB)/8, $0x003e003c003a0038
+GLOBL deEven2<>(SB), RODATA|NOPTR, $64
+
+DATA deOdd2<>+0x00(SB)/8, $0x0007000500030001
+DATA deOdd2<>+0x08(SB)/8, $0x000f000d000b0009
+DATA deOdd2<>+0x10(SB)/8, $0x0017001500130011
+DATA deOdd2<>+0x18(SB)/8, $0x001f001d001b0019
+DATA deOdd2<>+0x20(SB)/8, $0x0027002500230021
+DATA deOdd2<>+0x28(SB)/8, $0x002f002d002b0029
+DATA deOdd2<>+0x30(SB)/8, $0x0037003500330031
+DATA deOdd2<>+0x38(SB)/8, $0x003f003d003b0039
+GLOBL deOdd2<>(SB), RODATA|NOPTR, $64
+
+DATA deEven4<>+0x00(SB)/8, $0x0000000200000000
+DATA deEven4<>+0x08(SB)/8, $0x0000000600000004
+DATA deEven4<>+0x10(SB)/8, $0x0000000a00000008
+DATA deEven4<>+0x18(SB)/8, $0x0000000e0000000c
+DATA deEven4<>+0x20(SB)/8, $0x0000001200000010
+DATA deEven4<>+0x28(SB)/8, $0x0000001600000014
+DATA deEven4<>+0x30(SB)/8, $0x0000001a00000018
+DATA deEven4<>+0x38(SB)/8, $0x0000001e0000001c
+GLOBL deEven4<>(SB), RODATA|NOPTR, $64
+
+DATA deOdd4<>+0x00(SB)/8, $0x0000000300000001
+DATA deOdd4<>+0x08(SB)/8, $0x0000000700000005
+DATA deOdd4<>+0x10(SB)/8, $0x0000000b00000009
+DATA deOdd4<>+0x18(SB)/8, $0x0000000f0000000d
+DATA deOdd4<>+0x20(SB)/8, $0x0000001300000011
+DATA deOdd4<>+0x28(SB)/8, $0x0000001700000015
+DATA deOdd4<>+0x30(SB)/8, $0x0000001b00000019
+DATA deOdd4<>+0x38(SB)/8, $0x0000001f0000001d
+GLOBL deOdd4<>(SB), RODATA|NOPTR, $64
+
+DATA deEven8<>+0x00(SB)/8, $0x0000000000000000
+DATA deEven8<>+0x08(SB)/8, $0x0000000000000002
+DATA deEven8<>+0x10(SB)/8, $0x0000000000000004
+DATA deEven8<>+0x18(SB)/8, $0x0000000000000006
+DATA deEven8<>+0x20(SB)/8, $0x0000000000000008
+DATA deEven8<>+0x28(SB)/8, $0x000000000000000a
+DATA deEven8<>+0x30(SB)/8, $0x000000000000000c
+DATA deEven8<>+0x38(SB)/8, $0x000000000000000e
+GLOBL deEven8<>(SB), RODATA|NOPTR, $64
+
+DATA deOdd8<>+0x00(SB)/8, $0x0000000000000001
+DATA deOdd8<>+0x08(SB)/8, $0x0000000000000003
+DATA deOdd8<>+0x10(SB)/8, $0x0000000000000005
+DATA deOdd8<>+0x18(SB)/8, $0x0000000000000007
+DATA deOdd8<>+0x20(SB)/8, $0x0000000000000009
+DATA deOdd8<>+0x28(SB)/8, $0x000000000000000b
+DATA deOdd8<>+0x30(SB)/8, $0x000000000000000d
+DATA deOdd8<>+0x38(SB)/8, $0x000000000000000f
+GLOBL deOdd8<>(SB), RODATA|NOPTR, $64
+
+DATA deShuf1<>+0x00(SB)/8, $0x0e0c0a0806040200
+DATA deShuf1<>+0x08(SB)/8, $0x0f0d0b0907050301
+DATA deShuf1<>+0x10(SB)/8, $0x0e0c0a0806040200
+DATA deShuf1<>+0x18(SB)/8, $0x0f0d0b0907050301
+GLOBL deShuf1<>(SB), RODATA|NOPTR, $32
+
+DATA deShuf2<>+0x00(SB)/8, $0x0d0c090805040100
+DATA deShuf2<>+0x08(SB)/8, $0x0f0e0b0a07060302
+DATA deShuf2<>+0x10(SB)/8, $0x0d0c090805040100
+DATA deShuf2<>+0x18(SB)/8, $0x0f0e0b0a07060302
+GLOBL deShuf2<>(SB), RODATA|NOPTR, $32
+
+DATA deShuf4<>+0x00(SB)/8, $0x0b0a090803020100
+DATA deShuf4<>+0x08(SB)/8, $0x0f0e0d0c07060504
+DATA deShuf4<>+0x10(SB)/8, $0x0b0a090803020100
+DATA deShuf4<>+0x18(SB)/8, $0x0f0e0d0c07060504
+GLOBL deShuf4<>(SB), RODATA|NOPTR, $32
+
+DATA deShuf8<>+0x00(SB)/8, $0x0706050403020100
+DATA deShuf8<>+0x08(SB)/8, $0x0f0e0d0c0b0a0908
+DATA deShuf8<>+0x10(SB)/8, $0x0706050403020100
+DATA deShuf8<>+0x18(SB)/8, $0x0f0e0d0c0b0a0908
+GLOBL deShuf8<>(SB), RODATA|NOPTR, $32

@@ -78,6 +78,11 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 // interleaveAsm has no kernel here: it does none of the rows.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int { return 0 }
 
+// deinterleaveAsm has no kernel here: it does none of the columns.
+func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
+	return 0
+}
+
 // stagedKernel is transposeKernel: nothing stages here.
 func stagedKernel(width int) kernelID { return transposeKernel(width) }
 
@@ -87,6 +92,6 @@ const streamingStores = false
 
 // transposeStaged is amd64's streaming transpose; Transpose never calls it
 // here (streamingStores is false).
-func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
 	panic("tilecopy: no streaming stores in this build")
 }

@@ -83,7 +83,8 @@ func BenchmarkTransposeImpl(b *testing.B) {
 
 // BenchmarkInterleaveImpl times the transposes with 2 and 4 columns and a
 // contiguous destination that the planner runs for the (2,1) and (4,1)
-// tiles: one call per tile (128 rows) and one over a long run.
+// tiles, one call per tile (128 rows) and one over a long run, and their
+// inverses (2 or 4 rows, contiguous source).
 func BenchmarkInterleaveImpl(b *testing.B) {
 	for _, w := range []int{1, 2, 4} {
 		for _, cols := range []int{2, 4} {
@@ -101,6 +102,16 @@ func BenchmarkInterleaveImpl(b *testing.B) {
 						b.SetBytes(int64(2 * n))
 						for b.Loop() {
 							Transpose(w, dst, cols*w, src, rows*w, rows, cols)
+						}
+					})
+				})
+				// The inverse (untiling): cols destination rows.
+				b.Run(fmt.Sprintf("w%d/%dx%d", w, cols, rows), func(b *testing.B) {
+					src, dst := make([]byte, n), make([]byte, n)
+					benchLevels(b, func(b *testing.B) {
+						b.SetBytes(int64(2 * n))
+						for b.Loop() {
+							Transpose(w, dst, rows*w, src, cols*w, cols, rows)
 						}
 					})
 				})

@@ -274,7 +274,8 @@ func TestTransposeStreaming(t *testing.T) {
 }
 
 // TestTransposeTiny covers the interleave shapes the planner uses for
-// tiled 8- and 16-bit layouts: a few source rows, many elements.
+// tiled 8- and 16-bit layouts (a few source rows, many elements) and their
+// inverse (a few destination rows).
 func TestTransposeTiny(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 3))
@@ -286,6 +287,13 @@ func TestTransposeTiny(t *testing.T) {
 					checkTranspose(t, r, g)
 					g.dstStride += 64 // strided destination rows
 					checkTranspose(t, r, g)
+					// The inverse: a few destination rows, many
+					// columns, contiguous source (untiling).
+					h := geometry{width: w, rows: cols, cols: rows, dstStride: rows*w + r.IntN(3)*64, srcStride: cols * w}
+					h.dstAtEnd, h.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+					checkTranspose(t, r, h)
+					h.srcStride += 64
+					checkTranspose(t, r, h)
 				}
 			}
 		}
