@@ -98,6 +98,9 @@ func (j *job) runMapped(ctx context.Context, release func(), stderr io.Writer) e
 	switch {
 	case interrupted || ctx.Err() != nil:
 		o.abort()
+		if !interrupted { // the work ended as the signal came: select took done
+			release()
+		}
 		return fmt.Errorf("interrupted by a signal; %s not written", o.name)
 	case err != nil:
 		o.abort()
