@@ -273,6 +273,26 @@ func TestTransposeStreaming(t *testing.T) {
 	})
 }
 
+// TestTransposeAliased covers blocks at strides that are multiples of 2
+// KiB, which Transpose stages through a scratch tile.
+func TestTransposeAliased(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(4, 4))
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			for range 6 {
+				g := geometry{width: w, rows: 64 + r.IntN(200), cols: 64 + r.IntN(200)}
+				g.dstStride = (g.cols*w + 2047) / 2048 * 2048
+				g.srcStride = (g.rows*w + 2047) / 2048 * 2048
+				if r.IntN(3) == 0 {
+					g.srcStride += 64 * (1 + r.IntN(3))
+				}
+				g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+				checkTranspose(t, r, g)
+			}
+		}
+	})
+}
+
 // TestTransposeTiny covers the interleave shapes the planner uses for
 // tiled 8- and 16-bit layouts (a few source rows, many elements) and their
 // inverse (a few destination rows).
