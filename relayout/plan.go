@@ -33,7 +33,7 @@ type Plan struct {
 	dtype      DType
 	pat        []byte // one padding element, natural width
 	threads    int
-	splitOuter bool // Threads and RunRange split the kernel\'s rows, not loops[0]
+	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 	// parallelMin is the destination size from which Run splits its work
 	// (parallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
@@ -502,6 +502,17 @@ func (p *Plan) chooseKernel() {
 	if p.inner.src == 1 && p.inner.dst == 1 {
 		p.kern = kernRun
 		p.why = append(p.why, fmt.Sprintf("the innermost digit is contiguous on both sides: runs of %d elements", p.inner.size))
+		// Rows that continue the source runs make each step read one
+		// contiguous block; the destination side of a run copy tolerates
+		// scattered runs better (f32 [64,128,256,32] perm (0,2,1,3): 0.59
+		// of copy() against 0.52 with destination-contiguous rows).
+		for i := len(p.loops) - 1; i >= 0; i-- {
+			if l := p.loops[i]; eligible(l) && l.src == p.inner.src*p.inner.size {
+				pick(i)
+				p.why = append(p.why, "rows: the loop that continues the source runs, so each step reads one contiguous block")
+				return
+			}
+		}
 		if n := len(p.loops); n > 0 && eligible(p.loops[n-1]) {
 			pick(n - 1)
 		}
