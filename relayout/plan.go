@@ -45,7 +45,7 @@ type Plan struct {
 	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
 	inner   ploop       // the kernel's inner loop, contiguous in the destination
 	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
-	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim\'s table
+	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim's table
 	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
 	spans   [][]dimSpan // per loop level: what each dim below must hold for a dense box
 	why     []string    // explanation lines for String
