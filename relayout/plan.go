@@ -169,6 +169,7 @@ func (p *Plan) String() string {
 	for _, w := range p.why {
 		fmt.Fprintf(&b, "  why: %s\n", w)
 	}
+	b.WriteString("  " + p.explainChunks() + "\n")
 	if p.tail[1] > p.tail[0] {
 		fmt.Fprintf(&b, "  tail padding: elements [%d,%d)\n", p.tail[0], p.tail[1])
 	}

@@ -168,3 +168,19 @@ func (p *Plan) chunkWalker(dst, src []byte, lo, hi int64) (w *walker, dOff, sOff
 	}
 	return w, dOff, sOff, w.e[l.dim] > 0 && l.size > 0
 }
+
+// explainChunks says how a Run shares out its work, for Plan.String.
+func (p *Plan) explainChunks() string {
+	n := p.Chunks()
+	switch {
+	case n == 1:
+		return "chunks: one (the plan does not split)"
+	case p.chunks() > 1:
+		l := p.splitLoop()
+		return fmt.Sprintf("chunks: %d values of d%d weight %d; a Run uses %d goroutines", n, l.dim, l.w, p.chunks())
+	case p.threads <= 1:
+		return fmt.Sprintf("chunks: %d; a Run uses the calling goroutine (Threads 1)", n)
+	default:
+		return fmt.Sprintf("chunks: %d; a Run uses the calling goroutine (destination under %d bytes)", n, p.parallelMin)
+	}
+}
