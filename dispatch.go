@@ -309,3 +309,23 @@ func transposeEdges(width int, dst []byte, dstStride int, src []byte, srcStride 
 		transposeGeneric(width, dst[fullRows*dstStride:], dstStride, src[fullRows*width:], srcStride, rows-fullRows, fullCols)
 	}
 }
+
+// fillRunsFast is FillRuns after its checks: runs shorter than 8 KiB with
+// a pattern of 1, 2, 4, 8, 16 or 32 bytes take the SIMD fill where the
+// level has one; longer runs and other patterns the generic fill. On Zen 5
+// (go test -bench FillRunsImpl) the SIMD fill writes 64-byte runs at 80-85
+// GB/s against 25 (zero, clear) and 4.6 (other patterns, doubling copies)
+// for the generic fill, 4 KiB runs at 80-85 against 48-56; from 64 KiB
+// runs on, clear is faster.
+func fillRunsFast(dst []byte, dstStride int, n, rows int, pattern []byte) {
+	if n > 0 && rows > 0 && n < 8<<10 && 32%len(pattern) == 0 {
+		var pat [32]byte
+		for k := 0; k < 32; k += len(pattern) {
+			copy(pat[k:], pattern)
+		}
+		if fillAsm(unsafe.SliceData(dst), dstStride, n, rows, &pat) {
+			return
+		}
+	}
+	fillRunsGeneric(dst, dstStride, n, rows, pattern)
+}

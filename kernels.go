@@ -41,7 +41,7 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	if len(pattern) == 0 || n%len(pattern) != 0 {
 		panic(fmt.Sprintf("tilecopy: fill of %d bytes with a %d-byte pattern", n, len(pattern)))
 	}
-	fillRunsGeneric(dst, dstStride, n, rows, pattern)
+	fillRunsFast(dst, dstStride, n, rows, pattern)
 }
 
 // Transpose moves a rows × cols block of width-byte elements:

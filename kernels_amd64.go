@@ -252,6 +252,24 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 	return n * chunk
 }
 
+// fillRunsAVX2 writes rows runs of n bytes at stride dstStride, each a
+// repetition of the pattern whose copies fill pat. Preconditions: AVX2;
+// n ≥ 1 and rows ≥ 1; the pattern's length divides 32 and n; every byte
+// inside the caller's slice.
+//
+//go:noescape
+func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
+
+// fillAsm runs fillRunsAVX2 and reports true, or reports false if the
+// level in use has no such kernel.
+func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool {
+	if !useAVX2 {
+		return false
+	}
+	fillRunsAVX2(dst, dstStride, n, rows, pat)
+	return true
+}
+
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
 

@@ -1320,6 +1320,102 @@ loop:
 	RET
 
 // ---------------------------------------------------------------------------
+// Pattern fill
+
+// func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
+//
+// Stores 32 bytes of pattern at a time, the last store of a run ending at
+// its end (overlapping the one before: the pattern's length divides both
+// 32 and n, so every store is in phase). Runs shorter than 32 bytes take
+// the widest store that fits, twice.
+TEXT ·fillRunsAVX2(SB), NOSPLIT, $0-40
+	MOVQ    dst+0(FP), DI
+	MOVQ    dstStride+8(FP), DX
+	MOVQ    n+16(FP), R8
+	MOVQ    rows+24(FP), CX
+	MOVQ    pat+32(FP), SI
+	VMOVDQU (SI), Y0
+	MOVQ    (SI), AX
+	CMPQ    R8, $32
+	JB      small
+	LEAQ    -32(R8), R9
+
+row32:
+	XORQ BX, BX
+
+loop32:
+	VMOVDQU Y0, (DI)(BX*1)
+	ADDQ    $32, BX
+	CMPQ    BX, R9
+	JB      loop32
+	VMOVDQU Y0, (DI)(R9*1)
+	ADDQ    DX, DI
+	DECQ    CX
+	JNZ     row32
+	VZEROUPPER
+	RET
+
+small:
+	CMPQ R8, $16
+	JB   under16
+
+row16:
+	VMOVDQU X0, (DI)
+	VMOVDQU X0, -16(DI)(R8*1)
+	ADDQ    DX, DI
+	DECQ    CX
+	JNZ     row16
+	VZEROUPPER
+	RET
+
+under16:
+	CMPQ R8, $8
+	JB   under8
+
+row8:
+	MOVQ AX, (DI)
+	MOVQ AX, -8(DI)(R8*1)
+	ADDQ DX, DI
+	DECQ CX
+	JNZ  row8
+	VZEROUPPER
+	RET
+
+under8:
+	CMPQ R8, $4
+	JB   under4
+
+row4:
+	MOVL AX, (DI)
+	MOVL AX, -4(DI)(R8*1)
+	ADDQ DX, DI
+	DECQ CX
+	JNZ  row4
+	VZEROUPPER
+	RET
+
+under4:
+	CMPQ R8, $2
+	JB   row1
+
+row2:
+	MOVW AX, (DI)
+	MOVW AX, -2(DI)(R8*1)
+	ADDQ DX, DI
+	DECQ CX
+	JNZ  row2
+	VZEROUPPER
+	RET
+
+row1:
+	MOVB AX, (DI)
+	ADDQ DX, DI
+	DECQ CX
+	JNZ  row1
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
 // Streaming run copies, for transposeStaged
 
 // copyRunsNTPrefetch copies runs with VMOVNTDQ and prefetches one line

@@ -83,6 +83,9 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 	return 0
 }
 
+// fillAsm has no kernel here.
+func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
+
 // stagedKernel is transposeKernel: nothing stages here.
 func stagedKernel(width int) kernelID { return transposeKernel(width) }
 

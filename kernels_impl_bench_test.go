@@ -166,3 +166,25 @@ func BenchmarkTransposeVsCopy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFillRunsImpl times FillRuns with a zero and a 4-byte pattern on
+// 4 MiB of runs of 64 B (the padding of a row) to 64 KiB.
+func BenchmarkFillRunsImpl(b *testing.B) {
+	for _, n := range []int{64, 512, 4096, 64 << 10} {
+		rows := (4 << 20) / n
+		dst := make([]byte, n*rows)
+		for _, p := range []struct {
+			name    string
+			pattern []byte
+		}{{"zero", []byte{0, 0, 0, 0}}, {"f32one", []byte{0, 0, 0x80, 0x3f}}} {
+			b.Run(fmt.Sprintf("%dB/%s", n, p.name), func(b *testing.B) {
+				benchLevels(b, func(b *testing.B) {
+					b.SetBytes(int64(len(dst)))
+					for b.Loop() {
+						FillRuns(dst, n, n, rows, p.pattern)
+					}
+				})
+			})
+		}
+	}
+}

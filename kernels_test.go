@@ -320,6 +320,72 @@ func TestTransposeTiny(t *testing.T) {
 	})
 }
 
+// TestFillRuns compares FillRuns at each level with the generic fill on
+// random run lengths, strides and patterns, in guarded buffers.
+func TestFillRuns(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 5))
+		for k := range 400 {
+			plen := []int{1, 2, 4, 8, 16, 32, 3, 12}[k%8]
+			pattern := make([]byte, plen)
+			for i := range pattern {
+				pattern[i] = byte(r.Uint32())
+			}
+			if k%5 == 0 {
+				clear(pattern)
+			}
+			n := plen * r.IntN(80/plen+2)
+			if k%7 == 0 {
+				n = plen * (r.IntN(3000) / plen)
+			}
+			rows := r.IntN(20)
+			stride := n + r.IntN(3)*r.IntN(100)
+			size := span(rows, stride, n)
+			dst := guarded(t, size, k%2 == 0)
+			for i := range dst {
+				dst[i] = byte(r.Uint32())
+			}
+			want := bytes.Clone(dst)
+			if n > 0 && rows > 0 {
+				fillRunsGeneric(want, stride, n, rows, pattern)
+			}
+			FillRuns(dst, stride, n, rows, pattern)
+			if !bytes.Equal(dst, want) {
+				t.Fatalf("fill of %d runs of %d bytes at stride %d with %x: byte %d differs", rows, n, stride, pattern, firstDiff(dst, want))
+			}
+		}
+	})
+}
+
+// TestCopyRuns checks CopyRuns against a loop of copies, in guarded
+// buffers.
+func TestCopyRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 6))
+	for k := range 200 {
+		n, rows := r.IntN(300), r.IntN(20)
+		ds, ss := n+r.IntN(2)*r.IntN(64), n+r.IntN(2)*r.IntN(64)
+		if k%4 == 0 {
+			ds, ss = n, n
+		}
+		dst := guarded(t, span(rows, ds, n), k%2 == 0)
+		src := guarded(t, span(rows, ss, n), k%3 == 0)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		for i := range dst {
+			dst[i] = byte(r.Uint32())
+		}
+		want := bytes.Clone(dst)
+		for j := range rows {
+			copy(want[j*ds:j*ds+n], src[j*ss:j*ss+n])
+		}
+		CopyRuns(dst, ds, src, ss, n, rows)
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("copy of %d runs of %d bytes (strides %d, %d): byte %d differs", rows, n, ds, ss, firstDiff(dst, want))
+		}
+	}
+}
+
 func TestTransposePanics(t *testing.T) {
 	buf := make([]byte, 64)
 	for _, tc := range []struct {
