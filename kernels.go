@@ -7,6 +7,13 @@
 // Every kernel checks, before it touches memory, that the last byte it
 // would read or write lies inside its slices, and panics otherwise (as an
 // out-of-range index does): callers are expected to pass valid geometry.
+//
+// On amd64 the kernels run AVX-512 or AVX2 assembly, on arm64 NEON, and
+// portable Go elsewhere; the choice is made once, from the CPU's features
+// (github.com/klauspost/cpuid/v2). The environment variable TILECOPY_CPU
+// (generic, avx2, avx512 or neon) caps the level for tests and
+// benchmarks; Level, Levels, Kernel and Features report the choice. The
+// build tags purego and noasm leave the assembly out.
 package tilecopy
 
 import "fmt"
