@@ -268,15 +268,16 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
 	// A kernel writing part lines (the AVX2 1- and 2-byte ones) goes
-	// through the staging tile, copied out with copy(): at power-of-two
-	// strides its destination rows share L1 sets and evict each other
-	// before the next strip completes them (2048x2048 u8: 2.6 GB/s
-	// direct, 18 staged). So does any block of 64 KiB or more at strides
+	// through the staging tile, copied out with copy(), once the block
+	// outgrows L1 (32 KiB): at power-of-two strides its destination rows
+	// share L1 sets and evict each other before the next strip completes
+	// them (2048x2048 u8: 2.6 GB/s direct, 18 staged; 128x128 u8: 50
+	// direct, 24 staged). So does any block of 64 KiB or more at strides
 	// that are multiples of 2 KiB, whose rows crowd a few cache sets
 	// (512x512 f32: 0.36 of copy() direct, 0.46-0.64 staged; with the
 	// strides padded by 64 bytes direct is better, 0.67 against 0.45).
 	aliased := (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
-	if streamingStores && (sh.bj*width < 64 || aliased) {
+	if streamingStores && (sh.bj*width < 64 && rows*cols*width >= 32<<10 || aliased) {
 		unit := sh.bj
 		for unit*width%64 != 0 {
 			unit += sh.bj
