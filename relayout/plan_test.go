@@ -136,9 +136,11 @@ func checkPair(t *testing.T, seed uint64, from, to Shape, opts Options) bool {
 // pairs, compiled and run, must give the oracle's bytes. Replay one case
 // with TILECOPY_SEED=n.
 func TestCompileMatchesReference(t *testing.T) {
-	n := 10000
+	// About 5 in 6 draws are runnable (NaN padding for an integer type,
+	// say, is refused); a full run must run at least 10,000 pairs.
+	n, want := 12500, 10000
 	if testing.Short() {
-		n = 2000
+		n, want = 2000, 1500
 	}
 	first := uint64(1)
 	if s := os.Getenv("TILECOPY_SEED"); s != "" {
@@ -156,8 +158,8 @@ func TestCompileMatchesReference(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d cases ran", ran, n)
-	if ran < n/2 {
-		t.Errorf("only %d of %d random cases were runnable", ran, n)
+	if ran < want && os.Getenv("TILECOPY_SEED") == "" {
+		t.Errorf("only %d of %d random cases were runnable, want %d", ran, n, want)
 	}
 }
 
