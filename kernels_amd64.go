@@ -110,24 +110,29 @@ func interleave4x4AVX512(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func interleave4x4AVX2(dst *byte, src *byte, srcStride int, n int)
 
+// weaveChunk is how many elements of width bytes one step of the
+// interleave and de-interleave kernels moves per row at the level in use
+// (a vector of them), and whether that is the AVX-512 kernel; 0 when the
+// level has none (the 1-byte AVX-512 kernels need VBMI).
+func weaveChunk(width int) (chunk int, avx512 bool) {
+	switch {
+	case useAVX512 && (width > 1 || useVBMI):
+		return 64 / width, true
+	case useAVX2:
+		return 32 / width, false
+	}
+	return 0, false
+}
+
 // interleaveAsm runs the interleave of cols (2 or 4) source rows of width-byte
 // elements (1, 2 or 4) at the level in use over rows elements, and returns
 // how many it did (a multiple of its chunk), or 0 if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
-	var chunk int
-	switch {
-	case useAVX512 && (width > 1 || useVBMI):
-		chunk = 64 / width
-	case useAVX2:
-		chunk = 32 / width
-	default:
+	chunk, avx512 := weaveChunk(width)
+	if chunk == 0 || rows < chunk {
 		return 0
 	}
 	n := rows / chunk
-	if n == 0 {
-		return 0
-	}
-	avx512 := chunk*width == 64
 	switch {
 	case cols == 2 && width == 1 && avx512:
 		interleave2x1AVX512(dst, src, srcStride, n)
@@ -207,20 +212,11 @@ func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
 // elements, and returns how many it did (a multiple of its chunk), or 0 if
 // it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
-	var chunk int
-	switch {
-	case useAVX512 && (width > 1 || useVBMI):
-		chunk = 64 / width
-	case useAVX2:
-		chunk = 32 / width
-	default:
+	chunk, avx512 := weaveChunk(width)
+	if chunk == 0 || cols < chunk {
 		return 0
 	}
 	n := cols / chunk
-	if n == 0 {
-		return 0
-	}
-	avx512 := chunk*width == 64
 	switch {
 	case rows == 2 && width == 1 && avx512:
 		deinterleave2x1AVX512(dst, dstStride, src, n)
