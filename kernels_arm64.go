@@ -2,8 +2,6 @@
 
 package tilecopy
 
-import "unsafe"
-
 // The arm64 transpose micro-kernels. Each one transposes n register blocks
 // lying one after another along a strip of the source:
 //
@@ -73,28 +71,4 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 	case k8NEON:
 		transpose8NEON(dst, dstStride, src, srcStride, n)
 	}
-}
-
-// interleaveAsm has no kernel here: it does none of the rows.
-func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int { return 0 }
-
-// deinterleaveAsm has no kernel here: it does none of the columns.
-func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
-	return 0
-}
-
-// fillAsm has no kernel here.
-func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
-
-// stagedKernel is transposeKernel: nothing stages here.
-func stagedKernel(width int) kernelID { return transposeKernel(width) }
-
-// streamingStores reports that this architecture's kernels can write with
-// non-temporal stores; these cannot.
-const streamingStores = false
-
-// transposeStaged is amd64's streaming transpose; Transpose never calls it
-// here (streamingStores is false).
-func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
-	panic("tilecopy: no streaming stores in this build")
 }
