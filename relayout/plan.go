@@ -286,7 +286,6 @@ func (p *Plan) build() {
 		for d := range rank {
 			p.tables[d] = sourceTable(srcDigits, d, p.to.dims[d])
 		}
-		p.runs = contiguousRuns(p.tables[dest[len(dest)-1].Dim])
 	} else {
 		p.mode = modeStrided
 		for _, g := range dest {
@@ -484,6 +483,7 @@ func (p *Plan) chooseKernel() {
 	p.loops = p.loops[:last]
 	if p.mode == modeGather {
 		p.kern = kernGather
+		p.runs = contiguousRuns(p.tables[p.inner.dim]) // nil for a prepended dim
 		p.why = append(p.why, "gather: each destination run reads the source through the offset tables")
 		return
 	}

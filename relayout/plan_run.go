@@ -222,7 +222,9 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 	}
 }
 
-// gather moves n elements of the inner loop one at a time.
+// gather moves n elements of the inner loop: in gather mode through the
+// offset tables, copying whole stretches where the source is contiguous
+// too; otherwise one element at a time at the loop's strides.
 func (w *walker) gather(dOff, sOff, n int64) {
 	p := w.p
 	l := &p.inner
