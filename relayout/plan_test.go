@@ -3,6 +3,7 @@ package relayout
 import (
 	"bytes"
 	"errors"
+	"github.com/tilecopy/tilecopy/internal/golden"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -166,31 +167,19 @@ func TestCompileMatchesReference(t *testing.T) {
 // TestGoldenRelayouts runs the golden vectors of DESIGN.md §3 through
 // Compile and Run.
 func TestGoldenRelayouts(t *testing.T) {
-	tests := []struct {
-		from, to string
-		want     string // letters: logical element k is 'a'+k, '_' padding
-	}{
-		{"f32[2,3]", "f32[2,3]{0,1}", "a d b e c f"},
-		{"f32[3,5]", "f32[3,5]{1,0:T(2,2)}", "a b f g c d h i e _ j _ k l _ _ m n _ _ o _ _ _"},
-		{"f32[3,5]", "f32[3,5]{1,0:T(2,4)}", "a b c d f g h i e _ _ _ j _ _ _ k l m n _ _ _ _ o _ _ _ _ _ _ _"},
-		{"bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}", "a d b e c f _ _ g _ h _ i _ _ _"},
-		{"f32[5]", "f32[5]{0:T(2,4)}", "a b c d _ _ _ _ e _ _ _ _ _ _ _"},
-		{"f32[3,5]", "f32[3,5]{0,1:T(2,2)}", "a f b g k _ l _ c h d i m _ n _ e j _ _ o _ _ _"},
-		{"s8[4,4]", "s8[4,4]{1,0:T(4,4)(4,1)}", "a e i m b f j n c g k o d h l p"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.to, func(t *testing.T) {
-			from, err := ParseShape(tc.from)
+	for _, tc := range golden.Cases() {
+		t.Run(tc.To, func(t *testing.T) {
+			from, err := ParseShape(tc.From)
 			if err != nil {
 				t.Fatal(err)
 			}
-			to, err := ParseShape(tc.to)
+			to, err := ParseShape(tc.To)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := letters(t, from, to)
-			if got != tc.want {
-				t.Errorf("got  %s\nwant %s", got, tc.want)
+			if got != tc.Want {
+				t.Errorf("got  %s\nwant %s", got, tc.Want)
 			}
 		})
 	}

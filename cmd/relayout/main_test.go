@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/tilecopy/tilecopy/internal/golden"
 	"io"
 	"os"
 	"os/exec"
@@ -95,17 +96,6 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// goldenCases are the golden vectors of DESIGN.md §3.
-var goldenCases = []struct{ from, to, want string }{
-	{"f32[2,3]", "f32[2,3]{0,1}", "a d b e c f"},
-	{"f32[3,5]", "f32[3,5]{1,0:T(2,2)}", "a b f g c d h i e _ j _ k l _ _ m n _ _ o _ _ _"},
-	{"f32[3,5]", "f32[3,5]{1,0:T(2,4)}", "a b c d f g h i e _ _ _ j _ _ _ k l m n _ _ _ _ o _ _ _ _ _ _ _"},
-	{"bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}", "a d b e c f _ _ g _ h _ i _ _ _"},
-	{"f32[5]", "f32[5]{0:T(2,4)}", "a b c d _ _ _ _ e _ _ _ _ _ _ _"},
-	{"f32[3,5]", "f32[3,5]{0,1:T(2,2)}", "a f b g k _ l _ c h d i m _ n _ e j _ _ o _ _ _"},
-	{"s8[4,4]", "s8[4,4]{1,0:T(4,4)(4,1)}", "a e i m b f j n c g k o d h l p"},
-}
-
 // letterInput returns the row-major array of shape text whose logical
 // element k holds k+1 in its first byte, and the element width.
 func letterInput(t *testing.T, text string) ([]byte, int) {
@@ -141,15 +131,15 @@ func letters(buf []byte, w int) string {
 }
 
 func TestConvertGolden(t *testing.T) {
-	for _, tc := range goldenCases {
-		in, w := letterInput(t, tc.from)
-		t.Run(tc.to+"/files", func(t *testing.T) {
+	for _, tc := range golden.Cases() {
+		in, w := letterInput(t, tc.From)
+		t.Run(tc.To+"/files", func(t *testing.T) {
 			dir := t.TempDir()
 			inPath, outPath := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
 			if err := os.WriteFile(inPath, in, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := runCLI(t, nil, "convert", "--from", tc.from, "--to", tc.to, inPath, outPath)
+			r := runCLI(t, nil, "convert", "--from", tc.From, "--to", tc.To, inPath, outPath)
 			if r.code != 0 || r.stderr != "" || r.stdout != "" {
 				t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 			}
@@ -157,18 +147,18 @@ func TestConvertGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := letters(got, w); s != tc.want {
-				t.Errorf("got  %s\nwant %s", s, tc.want)
+			if s := letters(got, w); s != tc.Want {
+				t.Errorf("got  %s\nwant %s", s, tc.Want)
 			}
 			checkDir(t, dir, "in.bin", "out.bin")
 		})
-		t.Run(tc.to+"/stdio", func(t *testing.T) {
-			r := runCLI(t, in, "convert", "--from", tc.from, "--to", tc.to, "-", "-")
+		t.Run(tc.To+"/stdio", func(t *testing.T) {
+			r := runCLI(t, in, "convert", "--from", tc.From, "--to", tc.To, "-", "-")
 			if r.code != 0 || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			if s := letters([]byte(r.stdout), w); s != tc.want {
-				t.Errorf("got  %s\nwant %s", s, tc.want)
+			if s := letters([]byte(r.stdout), w); s != tc.Want {
+				t.Errorf("got  %s\nwant %s", s, tc.Want)
 			}
 		})
 	}
