@@ -137,7 +137,7 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
-	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padName(p))
+	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, fmt.Sprintf("% x per element", p.pat))
 	if p.stage != nil {
 		p.stage.explain(&b)
 		return b.String()
@@ -183,9 +183,7 @@ func srcStride(p *Plan, l ploop) string {
 	return fmt.Sprint(l.src)
 }
 
-func padName(p *Plan) string { return fmt.Sprintf("% x per element", p.pat) }
-
-// SourceSize and DestinationSize are the exact buffer lengths Run takes.
+// SourceSize is the exact source buffer length Run takes.
 func (p *Plan) SourceSize() int64 { return p.srcBytes }
 
 // DestinationSize is the exact destination buffer length Run takes.
