@@ -41,6 +41,26 @@ func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int)
 	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
 }
 
+// CopyRunsAhead is CopyRuns that also prefetches, for each 64 bytes it
+// copies, the source line ahead bytes further on: the runs of the next
+// call, for a caller that walks blocks ahead bytes apart. Short runs at a
+// large source stride are the case it serves: the hardware prefetchers
+// do not follow them. The prefetched addresses need not lie inside src (a
+// prefetch never faults). Where the level in use has no prefetching copy
+// (see Prefetching), it is CopyRuns.
+func CopyRunsAhead(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
+	checkSpan("destination", dst, rows, dstStride, n)
+	checkSpan("source", src, rows, srcStride, n)
+	if rows == 0 || n == 0 {
+		return
+	}
+	copyRunsAheadFast(dst, dstStride, src, srcStride, n, rows, ahead)
+}
+
+// Prefetching reports whether CopyRunsAhead prefetches at the level in
+// use (AVX2 or above).
+func Prefetching() bool { return prefetching() }
+
 // FillRuns writes rows runs of n bytes at stride dstStride, each a
 // repetition of pattern; n must be a multiple of len(pattern).
 func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {

@@ -67,6 +67,32 @@ func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
+// copyRunsAhead copies rows runs of n bytes, run k from src+k*srcStride
+// to dst+k*dstStride, with ordinary stores, and for each 64 bytes it
+// copies prefetches the line ahead bytes past the source. Preconditions:
+// AVX2; rows ≥ 1; n ≥ 32 and a multiple of 32; every byte copied inside
+// the caller's slices.
+//
+//go:noescape
+func copyRunsAhead(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, ahead int)
+
+// copyRunsAheadFast is CopyRunsAhead after its checks (rows, n ≥ 1): the
+// assembly takes the whole 32-byte pieces of runs of 64 bytes or more,
+// the generic copy the rest.
+func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
+	if !useAVX2 || n < 64 {
+		copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
+		return
+	}
+	m := n &^ 31
+	copyRunsAhead(&dst[0], dstStride, &src[0], srcStride, m, rows, ahead)
+	if m < n {
+		copyRunsGeneric(dst[m:], dstStride, src[m:], srcStride, n-m, rows)
+	}
+}
+
+func prefetching() bool { return useAVX2 }
+
 // The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous
 // destination. interleaveCxW reads n chunks of C source rows (64 bytes of
 // each row per chunk with AVX-512, 32 with AVX2) and writes them to dst

@@ -1461,6 +1461,53 @@ same:
 	VZEROUPPER
 	RET
 
+// copyRunsAhead copies runs with ordinary stores, 64 bytes per step (32
+// for a last odd piece), and prefetches the line ahead bytes past each
+// step's source.
+//
+// func copyRunsAhead(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, ahead int)
+TEXT ·copyRunsAhead(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ ahead+48(FP), R9
+	MOVQ R8, R11
+	ANDQ $-64, R11 // the bytes of whole 64-byte steps
+
+arow:
+	LEAQ (SI)(R9*1), R10
+	XORQ AX, AX
+	CMPQ AX, R11
+	JAE  atail
+
+aline:
+	PREFETCHT0 (R10)(AX*1)
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y1, 32(DI)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, R11
+	JB   aline
+
+atail:
+	CMPQ AX, R8
+	JAE  anext
+	PREFETCHT0 (R10)(AX*1)
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU Y0, (DI)(AX*1)
+
+anext:
+	ADDQ DX, DI
+	ADDQ BX, SI
+	DECQ CX
+	JNZ  arow
+	VZEROUPPER
+	RET
+
 // permBytes16x4: byte 16b+r of the result takes byte 4r+b (sixteen dwords
 // of four bytes become four rows of sixteen bytes).
 DATA permBytes16x4<>+0x00(SB)/8, $0x1c1814100c080400

@@ -18,6 +18,13 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 // fillAsm has no kernel here.
 func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
 
+// copyRunsAheadFast is the generic run copy: no prefetching copy here.
+func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
+	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
+}
+
+func prefetching() bool { return false }
+
 // stagedKernel is transposeKernel: nothing stages here.
 func stagedKernel(width int) kernelID { return transposeKernel(width) }
 
