@@ -3,6 +3,7 @@ package relayout
 import (
 	"cmp"
 	"fmt"
+	"github.com/tilecopy/tilecopy"
 	"runtime"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ type Plan struct {
 	kern    kernelKind
 	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
 	inner   ploop       // the kernel's inner loop, contiguous in the destination
+	ahead   int64       // run kernel: source elements to the next call's runs, to prefetch; 0 for none
 	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
 	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim's table
 	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
@@ -164,7 +166,11 @@ func (p *Plan) String() string {
 			}
 			fmt.Fprintf(&b, "    %-12s d%d weight %d ×%d  dst %d  src %s\n", role, l.dim, l.w, l.size, l.dst, srcStride(p, l))
 		}
-		fmt.Fprintf(&b, "  kernel: %s\n", [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern])
+		kern := [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern]
+		if p.ahead != 0 {
+			kern = fmt.Sprintf("run copy, prefetching %d elements ahead (tilecopy.CopyRunsAhead)", p.ahead)
+		}
+		fmt.Fprintf(&b, "  kernel: %s\n", kern)
 	}
 	for _, w := range p.why {
 		fmt.Fprintf(&b, "  why: %s\n", w)
@@ -501,6 +507,25 @@ func (p *Plan) chooseKernel() {
 	if p.inner.src == 1 && p.inner.dst == 1 {
 		p.kern = kernRun
 		p.why = append(p.why, fmt.Sprintf("the innermost digit is contiguous on both sides: runs of %d elements", p.inner.size))
+		// Short runs scattered over the source: rows that continue the
+		// destination runs, each call prefetching the runs of the next
+		// (the source rows shifted by the next loop's step), which the
+		// hardware prefetchers do not follow. Measured at 256 MiB on Zen
+		// 5 against the source order below, ratio to copy(): runs of 64
+		// bytes 0.43 -> 0.63, 128 0.61 -> 0.68, 256 0.68 -> 0.71, 512
+		// even, 1 KiB 0.79 -> 0.71.
+		if run := p.inner.size * p.width; tilecopy.Prefetching() && run >= 64 && run <= 256 {
+			for i := len(p.loops) - 1; i >= 0; i-- {
+				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size && l.src != p.inner.size {
+					pick(i)
+					if n := len(p.loops); n > 0 {
+						p.ahead = p.loops[n-1].src
+					}
+					p.why = append(p.why, "rows: the loop that continues the destination runs; each call prefetches the source of the next")
+					return
+				}
+			}
+		}
 		// Rows that continue the source runs make each step read one
 		// contiguous block; the destination side of a run copy tolerates
 		// scattered runs better (f32 [64,128,256,32] perm (0,2,1,3): 0.59

@@ -162,6 +162,10 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 	W := p.width
 	switch p.kern {
 	case kernRun:
+		if p.ahead != 0 {
+			tilecopy.CopyRunsAhead(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows), int(p.ahead*W))
+			return
+		}
 		tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows))
 	case kernTranspose:
 		tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))

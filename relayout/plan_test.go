@@ -3,6 +3,7 @@ package relayout
 import (
 	"bytes"
 	"errors"
+	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/internal/golden"
 	"math/rand/v2"
 	"os"
@@ -382,5 +383,45 @@ func TestRunRange(t *testing.T) {
 	buf := make([]byte, 64)
 	if err := p.RunRange(buf, make([]byte, 64), 0, p.Chunks()+1); !errors.Is(err, ErrUnsupportedPlan) {
 		t.Errorf("range past the end: err = %v", err)
+	}
+}
+
+// TestPrefetchingRunCopy runs plans whose short runs take the prefetching
+// run copy where the CPU has one (and the plain one elsewhere) against
+// the reference: with and without padding, tiles and odd run lengths.
+func TestPrefetchingRunCopy(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		ahead    bool // whether the plan prefetches where the CPU can
+	}{
+		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}, true},
+		{"f32[3,5,7,16]{3,2,1,0}", "f32[3,5,7,16]{3,1,2,0}", Padding{}, true},
+		{"u8[4,9,6,100]{3,2,1,0}", "u8[4,9,6,100]{3,1,2,0}", Padding{}, true},
+		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}, true},
+		{"f32[5,7,40]{2,1,0}", "f32[5,7,40]{2,0,1:T(2,40)}", Padding{Kind: PadValue, Value: 1.5}, true},
+		{"f32[3,5,7,8]{3,2,1,0}", "f32[3,5,7,8]{3,1,2,0}", Padding{}, false},     // 32-byte runs
+		{"f32[3,5,7,128]{3,2,1,0}", "f32[3,5,7,128]{3,1,2,0}", Padding{}, false}, // 512-byte runs
+	}
+	for i, tc := range tests {
+		from, err := ParseShape(tc.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		to, err := ParseShape(tc.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Pad: tc.pad, Threads: 1}
+		p, err := Compile(from, to, &opts)
+		if err != nil {
+			t.Fatalf("%s -> %s: %v", tc.from, tc.to, err)
+		}
+		if want := tc.ahead && tilecopy.Prefetching(); (p.ahead != 0) != want {
+			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, p.ahead != 0, want, p)
+		}
+		if !checkPair(t, uint64(i), from, to, opts) {
+			t.Errorf("%s -> %s: did not run", tc.from, tc.to)
+		}
 	}
 }
