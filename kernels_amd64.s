@@ -24,6 +24,16 @@
 	LEAQ (BX)(BX*2), R8; \
 	LEAQ (DX)(DX*2), R9
 
+// RUNSPROLOGUE loads the common frame of the run copies: func(dst *byte,
+// dstStride int, src *byte, srcStride int, n int, rows int, ...).
+#define RUNSPROLOGUE \
+	MOVQ dst+0(FP), DI; \
+	MOVQ dstStride+8(FP), DX; \
+	MOVQ src+16(FP), SI; \
+	MOVQ srcStride+24(FP), BX; \
+	MOVQ n+32(FP), R8; \
+	MOVQ rows+40(FP), CX
+
 // LOAD4(op, a, b, c, d) loads four source rows from R10 and advances R10
 // by four rows.
 #define LOAD4(op, a, b, c, d) \
@@ -1423,12 +1433,7 @@ row1:
 //
 // func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 TEXT ·copyRunsNTPrefetch(SB), NOSPLIT, $0-72
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), BX
-	MOVQ n+32(FP), R8
-	MOVQ rows+40(FP), CX
+	RUNSPROLOGUE
 	MOVQ pf+48(FP), R9
 	MOVQ pfStride+56(FP), R10
 	MOVQ pfN+64(FP), R11
@@ -1467,12 +1472,7 @@ same:
 //
 // func copyRunsAhead(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, ahead int)
 TEXT ·copyRunsAhead(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), BX
-	MOVQ n+32(FP), R8
-	MOVQ rows+40(FP), CX
+	RUNSPROLOGUE
 	MOVQ ahead+48(FP), R9
 	MOVQ R8, R11
 	ANDQ $-64, R11 // the bytes of whole 64-byte steps

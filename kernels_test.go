@@ -357,66 +357,48 @@ func TestFillRuns(t *testing.T) {
 	})
 }
 
-// TestCopyRuns checks CopyRuns against a loop of copies, in guarded
-// buffers.
+// TestCopyRuns checks CopyRuns and, at each level, CopyRunsAhead against
+// a loop of copies, in guarded buffers; the prefetch offsets point
+// anywhere, past both ends of the source too.
 func TestCopyRuns(t *testing.T) {
-	r := rand.New(rand.NewPCG(6, 6))
-	for k := range 200 {
-		n, rows := r.IntN(300), r.IntN(20)
-		ds, ss := n+r.IntN(2)*r.IntN(64), n+r.IntN(2)*r.IntN(64)
-		if k%4 == 0 {
-			ds, ss = n, n
-		}
-		dst := guarded(t, span(rows, ds, n), k%2 == 0)
-		src := guarded(t, span(rows, ss, n), k%3 == 0)
-		for i := range src {
-			src[i] = byte(r.Uint32())
-		}
-		for i := range dst {
-			dst[i] = byte(r.Uint32())
-		}
-		want := bytes.Clone(dst)
-		for j := range rows {
-			copy(want[j*ds:j*ds+n], src[j*ss:j*ss+n])
-		}
-		CopyRuns(dst, ds, src, ss, n, rows)
-		if !bytes.Equal(dst, want) {
-			t.Fatalf("copy of %d runs of %d bytes (strides %d, %d): byte %d differs", rows, n, ds, ss, firstDiff(dst, want))
-		}
+	kernels := []struct {
+		name string
+		run  func(dst []byte, ds int, src []byte, ss int, n, rows, ahead int)
+	}{
+		{"CopyRuns", func(dst []byte, ds int, src []byte, ss int, n, rows, _ int) { CopyRuns(dst, ds, src, ss, n, rows) }},
+		{"CopyRunsAhead", CopyRunsAhead},
 	}
-}
-
-// TestCopyRunsAhead checks CopyRunsAhead at each level against a loop of
-// copies, in guarded buffers, with prefetch offsets that point anywhere
-// (past both ends of the source too).
-func TestCopyRunsAhead(t *testing.T) {
-	forEachLevel(t, func(t *testing.T) {
-		r := rand.New(rand.NewPCG(7, 7))
-		for k := range 300 {
-			n, rows := r.IntN(400), r.IntN(20)
-			ds, ss := n+r.IntN(2)*r.IntN(256), n+r.IntN(2)*r.IntN(256)
-			if k%4 == 0 {
-				ds, ss = n, n
-			}
-			ahead := r.IntN(1<<20) - 1<<19
-			dst := guarded(t, span(rows, ds, n), k%2 == 0)
-			src := guarded(t, span(rows, ss, n), k%3 == 0)
-			for i := range src {
-				src[i] = byte(r.Uint32())
-			}
-			for i := range dst {
-				dst[i] = byte(r.Uint32())
-			}
-			want := bytes.Clone(dst)
-			for j := range rows * min(n, 1) {
-				copy(want[j*ds:j*ds+n], src[j*ss:j*ss+n])
-			}
-			CopyRunsAhead(dst, ds, src, ss, n, rows, ahead)
-			if !bytes.Equal(dst, want) {
-				t.Fatalf("copy of %d runs of %d bytes (strides %d, %d, ahead %d): byte %d differs", rows, n, ds, ss, ahead, firstDiff(dst, want))
-			}
-		}
-	})
+	for _, kern := range kernels {
+		t.Run(kern.name, func(t *testing.T) {
+			forEachLevel(t, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(6, 6))
+				for k := range 300 {
+					n, rows := r.IntN(400), r.IntN(20)
+					ds, ss := n+r.IntN(2)*r.IntN(256), n+r.IntN(2)*r.IntN(256)
+					if k%4 == 0 {
+						ds, ss = n, n
+					}
+					ahead := r.IntN(1<<20) - 1<<19
+					dst := guarded(t, span(rows, ds, n), k%2 == 0)
+					src := guarded(t, span(rows, ss, n), k%3 == 0)
+					for i := range src {
+						src[i] = byte(r.Uint32())
+					}
+					for i := range dst {
+						dst[i] = byte(r.Uint32())
+					}
+					want := bytes.Clone(dst)
+					for j := range rows * min(n, 1) {
+						copy(want[j*ds:j*ds+n], src[j*ss:j*ss+n])
+					}
+					kern.run(dst, ds, src, ss, n, rows, ahead)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("copy of %d runs of %d bytes (strides %d, %d, ahead %d): byte %d differs", rows, n, ds, ss, ahead, firstDiff(dst, want))
+					}
+				}
+			})
+		})
+	}
 }
 
 func TestTransposePanics(t *testing.T) {
