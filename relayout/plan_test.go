@@ -401,7 +401,8 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}, true},
 		{"f32[5,7,40]{2,1,0}", "f32[5,7,40]{2,0,1:T(2,40)}", Padding{Kind: PadValue, Value: 1.5}, true},
 		{"f32[3,5,7,8]{3,2,1,0}", "f32[3,5,7,8]{3,1,2,0}", Padding{}, false},     // 32-byte runs
-		{"f32[3,5,7,128]{3,2,1,0}", "f32[3,5,7,128]{3,1,2,0}", Padding{}, false}, // 512-byte runs
+		{"f32[3,5,7,128]{3,2,1,0}", "f32[3,5,7,128]{3,1,2,0}", Padding{}, true},  // 512-byte runs
+		{"f32[3,5,7,256]{3,2,1,0}", "f32[3,5,7,256]{3,1,2,0}", Padding{}, false}, // 1 KiB runs
 	}
 	for i, tc := range tests {
 		from, err := ParseShape(tc.from)
