@@ -14,6 +14,15 @@ package tilecopy
 // every byte read and written lies inside the caller's slices.
 
 //go:noescape
+func transpose1NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose2NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose16NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
 func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
@@ -29,20 +38,27 @@ const (
 	kNone kernelID = iota
 	k4NEON
 	k8NEON
+	k1NEON
+	k2NEON
+	k16NEON
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
-// (source elements) by bj destination columns (source rows). Every kernel
-// writes 64 bytes to each destination row per block.
+// (source elements) by bj destination columns (source rows). The 4-, 8-
+// and 16-byte kernels write 64 bytes to each destination row per block,
+// the 1- and 2-byte ones 16 and 32.
 type kernelShape struct {
 	bi, bj int
 	name   string
 }
 
 var shapes = [...]kernelShape{
-	kNone:  {0, 0, "generic"},
-	k4NEON: {4, 16, "neon 16x4 (four 4x4)"},
-	k8NEON: {2, 8, "neon 8x2 (four 2x2)"},
+	kNone:   {0, 0, "generic"},
+	k4NEON:  {4, 16, "neon 16x4 (four 4x4)"},
+	k8NEON:  {2, 8, "neon 8x2 (four 2x2)"},
+	k1NEON:  {16, 16, "neon 16x16 (trn bytes to doublewords)"},
+	k2NEON:  {8, 16, "neon 16x8 (two 8x8, trn halfwords to doublewords)"},
+	k16NEON: {4, 4, "neon 4x4 (register moves)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -50,10 +66,16 @@ var shapes = [...]kernelShape{
 func transposeKernel(width int) kernelID {
 	if useNEON {
 		switch width {
+		case 1:
+			return k1NEON
+		case 2:
+			return k2NEON
 		case 4:
 			return k4NEON
 		case 8:
 			return k8NEON
+		case 16:
+			return k16NEON
 		}
 	}
 	return kNone
@@ -70,5 +92,11 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose4NEON(dst, dstStride, src, srcStride, n)
 	case k8NEON:
 		transpose8NEON(dst, dstStride, src, srcStride, n)
+	case k1NEON:
+		transpose1NEON(dst, dstStride, src, srcStride, n)
+	case k2NEON:
+		transpose2NEON(dst, dstStride, src, srcStride, n)
+	case k16NEON:
+		transpose16NEON(dst, dstStride, src, srcStride, n)
 	}
 }
