@@ -215,12 +215,13 @@ var tileBytes = 1024
 // transposeFast is Transpose after its checks. Two or four columns with a
 // contiguous destination are an interleave, two or four rows with a
 // contiguous source a de-interleave. Kernels that write part lines stage
-// their tiles (see transposeStaged). A destination larger than
-// the last-level cache goes through transposeStaged; otherwise the
+// their tiles (see transposeStaged). A large destination (larger than
+// the last-level cache, this call's or the whole one a TransposeStreaming
+// call writes part of) goes through transposeStaged; otherwise the
 // assembly micro-kernel of the level in use runs over the full register
 // blocks, strip by strip inside bands of tileBytes of source row. The
 // generic kernel does the ragged edges.
-func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
 	if (rows == 2 || rows == 4) && width <= 4 && srcStride == rows*width {
@@ -243,7 +244,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	// Stream when the destination would only flush the caches; VMOVNTDQ
 	// needs it 64-aligned.
-	if streamingStores && rows*dstStride >= ntThreshold && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
+	if streamingStores && large && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
 		if k := stagedKernel(width); k != kNone {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of

@@ -78,6 +78,26 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 // for i < rows, j < cols. Each row of dst (cols elements) is contiguous,
 // as is each row of src (rows elements). width is 1, 2, 4, 8 or 16.
 func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	transpose(width, dst, dstStride, src, srcStride, rows, cols, false)
+}
+
+// TransposeStreaming is Transpose for a caller that writes a destination
+// of StreamThreshold bytes or more in many calls: each call writes the
+// way Transpose writes a destination that large in one call (through a
+// cache-resident tile and non-temporal stores, where the level has them
+// and the destination and its stride are multiples of 64 bytes), however
+// small its own block. The destination will not be read back from the
+// caches before it is all written, so no call should pay to bring its
+// lines in.
+func TransposeStreaming(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	transpose(width, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+// StreamThreshold is the destination size in bytes from which Transpose
+// writes with non-temporal stores: the last-level cache's size.
+func StreamThreshold() int { return ntThreshold }
+
+func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
 	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
 		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
 	}
@@ -86,5 +106,5 @@ func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	if rows == 0 || cols == 0 {
 		return
 	}
-	transposeFast(width, dst, dstStride, src, srcStride, rows, cols)
+	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || rows*dstStride >= ntThreshold)
 }

@@ -186,6 +186,13 @@ func naiveTranspose(w int, dst []byte, ds int, src []byte, ss int, rows, cols in
 // the bytes around it, with the generic kernel's and the naive loop's.
 func checkTranspose(t testing.TB, r *rand.Rand, g geometry) {
 	t.Helper()
+	checkTransposeWith(t, r, g, Transpose)
+}
+
+// checkTransposeWith is checkTranspose for transpose, Transpose or
+// TransposeStreaming.
+func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, transpose func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)) {
+	t.Helper()
 	src := guarded(t, g.srcLen(), g.srcAtEnd)
 	dst := guarded(t, g.dstLen(), g.dstAtEnd)
 	for i := range src {
@@ -202,7 +209,7 @@ func checkTranspose(t testing.TB, r *rand.Rand, g geometry) {
 	}
 	naiveTranspose(g.width, naive, g.dstStride, src, g.srcStride, g.rows, g.cols)
 	srcCopy := bytes.Clone(src)
-	Transpose(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	transpose(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
 	if !bytes.Equal(src, srcCopy) {
 		t.Fatalf("%v: source modified", g)
 	}
@@ -248,7 +255,8 @@ func TestTransposeLevels(t *testing.T) {
 }
 
 // TestTransposeStreaming forces the non-temporal path (it needs a
-// 64-aligned destination and stride) and small bands.
+// 64-aligned destination and stride), through Transpose and
+// TransposeStreaming, with small tiles and bands.
 func TestTransposeStreaming(t *testing.T) {
 	savedNT, savedTile := ntThreshold, tileBytes
 	savedRow, savedCol := stageRowBytes, stageColBytes
@@ -256,7 +264,6 @@ func TestTransposeStreaming(t *testing.T) {
 		ntThreshold, tileBytes = savedNT, savedTile
 		stageRowBytes, stageColBytes = savedRow, savedCol
 	})
-	ntThreshold = 0
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 4, 8, 16} {
 			r := rand.New(rand.NewPCG(uint64(w), 2))
@@ -267,7 +274,13 @@ func TestTransposeStreaming(t *testing.T) {
 				tileBytes = []int{64, 256, 1024, 4096}[k%4]
 				stageRowBytes = []int{64, 128, 256, 1024}[k%4]
 				stageColBytes = []int{64, 192, 512, 1024}[(k/4)%4]
+				// Streaming because the one call's destination is
+				// large (the threshold at 0), or because the caller
+				// says the whole is.
+				ntThreshold = 0
 				checkTranspose(t, r, g)
+				ntThreshold = savedNT
+				checkTransposeWith(t, r, g, TransposeStreaming)
 			}
 		}
 	})
