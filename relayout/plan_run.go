@@ -168,6 +168,10 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 		}
 		tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows))
 	case kernTranspose:
+		if p.stream {
+			tilecopy.TransposeStreaming(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))
+			return
+		}
 		tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))
 	default:
 		for r := range rows {

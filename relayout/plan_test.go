@@ -96,6 +96,13 @@ func fillRandom(n int64, seed uint64) []byte {
 // It reports whether the case was runnable (padding and layout accepted).
 func checkPair(t *testing.T, seed uint64, from, to Shape, opts Options) bool {
 	t.Helper()
+	return checkPairWith(t, seed, from, to, opts, nil)
+}
+
+// checkPairWith is checkPair with tweak applied to the compiled plan
+// before it runs (to force a path the case's size would not choose).
+func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, tweak func(*Plan)) bool {
+	t.Helper()
 	want := []byte(nil)
 	fromSize, err := from.ByteSize()
 	if err != nil {
@@ -118,6 +125,9 @@ func checkPair(t *testing.T, seed uint64, from, to Shape, opts Options) bool {
 	}
 	if err != nil {
 		return false
+	}
+	if tweak != nil {
+		tweak(plan)
 	}
 	got := bytes.Repeat([]byte{0x5a}, int(toSize))
 	if err := plan.Run(got, src); err != nil {
@@ -424,5 +434,29 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		if !checkPair(t, uint64(i), from, to, opts) {
 			t.Errorf("%s -> %s: did not run", tc.from, tc.to)
 		}
+	}
+}
+
+// TestStreamingTransposePlans runs transpose plans as if their
+// destinations were larger than the last-level cache (every block
+// through tilecopy.TransposeStreaming) against the reference.
+func TestStreamingTransposePlans(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	ran := 0
+	for seed := uint64(1); seed <= uint64(n); seed++ {
+		from, to, opts := randomPair(seed)
+		checkPairWith(t, seed, from, to, opts, func(p *Plan) {
+			if p.kern == kernTranspose {
+				p.stream = true
+				ran++
+			}
+		})
+	}
+	t.Logf("%d streamed transpose plans", ran)
+	if ran < n/20 {
+		t.Errorf("only %d of %d random pairs were streamed transpose plans", ran, n)
 	}
 }
