@@ -189,9 +189,9 @@ func checkTranspose(t testing.TB, r *rand.Rand, g geometry) {
 	checkTransposeWith(t, r, g, Transpose)
 }
 
-// checkTransposeWith is checkTranspose for transpose, Transpose or
-// TransposeStreaming.
-func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, transpose func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)) {
+// checkTransposeWith is checkTranspose for the entry under test, kernel:
+// Transpose or TransposeStreaming.
+func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, kernel func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)) {
 	t.Helper()
 	src := guarded(t, g.srcLen(), g.srcAtEnd)
 	dst := guarded(t, g.dstLen(), g.dstAtEnd)
@@ -209,7 +209,7 @@ func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, transpose func(w
 	}
 	naiveTranspose(g.width, naive, g.dstStride, src, g.srcStride, g.rows, g.cols)
 	srcCopy := bytes.Clone(src)
-	transpose(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	kernel(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
 	if !bytes.Equal(src, srcCopy) {
 		t.Fatalf("%v: source modified", g)
 	}

@@ -3,11 +3,11 @@ package relayout
 import (
 	"cmp"
 	"fmt"
-	"github.com/tilecopy/tilecopy"
 	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/tiling"
 )
 

@@ -3,13 +3,14 @@ package relayout
 import (
 	"bytes"
 	"errors"
-	"github.com/tilecopy/tilecopy"
-	"github.com/tilecopy/tilecopy/internal/golden"
 	"math/rand/v2"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/golden"
 )
 
 var sizes = []int64{0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 11, 13, 16}
@@ -424,15 +425,12 @@ func TestPrefetchingRunCopy(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := Options{Pad: tc.pad, Threads: 1}
-		p, err := Compile(from, to, &opts)
-		if err != nil {
-			t.Fatalf("%s -> %s: %v", tc.from, tc.to, err)
+		var plan *Plan
+		if !checkPairWith(t, uint64(i), from, to, opts, func(p *Plan) { plan = p }) {
+			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 		}
-		if want := tc.ahead && tilecopy.Prefetching(); (p.ahead != 0) != want {
-			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, p.ahead != 0, want, p)
-		}
-		if !checkPair(t, uint64(i), from, to, opts) {
-			t.Errorf("%s -> %s: did not run", tc.from, tc.to)
+		if want := tc.ahead && tilecopy.Prefetching(); (plan.ahead != 0) != want {
+			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, plan.ahead != 0, want, plan)
 		}
 	}
 }
