@@ -54,6 +54,27 @@ func benchLevels(b *testing.B, f func(b *testing.B)) {
 	}
 }
 
+// benchCopy times copy(dst, src) as the sub-benchmark "copy".
+func benchCopy(b *testing.B, dst, src []byte) {
+	b.Run("copy", func(b *testing.B) {
+		b.SetBytes(int64(len(dst) + len(src)))
+		for b.Loop() {
+			copy(dst, src)
+		}
+	})
+}
+
+// benchTranspose times, at each level, the rows × cols transpose of
+// w-byte elements from src to dst, both with contiguous rows.
+func benchTranspose(b *testing.B, w int, dst, src []byte, rows, cols int) {
+	benchLevels(b, func(b *testing.B) {
+		b.SetBytes(int64(2 * rows * cols * w))
+		for b.Loop() {
+			Transpose(w, dst, cols*w, src, rows*w, rows, cols)
+		}
+	})
+}
+
 func BenchmarkTransposeImpl(b *testing.B) {
 	for _, w := range []int{1, 2, 4, 8} {
 		for _, s := range benchShapes(w) {
@@ -64,18 +85,8 @@ func BenchmarkTransposeImpl(b *testing.B) {
 				for i := range src {
 					src[i] = byte(i)
 				}
-				b.Run("copy", func(b *testing.B) {
-					b.SetBytes(int64(2 * n))
-					for b.Loop() {
-						copy(dst, src)
-					}
-				})
-				benchLevels(b, func(b *testing.B) {
-					b.SetBytes(int64(2 * n))
-					for b.Loop() {
-						Transpose(w, dst, cols*w, src, rows*w, rows, cols)
-					}
-				})
+				benchCopy(b, dst, src)
+				benchTranspose(b, w, dst, src, rows, cols)
 			})
 		}
 	}
@@ -92,28 +103,13 @@ func BenchmarkInterleaveImpl(b *testing.B) {
 				n := rows * cols * w
 				b.Run(fmt.Sprintf("w%d/%dx%d", w, rows, cols), func(b *testing.B) {
 					src, dst := make([]byte, n), make([]byte, n)
-					b.Run("copy", func(b *testing.B) {
-						b.SetBytes(int64(2 * n))
-						for b.Loop() {
-							copy(dst, src)
-						}
-					})
-					benchLevels(b, func(b *testing.B) {
-						b.SetBytes(int64(2 * n))
-						for b.Loop() {
-							Transpose(w, dst, cols*w, src, rows*w, rows, cols)
-						}
-					})
+					benchCopy(b, dst, src)
+					benchTranspose(b, w, dst, src, rows, cols)
 				})
 				// The inverse (untiling): cols destination rows.
 				b.Run(fmt.Sprintf("w%d/%dx%d", w, cols, rows), func(b *testing.B) {
 					src, dst := make([]byte, n), make([]byte, n)
-					benchLevels(b, func(b *testing.B) {
-						b.SetBytes(int64(2 * n))
-						for b.Loop() {
-							Transpose(w, dst, rows*w, src, cols*w, cols, rows)
-						}
-					})
+					benchTranspose(b, w, dst, src, cols, rows)
 				})
 			}
 		}
