@@ -1,0 +1,251 @@
+// Command kernels writes kernels_amd64.s, the amd64 assembly of package
+// tilecopy (block transposes, interleaves, a pattern fill and run copies
+// at AVX2 and AVX-512), with avo (github.com/mmcloughlin/avo).
+//
+// Run it from this directory:
+//
+//	go run . -out ../kernels_amd64.s
+//
+// The Go prototypes, with their doc comments and //go:noescape, stay
+// hand-written in ../kernels_amd64.go: this command writes no stubs. The
+// kernels use fixed physical registers, as the hand-written assembly it
+// replaces did, so avo's register allocator has nothing to do and the
+// output is that assembly instruction for instruction.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/pass"
+	"github.com/mmcloughlin/avo/printer"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// regenerate is the command the header of the output names. It is fixed,
+// not taken from the command line, so that a copy written elsewhere (CI
+// compares one with the checked-in file) is byte for byte the same.
+const regenerate = "cd kernels && go run . -out ../kernels_amd64.s"
+
+func main() {
+	// A flag set of its own: avo's build package registers its flags
+	// (-out among them) on flag.CommandLine.
+	fs := flag.NewFlagSet("kernels", flag.ExitOnError)
+	out := fs.String("out", "", "write the assembly to `file` (default: standard output)")
+	fs.Parse(os.Args[1:]) // ExitOnError: no error returned
+	if fs.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: go run . [-out file]")
+		os.Exit(2)
+	}
+	src, err := generate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kernels:", err)
+		os.Exit(1)
+	}
+	if *out == "" {
+		_, err = os.Stdout.Write(src)
+	} else {
+		err = os.WriteFile(*out, src, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kernels:", err)
+		os.Exit(1)
+	}
+}
+
+// generate builds every kernel and table, runs avo's passes and returns
+// the Go assembly.
+func generate() ([]byte, error) {
+	g := &gen{Context: build.NewContext()}
+	g.file()
+	f, err := g.Result()
+	if err != nil {
+		return nil, err
+	}
+	if err := pass.Compile.Execute(f); err != nil {
+		return nil, err
+	}
+	cfg := printer.Config{Argv: strings.Fields(regenerate), Pkg: "tilecopy"}
+	return printer.NewGoAsm(cfg).Print(f)
+}
+
+// file emits the whole assembly file, in the order of the hand-written
+// file it replaces (the order of functions is the order of the code in
+// the linked binary).
+func (g *gen) file() {
+	// (amd64 || arm64) && gc && !purego && !noasm, as the Go side has it
+	// (the _amd64 suffix restricts the architecture anyway).
+	g.ConstraintExpr("amd64 arm64")
+	g.ConstraintExpr("gc,!purego,!noasm")
+
+	g.transposeSquare(avx512, 4, g.vmovdqu32())
+	g.transposeGather(1, g.vmovdqu32())
+	g.transposeGather(2, g.vmovdqu32())
+	g.transposeSplit(avx512, 1)
+	g.transposeSplit(avx512, 2)
+	g.transposeSquare(avx512, 8, g.vmovdqu64())
+	g.transposeSquare(avx512, 16, g.vmovdqu64())
+	g.transposeSquare(avx2, 4, g.VMOVDQU)
+	g.transposeSplit(avx2, 2)
+	g.transposeSplit(avx2, 1)
+	g.transposeSquare(avx2, 8, g.VMOVDQU)
+	g.transpose16AVX2(g.VMOVDQU)
+	g.tables(permBytes4x16, permWords2x16)
+
+	for _, inverse := range []bool{false, true} {
+		for _, w := range []int{1, 2, 4} {
+			for _, lvl := range []*level{avx512, avx2} {
+				for _, k := range []int{2, 4} {
+					g.weave(weaveSpec{lvl: lvl, k: k, width: w, inverse: inverse})
+				}
+			}
+		}
+	}
+
+	g.fillRuns()
+	g.copyRunsNTPrefetch()
+	g.copyRunsAhead()
+
+	g.tables(permBytes16x4, permWords16x2)
+	for _, w := range []int{1, 2, 4, 8} {
+		g.tables(ilLo[w], ilHi[w])
+	}
+	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes)
+	for _, w := range []int{1, 2, 4, 8} {
+		g.tables(deEven[w], deOdd[w])
+	}
+	for _, w := range []int{1, 2, 4, 8} {
+		g.tables(deShuf[w])
+	}
+}
+
+// gen emits kernels into an avo build context; the instruction methods
+// (g.VMOVDQU and so on) are the context's.
+type gen struct {
+	*build.Context
+}
+
+// The general-purpose registers the kernels use, named as Go assembly
+// names them.
+var (
+	ax, bx, cx, dx = reg.RAX, reg.RBX, reg.RCX, reg.RDX
+	si, di         = reg.RSI, reg.RDI
+
+	r8, r9, r10, r11, r12 = reg.R8, reg.R9, reg.R10, reg.R11, reg.R12
+)
+
+// A level is an instruction-set level the kernels are written for.
+type level struct {
+	name  string   // the suffix of its kernels' names
+	bytes int      // the length of a vector register
+	spec  reg.Spec // the size of a vector register
+}
+
+var (
+	avx512 = &level{name: "AVX512", bytes: 64, spec: reg.S512}
+	avx2   = &level{name: "AVX2", bytes: 32, spec: reg.S256}
+)
+
+// v returns vector register i (Zi or Yi) of the level.
+func (l *level) v(i int) reg.VecPhysical {
+	return vec(i, l.spec)
+}
+
+// vs returns n vector registers of the level from register i on.
+func (l *level) vs(i, n int) []reg.VecPhysical {
+	r := make([]reg.VecPhysical, n)
+	for j := range r {
+		r[j] = l.v(i + j)
+	}
+	return r
+}
+
+// vec returns vector register i of size s (X, Y or Z).
+func vec(i int, s reg.Spec) reg.VecPhysical {
+	return reg.Vector.Lookup(reg.Index(i), s).(reg.VecPhysical)
+}
+
+// mov is a two-operand move: a vector load or store.
+type mov func(src, dst operand.Op)
+
+// vmovdqu32 is VMOVDQU32 as a mov.
+func (g *gen) vmovdqu32() mov { return func(src, dst operand.Op) { g.VMOVDQU32(src, dst) } }
+
+// vmovdqu64 is VMOVDQU64 as a mov.
+func (g *gen) vmovdqu64() mov { return func(src, dst operand.Op) { g.VMOVDQU64(src, dst) } }
+
+// vmov returns the level's whole-vector move: VMOVDQU64 or VMOVDQU.
+func (g *gen) vmov(l *level) mov {
+	if l == avx512 {
+		return g.vmovdqu64()
+	}
+	return g.VMOVDQU
+}
+
+// text starts the function name with the Go signature sig: NOSPLIT, no
+// frame (every kernel is a leaf that keeps to registers).
+func (g *gen) text(name, sig string) {
+	g.Function(name)
+	g.Attributes(attr.NOSPLIT)
+	g.SignatureExpr(sig)
+}
+
+// params loads arguments into registers: names[i] into regs[i]
+// (MOVQ name+off(FP), reg).
+func (g *gen) params(names []string, regs ...reg.Register) {
+	for i, name := range names {
+		g.Load(g.Param(name), regs[i])
+	}
+}
+
+// loopEnd closes the loop at label on the count in CX and returns.
+func (g *gen) loopEnd(label string) {
+	g.countDown(label)
+	g.ret()
+}
+
+// countDown decrements the count in CX and jumps to label while it is not
+// zero: DECQ CX; JNZ label.
+func (g *gen) countDown(label string) {
+	g.DECQ(cx)
+	g.JNZ(operand.LabelRef(label))
+}
+
+// ret clears the upper halves of the vector registers, which the Go code
+// after a kernel may run SSE code with, and returns: VZEROUPPER; RET.
+func (g *gen) ret() {
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// imm is a 32-bit immediate (for ADDQ, CMPQ, ANDQ: the assembler picks
+// the shortest encoding).
+func imm(x int) operand.I32 { return operand.I32(x) }
+
+// at is the address disp(base).
+func at(base reg.Register, disp int) operand.Mem {
+	return operand.Mem{Base: base, Disp: disp}
+}
+
+// atIdx is the address disp(base)(index*scale).
+func atIdx(base, index reg.Register, scale uint8, disp int) operand.Mem {
+	return operand.Mem{Base: base, Index: index, Scale: scale, Disp: disp}
+}
+
+// row is the address of row i (0 to 3) of four rows stride apart from
+// base, with stride3 holding 3*stride: (base), (base)(stride*1),
+// (base)(stride*2), (base)(stride3*1); disp added.
+func row(base, stride, stride3 reg.Register, i, disp int) operand.Mem {
+	switch i {
+	case 0:
+		return at(base, disp)
+	case 3:
+		return atIdx(base, stride3, 1, disp)
+	}
+	return atIdx(base, stride, uint8(i), disp)
+}

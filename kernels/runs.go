@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// fillRuns emits fillRunsAVX2, the pattern fill:
+//
+//	func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
+//
+// It stores 32 bytes of pattern at a time, the last store of a run ending
+// at its end (overlapping the one before: the pattern's length divides
+// both 32 and n, so every store is in phase). Runs shorter than 32 bytes
+// take the widest store that fits, twice: at the start and ending at the
+// end of the run (16, 8, 4 or 2 bytes), or once for a 1-byte run.
+func (g *gen) fillRuns() {
+	g.text("fillRunsAVX2", "func(dst *byte, dstStride int, n int, rows int, pat *[32]byte)")
+	g.params([]string{"dst", "dstStride", "n", "rows", "pat"}, di, dx, r8, cx, si)
+	y0 := avx2.v(0)
+	g.VMOVDQU(at(si, 0), y0)
+	g.MOVQ(at(si, 0), ax)
+	g.CMPQ(r8, imm(32))
+	g.JB(operand.LabelRef("small"))
+	g.LEAQ(at(r8, -32), r9)
+
+	g.Comment("Runs of 32 bytes or more: 32-byte stores at BX, then one ending at the end (R9 = n-32).")
+	g.Label("row32")
+	g.XORQ(bx, bx)
+	g.Label("loop32")
+	g.VMOVDQU(y0, atIdx(di, bx, 1, 0))
+	g.addBelow(bx, 32, r9, "loop32")
+	g.VMOVDQU(y0, atIdx(di, r9, 1, 0))
+	g.ADDQ(dx, di)
+	g.loopEnd("row32")
+
+	// The ladder of short runs: a run of at least size bytes and fewer
+	// than twice as many takes two stores of size bytes.
+	g.Comment("Shorter runs: two stores of the widest size that fits, the second ending at the end.")
+	check := "small"
+	for _, size := range []int{16, 8, 4, 2} {
+		under := fmt.Sprintf("under%d", size)
+		if size == 2 {
+			under = "row1" // n ≥ 1: nothing left to check
+		}
+		g.Label(check)
+		g.CMPQ(r8, imm(size))
+		g.JB(operand.LabelRef(under))
+		rowLabel := fmt.Sprintf("row%d", size)
+		g.Label(rowLabel)
+		src := patternReg(size)
+		g.patternStore(size, src, at(di, 0))
+		g.patternStore(size, src, atIdx(di, r8, 1, -size))
+		g.ADDQ(dx, di)
+		g.loopEnd(rowLabel)
+		check = under
+	}
+	g.Label("row1")
+	g.patternStore(1, patternReg(1), at(di, 0))
+	g.ADDQ(dx, di)
+	g.loopEnd("row1")
+}
+
+// patternReg returns the register holding the first size bytes of the
+// pattern: X0 for 16, AX (as wide as size) for 8, 4, 2 or 1.
+func patternReg(size int) reg.Register {
+	switch size {
+	case 16:
+		return vec(0, reg.S128)
+	case 8:
+		return reg.RAX
+	case 4:
+		return reg.EAX
+	case 2:
+		return reg.AX
+	}
+	return reg.AL
+}
+
+// patternStore stores the size bytes of src at dst.
+func (g *gen) patternStore(size int, src reg.Register, dst operand.Mem) {
+	switch size {
+	case 16:
+		g.VMOVDQU(src, dst)
+	case 8:
+		g.MOVQ(src, dst)
+	case 4:
+		g.MOVL(src, dst)
+	case 2:
+		g.MOVW(src, dst)
+	default:
+		g.MOVB(src, dst)
+	}
+}
+
+// The streaming run copies of transposeStaged: func(dst *byte, dstStride
+// int, src *byte, srcStride int, n int, rows int, ...) with DI, DX, SI,
+// BX, R8 (n) and CX (rows) loaded by runsPrologue; AX walks a run.
+
+// runsPrologue starts the function name, whose arguments are the common
+// ones of the run copies followed by extra, and loads the common ones.
+func (g *gen) runsPrologue(name, extra string) {
+	g.text(name, "func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, "+extra+")")
+	g.params([]string{"dst", "dstStride", "src", "srcStride", "n", "rows"}, di, dx, si, bx, r8, cx)
+}
+
+// copyStep copies pieces (1 or 2) of 32 bytes at offset AX of the run,
+// loading them all into Y0, Y1 before storing them with store.
+func (g *gen) copyStep(store mov, pieces int) {
+	ys := avx2.vs(0, pieces)
+	for i, y := range ys {
+		g.VMOVDQU(atIdx(si, ax, 1, 32*i), y)
+	}
+	for i, y := range ys {
+		store(y, atIdx(di, ax, 1, 32*i))
+	}
+}
+
+// addBelow adds step to r and jumps to label while r is below limit
+// (unsigned): ADDQ $step, r; CMPQ r, limit; JB label.
+func (g *gen) addBelow(r reg.Register, step int, limit reg.Register, label string) {
+	g.ADDQ(imm(step), r)
+	g.CMPQ(r, limit)
+	g.JB(operand.LabelRef(label))
+}
+
+// nextRun steps DI and SI to the next run and loops to label while runs
+// are left.
+func (g *gen) nextRun(label string) {
+	g.ADDQ(dx, di)
+	g.ADDQ(bx, si)
+	g.countDown(label)
+}
+
+// copyRunsNTPrefetch emits copyRunsNTPrefetch, which copies runs with
+// VMOVNTDQ (then SFENCE) and prefetches one line per line it copies,
+// walking runs of pfN bytes at stride pfStride from pf: R9 the prefetch
+// run, R12 the offset in it, R10 pfStride, R11 pfN.
+func (g *gen) copyRunsNTPrefetch() {
+	g.runsPrologue("copyRunsNTPrefetch", "pf *byte, pfStride int, pfN int")
+	g.params([]string{"pf", "pfStride", "pfN"}, r9, r10, r11)
+	g.XORQ(r12, r12)
+
+	g.Label("row")
+	g.XORQ(ax, ax)
+	g.Label("line")
+	g.PREFETCHT0(atIdx(r9, r12, 1, 0))
+	g.copyStep(g.VMOVNTDQ, 2)
+	g.addBelow(r12, 64, r11, "same")
+	g.Comment("The prefetch run is done: on to the next.")
+	g.XORQ(r12, r12)
+	g.ADDQ(r10, r9)
+	g.Label("same")
+	g.addBelow(ax, 64, r8, "line")
+	g.nextRun("row")
+	g.SFENCE()
+	g.ret()
+}
+
+// copyRunsAhead emits copyRunsAhead, which copies runs with ordinary
+// stores, 64 bytes per step (32 for a last odd piece), and prefetches the
+// line ahead bytes past each step's source: R10 = SI + ahead, R11 the
+// bytes of whole 64-byte steps.
+func (g *gen) copyRunsAhead() {
+	g.runsPrologue("copyRunsAhead", "ahead int")
+	g.params([]string{"ahead"}, r9)
+	g.MOVQ(r8, r11)
+	g.Comment("R11: the bytes of whole 64-byte steps")
+	g.ANDQ(imm(-64), r11)
+
+	g.Label("arow")
+	g.LEAQ(atIdx(si, r9, 1, 0), r10)
+	g.XORQ(ax, ax)
+	g.CMPQ(ax, r11)
+	g.JAE(operand.LabelRef("atail"))
+	g.Label("aline")
+	g.PREFETCHT0(atIdx(r10, ax, 1, 0))
+	g.copyStep(g.VMOVDQU, 2)
+	g.addBelow(ax, 64, r11, "aline")
+	g.Comment("A last 32 bytes, if n is an odd multiple of 32.")
+	g.Label("atail")
+	g.CMPQ(ax, r8)
+	g.JAE(operand.LabelRef("anext"))
+	g.PREFETCHT0(atIdx(r10, ax, 1, 0))
+	g.copyStep(g.VMOVDQU, 1)
+	g.Label("anext")
+	g.nextRun("arow")
+	g.ret()
+}

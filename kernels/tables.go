@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The index tables of the kernels: VPERMB/W/D and VPERMT2B/W/D/Q indexes
+// and VPSHUFB masks, read-only static data. Each is computed from what it
+// does; almost all are gathers with a stride (see gather).
+
+// A table is a read-only static symbol of the kernels.
+type table struct {
+	name string
+	data []byte
+}
+
+// addr returns the address of t: name<>(SB).
+func (t table) addr() operand.Mem {
+	return operand.Mem{Symbol: operand.NewStaticSymbol(t.name), Base: reg.StaticBase}
+}
+
+// tables emits the DATA and GLOBL of ts, eight bytes a DATA line.
+func (g *gen) tables(ts ...table) {
+	for _, t := range ts {
+		g.StaticGlobal(t.name)
+		g.DataAttributes(attr.RODATA | attr.NOPTR)
+		for off := 0; off < len(t.data); off += 8 {
+			g.AddDatum(off, operand.U64(binary.LittleEndian.Uint64(t.data[off:])))
+		}
+	}
+}
+
+// gather returns the order that reads a sequence of n elements stride
+// apart: for each phase p < stride, elements p, p+stride, p+2*stride, ...
+// It is the transpose of an (n/stride)×stride matrix: element i of row r
+// (element r*stride+i) goes to i*(n/stride)+r.
+func gather(n, stride int) []int {
+	idx := make([]int, 0, n)
+	for p := range stride {
+		for i := p; i < n; i += stride {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// index makes a permute index: the element indexes idx, each a w-byte
+// little-endian integer.
+func index(name string, w int, idx []int) table {
+	data := make([]byte, w*len(idx))
+	for i, x := range idx {
+		for b := range w {
+			data[w*i+b] = byte(x >> (8 * b))
+		}
+	}
+	return table{name, data}
+}
+
+// shuffle makes a 32-byte VPSHUFB mask that moves the w-byte elements of
+// each 16-byte lane in the order idx (element indexes within the lane).
+func shuffle(name string, w int, idx []int) table {
+	var data []byte
+	for range 2 {
+		for _, x := range idx {
+			for b := range w {
+				data = append(data, byte(w*x+b))
+			}
+		}
+	}
+	return table{name, data}
+}
+
+var (
+	// permBytes4x16: byte 4i+r of the result takes byte 16r+i (four
+	// rows of sixteen bytes become sixteen dwords of four bytes).
+	permBytes4x16 = index("permBytes4x16", 1, gather(64, 16))
+
+	// permWords2x16: word 2i+r of the result takes word 16r+i (two rows
+	// of sixteen words become sixteen dwords of two words).
+	permWords2x16 = index("permWords2x16", 2, gather(32, 16))
+
+	// permBytes16x4: byte 16b+r of the result takes byte 4r+b (sixteen
+	// dwords of four bytes become four rows of sixteen bytes).
+	permBytes16x4 = index("permBytes16x4", 1, gather(64, 4))
+
+	// permWords16x2: word 16b+r of the result takes word 2r+b (sixteen
+	// dwords of two words become two rows of sixteen words).
+	permWords16x2 = index("permWords16x2", 2, gather(32, 2))
+
+	// shufWords2x4: VPSHUFB mask gathering word 0, then word 1, of the
+	// four dwords of each lane.
+	shufWords2x4 = shuffle("shufWords2x4", 2, gather(8, 2))
+
+	// shufBytes4x4: VPSHUFB mask gathering byte 0, 1, 2, then 3 of the
+	// four dwords of each lane.
+	shufBytes4x4 = shuffle("shufBytes4x4", 1, gather(16, 4))
+
+	// permDwordsLanes: VPERMD index interleaving the dwords of the two
+	// lanes.
+	permDwordsLanes = index("permDwordsLanes", 4, gather(8, 4))
+)
+
+// By element width W (1, 2, 4, 8):
+//
+// ilLoW, ilHiW: VPERMT2B/W/D/Q indexes that interleave the first (Lo) or
+// second (Hi) halves of two registers (n elements each, indexes 0..2n-1):
+// together the gather of 2n elements n apart.
+//
+// deEvenW, deOddW: VPERMT2B/W/D/Q indexes taking the even or the odd
+// elements of two registers: together the gather of 2n elements 2 apart.
+//
+// deShufW: VPSHUFB masks sorting each 16-byte lane into its even then its
+// odd W-byte elements.
+var ilLo, ilHi, deEven, deOdd, deShuf = map[int]table{}, map[int]table{}, map[int]table{}, map[int]table{}, map[int]table{}
+
+func init() {
+	for _, w := range []int{1, 2, 4, 8} {
+		n := 64 / w
+		il, de := gather(2*n, n), gather(2*n, 2)
+		ilLo[w] = index(fmt.Sprint("ilLo", w), w, il[:n])
+		ilHi[w] = index(fmt.Sprint("ilHi", w), w, il[n:])
+		deEven[w] = index(fmt.Sprint("deEven", w), w, de[:n])
+		deOdd[w] = index(fmt.Sprint("deOdd", w), w, de[n:])
+		deShuf[w] = shuffle(fmt.Sprint("deShuf", w), w, gather(16/w, 2))
+	}
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The interleaves: Transpose with 2 or 4 columns and a contiguous
+// destination, the shape of the planner's row-pair and row-quad tiles
+// ((2,1), (4,1)).
+//
+//	func interleaveKxW...(dst *byte, src *byte, srcStride int, n int)
+//
+// interleaves K source rows of n chunks each (64 bytes per row per chunk
+// with AVX-512, 32 with AVX2) into dst, element by element (W bytes each).
+//
+// The de-interleaves: Transpose with 2 or 4 rows and a contiguous source
+// (the inverse of the interleaves: untiling (2,1) and (4,1)).
+//
+//	func deinterleaveKxW...(dst *byte, dstStride int, src *byte, n int)
+//
+// splits n chunks of the source stream of groups of K elements of W bytes
+// (K*64 bytes per chunk with AVX-512, K*32 with AVX2) into K destination
+// rows (64 or 32 bytes each per chunk).
+//
+// Both work in stages of pairs of registers: an interleave of two rows is
+// one stage at width W; of four, a stage at W that interleaves rows 0 and
+// 1, and 2 and 3, then one at 2W that interleaves those results 0 with 2
+// and 1 with 3. A de-interleave runs the stages the other way round (2W,
+// then W), each taking the even and the odd elements of a pair.
+
+// A weaveSpec names one interleave or de-interleave kernel.
+type weaveSpec struct {
+	lvl     *level
+	k       int  // rows interleaved or de-interleaved: 2 or 4
+	width   int  // element bytes: 1, 2 or 4
+	inverse bool // de-interleave
+}
+
+// name returns the kernel's name: interleaveKxW<level> or
+// deinterleaveKxW<level>.
+func (s weaveSpec) name() string {
+	verb := "interleave"
+	if s.inverse {
+		verb = "deinterleave"
+	}
+	return fmt.Sprintf("%s%dx%d%s", verb, s.k, s.width, s.lvl.name)
+}
+
+// stageWidths returns the element width of each stage, in order.
+func (s weaveSpec) stageWidths() []int {
+	switch {
+	case s.k == 2:
+		return []int{s.width}
+	case s.inverse:
+		return []int{2 * s.width, s.width}
+	}
+	return []int{s.width, 2 * s.width}
+}
+
+// weave emits the kernel s: the rows are K consecutive vectors of the
+// source (de-interleave) or vectors of K source rows (interleave), R8 =
+// 3*stride for four; the stages write their results to the next free
+// registers (2 rows: V0, V1 -> V2, V3; 4 rows: V0..V3 -> V4..V7 ->
+// V8..V11). A kernel of one stage loads its tables before the loop, one
+// of two loads each stage's in the loop.
+func (g *gen) weave(s weaveSpec) {
+	l := s.lvl
+	stride := bx // the stride of the side that has rows
+	if s.inverse {
+		stride = dx
+		g.text(s.name(), "func(dst *byte, dstStride int, src *byte, n int)")
+		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+	} else {
+		g.text(s.name(), "func(dst *byte, src *byte, srcStride int, n int)")
+		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+	}
+	if s.k == 4 {
+		g.LEAQ(atIdx(stride, stride, 2, 0), r8)
+	}
+	widths := s.stageWidths()
+	if len(widths) == 1 {
+		g.weaveTables(s, widths[0])
+	}
+	if s.inverse {
+		g.Commentf("A chunk: %d bytes of groups of %d %d-byte elements, split into %d bytes of each of %d rows.", s.k*l.bytes, s.k, s.width, l.bytes, s.k)
+	} else {
+		g.Commentf("A chunk: %d bytes of each of %d rows, interleaved by %d-byte elements into %d bytes.", l.bytes, s.k, s.width, s.k*l.bytes)
+	}
+
+	g.Label("loop")
+	regs := l.vs(0, s.k)
+	for i, r := range regs {
+		if s.inverse {
+			g.vmov(l)(at(si, i*l.bytes), r)
+		} else {
+			g.vmov(l)(row(si, bx, r8, i, 0), r)
+		}
+	}
+	next := s.k
+	for stage, w := range widths {
+		if len(widths) > 1 {
+			g.weaveTables(s, w)
+		}
+		out := l.vs(next, s.k)
+		next += s.k
+		// Stage 0 pairs neighbours, stage 1 registers two apart.
+		d := 1 << stage
+		j := 0
+		for a := range regs {
+			if a&d == 0 {
+				g.weavePair(s, w, regs[a], regs[a+d], out[j], out[j+1])
+				j += 2
+			}
+		}
+		regs = out
+	}
+	for i, r := range regs {
+		if s.inverse {
+			g.vmov(l)(r, row(di, dx, r8, i, 0))
+		} else {
+			g.vmov(l)(r, at(di, i*l.bytes))
+		}
+	}
+	srcStep, dstStep := l.bytes, s.k*l.bytes
+	if s.inverse {
+		srcStep, dstStep = dstStep, srcStep
+	}
+	g.ADDQ(imm(srcStep), si)
+	g.ADDQ(imm(dstStep), di)
+	g.loopEnd("loop")
+}
+
+// weaveTables loads the tables of a stage at element width w: with
+// AVX-512 the two VPERMT2 indexes into Z30 and Z31 (ilLoW and ilHiW, or
+// deEvenW and deOddW); with AVX2 the VPSHUFB mask of a de-interleave
+// into Y15 (deShufW; the AVX2 interleave unpacks and needs none).
+func (g *gen) weaveTables(s weaveSpec, w int) {
+	switch {
+	case s.lvl == avx512 && s.inverse:
+		g.VMOVDQU64(deEven[w].addr(), avx512.v(30))
+		g.VMOVDQU64(deOdd[w].addr(), avx512.v(31))
+	case s.lvl == avx512:
+		g.VMOVDQU64(ilLo[w].addr(), avx512.v(30))
+		g.VMOVDQU64(ilHi[w].addr(), avx512.v(31))
+	case s.inverse:
+		g.VMOVDQU(deShuf[w].addr(), avx2.v(15))
+	}
+}
+
+// weavePair emits one pair of a stage at element width w: interleaves
+// the elements of a and b into o0 (their first halves) and o1 (the
+// second), or puts the even elements of a then b in o0 and the odd ones
+// in o1:
+//
+//	AVX-512: VPERMT2B/W/D/Q of copies of a with b, indexes in Z30, Z31
+//	AVX2 interleave: VPUNPCKL and VPUNPCKH into Y14, Y15, then
+//	    VPERM2I128 joins their lanes
+//	AVX2 de-interleave: VPSHUFB (mask in Y15) sorts each lane of a and of
+//	    b into even and odd elements, VPERMQ joins the lanes, and
+//	    VPERM2I128 pairs a's halves with b's. It clobbers a and b.
+func (g *gen) weavePair(s weaveSpec, w int, a, b, o0, o1 reg.VecPhysical) {
+	switch {
+	case s.lvl == avx512:
+		op := g.permt2(w)
+		g.VMOVDQA64(a, o0)
+		op(b, avx512.v(30), o0)
+		g.VMOVDQA64(a, o1)
+		op(b, avx512.v(31), o1)
+	case s.inverse:
+		for _, r := range []reg.VecPhysical{a, b} {
+			g.VPSHUFB(avx2.v(15), r, r)
+			g.VPERMQ(operand.U8(0xD8), r, r)
+		}
+		g.joinLanes(a, b, o0, o1)
+	default:
+		lo, hi := g.unpacks(w)
+		t0, t1 := avx2.v(14), avx2.v(15)
+		lo(b, a, t0)
+		hi(b, a, t1)
+		g.joinLanes(t0, t1, o0, o1)
+	}
+}
+
+// permt2 returns the two-table permute of w-byte elements: VPERMT2B,
+// VPERMT2W, VPERMT2D or VPERMT2Q.
+func (g *gen) permt2(w int) func(...operand.Op) {
+	switch w {
+	case 1:
+		return g.VPERMT2B
+	case 2:
+		return g.VPERMT2W
+	case 4:
+		return g.VPERMT2D
+	}
+	return g.VPERMT2Q
+}
+
+// unpacks returns the unpacks of the low and of the high w-byte elements
+// of each lane: VPUNPCKLBW and VPUNPCKHBW for bytes, and so on.
+func (g *gen) unpacks(w int) (lo, hi func(...operand.Op)) {
+	switch w {
+	case 1:
+		return g.VPUNPCKLBW, g.VPUNPCKHBW
+	case 2:
+		return g.VPUNPCKLWD, g.VPUNPCKHWD
+	case 4:
+		return g.VPUNPCKLDQ, g.VPUNPCKHDQ
+	}
+	return g.VPUNPCKLQDQ, g.VPUNPCKHQDQ
+}
