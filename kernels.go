@@ -16,20 +16,35 @@
 // build tags purego and noasm leave the assembly out.
 package tilecopy
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // span is the number of bytes a strided block of rows rows, each of n
-// bytes at stride stride, reaches from its start.
+// bytes at stride stride, reaches from its start, or -1 when that does
+// not fit an int. rows, stride and n are not negative.
 func span(rows, stride, n int) int {
 	if rows == 0 || n == 0 {
 		return 0
+	}
+	if rows > 1 && stride > (math.MaxInt-n)/(rows-1) {
+		return -1
 	}
 	return (rows-1)*stride + n
 }
 
 func checkSpan(what string, buf []byte, rows, stride, n int) {
-	if rows < 0 || n < 0 || stride < 0 || span(rows, stride, n) > len(buf) {
+	if s := span(rows, stride, n); rows < 0 || n < 0 || stride < 0 || s < 0 || s > len(buf) {
 		panic(fmt.Sprintf("tilecopy: %s block of %d rows × %d bytes at stride %d exceeds %d bytes", what, rows, n, stride, len(buf)))
+	}
+}
+
+// checkGrid is checkSpan for steps such blocks, step bytes apart.
+func checkGrid(what string, buf []byte, steps, step, rows, stride, n int) {
+	block := span(rows, stride, n)
+	if s := span(steps, step, block); rows < 0 || n < 0 || stride < 0 || steps < 0 || step < 0 || block < 0 || s < 0 || s > len(buf) {
+		panic(fmt.Sprintf("tilecopy: %s grid of %d steps at stride %d, each %d rows × %d bytes at stride %d, exceeds %d bytes", what, steps, step, rows, n, stride, len(buf)))
 	}
 }
 
@@ -60,6 +75,30 @@ func CopyRunsAhead(dst []byte, dstStride int, src []byte, srcStride int, n, rows
 // Prefetching reports whether CopyRunsAhead prefetches at the level in
 // use (AVX2 or above).
 func Prefetching() bool { return prefetching() }
+
+// CopyRunsStreaming copies a grid of steps × rows runs of n bytes: run r
+// of step s from src[s*srcStep + r*srcStride:] to dst[s*dstStep +
+// r*dstStride:]. It serves a caller that writes a destination of
+// StreamThreshold bytes or more in many calls and will not read it back
+// from the caches before it is all written: where the level has them (see
+// Streaming), it writes the runs' whole destination lines with
+// non-temporal stores, prefetches each step's source during the step
+// before (the prefetched addresses need not lie inside src: a prefetch
+// never faults), and ends with a store fence, so that every byte is in
+// memory order when it returns. Elsewhere it is CopyRuns step by step.
+// Runs must not overlap between dst and src.
+func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	checkGrid("destination", dst, steps, dstStep, rows, dstStride, n)
+	checkGrid("source", src, steps, srcStep, rows, srcStride, n)
+	if rows == 0 || n == 0 || steps == 0 {
+		return
+	}
+	copyRunsStreamingFast(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+}
+
+// Streaming reports whether CopyRunsStreaming writes with non-temporal
+// stores at the level in use (AVX2 or above).
+func Streaming() bool { return streaming() }
 
 // FillRuns writes rows runs of n bytes at stride dstStride, each a
 // repetition of pattern; n must be a multiple of len(pattern).

@@ -93,6 +93,36 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 
 func prefetching() bool { return useAVX2 }
 
+// copyRunsStreamAVX512 and copyRunsStreamAVX2 copy steps × rows runs of
+// n bytes, run (s, r) from src+s*srcStep+r*srcStride to
+// dst+s*dstStep+r*dstStride, writing each run's whole destination lines
+// with non-temporal stores (ordinary stores for part lines at its ends),
+// prefetching during each step the source of the next, and end with
+// SFENCE. Preconditions: rows, steps ≥ 1; n ≥ 64; every byte copied inside
+// the caller's slices; the feature the name says.
+//
+//go:noescape
+func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+
+//go:noescape
+func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+
+// copyRunsStreamingFast is CopyRunsStreaming after its checks (n, rows,
+// steps ≥ 1): runs shorter than a line, which no whole-line store can
+// write, take the generic copy.
+func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	switch {
+	case n >= 64 && useAVX512:
+		copyRunsStreamAVX512(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep)
+	case n >= 64 && useAVX2:
+		copyRunsStreamAVX2(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep)
+	default:
+		copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+	}
+}
+
+func streaming() bool { return useAVX2 }
+
 // The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous
 // destination. interleaveCxW reads n chunks of C source rows (64 bytes of
 // each row per chunk with AVX-512, 32 with AVX2) and writes them to dst

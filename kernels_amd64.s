@@ -2510,6 +2510,140 @@ anext:
 	VZEROUPPER
 	RET
 
+// func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ steps+48(FP), R12
+	MOVQ dstStep+56(FP), R13
+	MOVQ srcStep+64(FP), R14
+	SUBQ $+64, R8
+
+step:
+	MOVQ rows+40(FP), CX
+	MOVQ DI, R10
+	MOVQ SI, R11
+
+row:
+	LEAQ       (R11)(R14*1), R9
+	PREFETCHT0 (R9)
+
+	// AX: the bytes to the destination's first line boundary.
+	MOVQ      R10, AX
+	NEGQ      AX
+	ANDQ      $+63, AX
+	JZ        body
+	VMOVDQU64 (R11), Z0
+	VMOVDQU64 Z0, (R10)
+
+body:
+	CMPQ AX, R8
+	JA   tail
+
+line:
+	PREFETCHT0 (R9)(AX*1)
+	VMOVDQU64  (R11)(AX*1), Z0
+	VMOVNTDQ   Z0, (R10)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, R8
+	JBE        line
+
+tail:
+	// A part line left at the end: the run's last 64 bytes.
+	LEAQ      64(R8), R9
+	CMPQ      AX, R9
+	JAE       next
+	VMOVDQU64 (R11)(R8*1), Z0
+	VMOVDQU64 Z0, (R10)(R8*1)
+
+next:
+	ADDQ DX, R10
+	ADDQ BX, R11
+	DECQ CX
+	JNZ  row
+	ADDQ R13, DI
+	ADDQ R14, SI
+	DECQ R12
+	JNZ  step
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+// Requires: AVX, MMX+
+TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ steps+48(FP), R12
+	MOVQ dstStep+56(FP), R13
+	MOVQ srcStep+64(FP), R14
+	SUBQ $+64, R8
+
+step:
+	MOVQ rows+40(FP), CX
+	MOVQ DI, R10
+	MOVQ SI, R11
+
+row:
+	LEAQ       (R11)(R14*1), R9
+	PREFETCHT0 (R9)
+
+	// AX: the bytes to the destination's first line boundary.
+	MOVQ    R10, AX
+	NEGQ    AX
+	ANDQ    $+63, AX
+	JZ      body
+	VMOVDQU (R11), Y0
+	VMOVDQU 32(R11), Y1
+	VMOVDQU Y0, (R10)
+	VMOVDQU Y1, 32(R10)
+
+body:
+	CMPQ AX, R8
+	JA   tail
+
+line:
+	PREFETCHT0 (R9)(AX*1)
+	VMOVDQU    (R11)(AX*1), Y0
+	VMOVDQU    32(R11)(AX*1), Y1
+	VMOVNTDQ   Y0, (R10)(AX*1)
+	VMOVNTDQ   Y1, 32(R10)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, R8
+	JBE        line
+
+tail:
+	// A part line left at the end: the run's last 64 bytes.
+	LEAQ    64(R8), R9
+	CMPQ    AX, R9
+	JAE     next
+	VMOVDQU (R11)(R8*1), Y0
+	VMOVDQU 32(R11)(R8*1), Y1
+	VMOVDQU Y0, (R10)(R8*1)
+	VMOVDQU Y1, 32(R10)(R8*1)
+
+next:
+	ADDQ DX, R10
+	ADDQ BX, R11
+	DECQ CX
+	JNZ  row
+	ADDQ R13, DI
+	ADDQ R14, SI
+	DECQ R12
+	JNZ  step
+	SFENCE
+	VZEROUPPER
+	RET
+
 DATA permBytes16x4<>+0(SB)/8, $0x1c1814100c080400
 DATA permBytes16x4<>+8(SB)/8, $0x3c3834302c282420
 DATA permBytes16x4<>+16(SB)/8, $0x1d1915110d090501

@@ -21,6 +21,17 @@ func copyRunsGeneric(dst []byte, dstStride int, src []byte, srcStride int, n, ro
 	}
 }
 
+// copyRunsGridGeneric is copyRunsGeneric steps times, each step's runs
+// dstStep and srcStep bytes after the last's.
+func copyRunsGridGeneric(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	d, s := 0, 0
+	for range steps {
+		copyRunsGeneric(dst[d:], dstStride, src[s:], srcStride, n, rows)
+		d += dstStep
+		s += srcStep
+	}
+}
+
 func fillRunsGeneric(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	if n == 0 || rows == 0 {
 		return

@@ -25,6 +25,13 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 
 func prefetching() bool { return false }
 
+// copyRunsStreamingFast is the generic grid copy: no streaming stores here.
+func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+}
+
+func streaming() bool { return false }
+
 // stagedKernel is transposeKernel: nothing stages here.
 func stagedKernel(width int) kernelID { return transposeKernel(width) }
 

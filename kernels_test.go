@@ -373,27 +373,48 @@ func TestFillRuns(t *testing.T) {
 // TestCopyRuns checks CopyRuns and, at each level, CopyRunsAhead against
 // a loop of copies, in guarded buffers; the prefetch offsets point
 // anywhere, past both ends of the source too.
+// runGrid is the geometry of a run copy: steps × rows runs of n bytes,
+// run r of step s at dst[s*dstep + r*ds:] and src[s*sstep + r*ss:].
+type runGrid struct {
+	n, rows, ds, ss     int
+	steps, dstep, sstep int
+	ahead               int
+}
+
 func TestCopyRuns(t *testing.T) {
 	kernels := []struct {
 		name string
-		run  func(dst []byte, ds int, src []byte, ss int, n, rows, ahead int)
+		grid bool // takes steps; the others copy one step
+		run  func(dst, src []byte, g runGrid)
 	}{
-		{"CopyRuns", func(dst []byte, ds int, src []byte, ss int, n, rows, _ int) { CopyRuns(dst, ds, src, ss, n, rows) }},
-		{"CopyRunsAhead", CopyRunsAhead},
+		{"CopyRuns", false, func(dst, src []byte, g runGrid) { CopyRuns(dst, g.ds, src, g.ss, g.n, g.rows) }},
+		{"CopyRunsAhead", false, func(dst, src []byte, g runGrid) { CopyRunsAhead(dst, g.ds, src, g.ss, g.n, g.rows, g.ahead) }},
+		{"CopyRunsStreaming", true, func(dst, src []byte, g runGrid) {
+			CopyRunsStreaming(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
+		}},
 	}
 	for _, kern := range kernels {
 		t.Run(kern.name, func(t *testing.T) {
 			forEachLevel(t, func(t *testing.T) {
 				r := rand.New(rand.NewPCG(6, 6))
 				for k := range 300 {
-					n, rows := r.IntN(400), r.IntN(20)
-					ds, ss := n+r.IntN(2)*r.IntN(256), n+r.IntN(2)*r.IntN(256)
+					g := runGrid{n: r.IntN(400), rows: r.IntN(20), steps: 1}
+					g.ds, g.ss = g.n+r.IntN(2)*r.IntN(256), g.n+r.IntN(2)*r.IntN(256)
 					if k%4 == 0 {
-						ds, ss = n, n
+						g.ds, g.ss = g.n, g.n
 					}
-					ahead := r.IntN(1<<20) - 1<<19
-					dst := guarded(t, span(rows, ds, n), k%2 == 0)
-					src := guarded(t, span(rows, ss, n), k%3 == 0)
+					g.ahead = r.IntN(1<<20) - 1<<19
+					if kern.grid {
+						// Steps beside the rows, or past them.
+						g.steps = r.IntN(5)
+						g.dstep, g.sstep = g.n+r.IntN(64), span(g.rows, g.ss, g.n)+r.IntN(64)
+						if k%3 == 0 {
+							g.dstep, g.sstep = span(g.rows, g.ds, g.n)+r.IntN(64), g.n+r.IntN(64)
+						}
+						g.ds = max(g.ds, g.steps*g.dstep) // runs of one step and the next do not meet
+					}
+					dst := guarded(t, span(g.steps, g.dstep, span(g.rows, g.ds, g.n)), k%2 == 0)
+					src := guarded(t, span(g.steps, g.sstep, span(g.rows, g.ss, g.n)), k%3 == 0)
 					for i := range src {
 						src[i] = byte(r.Uint32())
 					}
@@ -401,12 +422,15 @@ func TestCopyRuns(t *testing.T) {
 						dst[i] = byte(r.Uint32())
 					}
 					want := bytes.Clone(dst)
-					for j := range rows * min(n, 1) {
-						copy(want[j*ds:j*ds+n], src[j*ss:j*ss+n])
+					for s := range g.steps * min(g.n, 1) {
+						for j := range g.rows {
+							d, o := s*g.dstep+j*g.ds, s*g.sstep+j*g.ss
+							copy(want[d:d+g.n], src[o:o+g.n])
+						}
 					}
-					kern.run(dst, ds, src, ss, n, rows, ahead)
+					kern.run(dst, src, g)
 					if !bytes.Equal(dst, want) {
-						t.Fatalf("copy of %d runs of %d bytes (strides %d, %d, ahead %d): byte %d differs", rows, n, ds, ss, ahead, firstDiff(dst, want))
+						t.Fatalf("copy of %+v: byte %d differs", g, firstDiff(dst, want))
 					}
 				}
 			})

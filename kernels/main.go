@@ -110,6 +110,8 @@ func (g *gen) file() {
 	g.fillRuns()
 	g.copyRunsNTPrefetch()
 	g.copyRunsAhead()
+	g.copyRunsStream(avx512)
+	g.copyRunsStream(avx2)
 
 	g.tables(permBytes16x4, permWords16x2)
 	for _, w := range []int{1, 2, 4, 8} {
@@ -137,6 +139,7 @@ var (
 	si, di         = reg.RSI, reg.RDI
 
 	r8, r9, r10, r11, r12 = reg.R8, reg.R9, reg.R10, reg.R11, reg.R12
+	r13, r14              = reg.R13, reg.R14
 )
 
 // A level is an instruction-set level the kernels are written for.

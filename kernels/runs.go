@@ -189,3 +189,78 @@ func (g *gen) copyRunsAhead() {
 	g.nextRun("arow")
 	g.ret()
 }
+
+// copyRunsStream emits copyRunsStreamAVX512 or copyRunsStreamAVX2, which
+// copy a grid of steps × rows runs and write each run's whole destination
+// lines with VMOVNTDQ:
+//
+//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+//
+// DI and SI hold the step's destination and source, R13 and R14 the step
+// strides, R12 the steps left; R10 and R11 walk the runs of a step, R9 is
+// the same run of the next step (prefetched a line per line copied), and
+// R8 holds n-64, the last offset at which a whole 64-byte piece starts.
+// A run (n ≥ 64) starts with an ordinary 64-byte store that covers its
+// head up to the destination's first line boundary, when it has one;
+// non-temporal stores write the lines from there; an ordinary store of
+// the run's last 64 bytes covers a part line at its end. The ordinary
+// stores may overlap lines the non-temporal ones write, with the same
+// bytes. One SFENCE ends the call.
+func (g *gen) copyRunsStream(l *level) {
+	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int")
+	g.params([]string{"steps", "dstStep", "srcStep"}, r12, r13, r14)
+	g.SUBQ(imm(64), r8)
+	vs := l.vs(0, 64/l.bytes)
+	line := func(src, dst reg.Register, off reg.Register, store mov) {
+		for i, v := range vs {
+			g.vmov(l)(atIdx(src, off, 1, i*l.bytes), v)
+		}
+		for i, v := range vs {
+			store(v, atIdx(dst, off, 1, i*l.bytes))
+		}
+	}
+	g.Label("step")
+	g.Load(g.Param("rows"), cx)
+	g.MOVQ(di, r10)
+	g.MOVQ(si, r11)
+
+	g.Label("row")
+	g.LEAQ(atIdx(r11, r14, 1, 0), r9)
+	g.PREFETCHT0(at(r9, 0))
+	g.Comment("AX: the bytes to the destination's first line boundary.")
+	g.MOVQ(r10, ax)
+	g.NEGQ(ax)
+	g.ANDQ(imm(63), ax)
+	g.JZ(operand.LabelRef("body"))
+	for i, v := range vs {
+		g.vmov(l)(at(r11, i*l.bytes), v)
+	}
+	for i, v := range vs {
+		g.vmov(l)(v, at(r10, i*l.bytes))
+	}
+	g.Label("body")
+	g.CMPQ(ax, r8)
+	g.JA(operand.LabelRef("tail"))
+	g.Label("line")
+	g.PREFETCHT0(atIdx(r9, ax, 1, 0))
+	line(r11, r10, ax, g.VMOVNTDQ)
+	g.ADDQ(imm(64), ax)
+	g.CMPQ(ax, r8)
+	g.JBE(operand.LabelRef("line"))
+	g.Label("tail")
+	g.Comment("A part line left at the end: the run's last 64 bytes.")
+	g.LEAQ(at(r8, 64), r9)
+	g.CMPQ(ax, r9)
+	g.JAE(operand.LabelRef("next"))
+	line(r11, r10, r8, g.vmov(l))
+	g.Label("next")
+	g.ADDQ(dx, r10)
+	g.ADDQ(bx, r11)
+	g.countDown("row")
+	g.ADDQ(r13, di)
+	g.ADDQ(r14, si)
+	g.DECQ(r12)
+	g.JNZ(operand.LabelRef("step"))
+	g.SFENCE()
+	g.ret()
+}
