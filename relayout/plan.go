@@ -3,6 +3,7 @@ package relayout
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ type Plan struct {
 	// parallelMin is the destination size from which Run splits its work
 	// (parallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
+	// streamMin is the destination size from which the plan writes as
+	// one stream past the caches (StreamThreshold; tests lower it).
+	streamMin int64
 
 	mode    planMode
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
@@ -46,7 +50,7 @@ type Plan struct {
 	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
 	inner   ploop       // the kernel's inner loop, contiguous in the destination
 	ahead   int64       // run kernel: source elements to the next call's runs, to prefetch; 0 for none
-	stream  bool        // transpose kernel: the destination is large, write every block as part of it
+	stream  bool        // the destination is large, write every block as part of it (transpose and run kernels)
 	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
 	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim's table
 	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
@@ -101,6 +105,12 @@ type ploop struct {
 // logical dimensions. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
+	return compile(from, to, opts, int64(tilecopy.StreamThreshold()))
+}
+
+// compile is Compile with the destination size from which the plan
+// streams (tests lower it to stream small cases).
+func compile(from, to Shape, opts *Options, streamMin int64) (*Plan, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -112,6 +122,7 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
 		dtype: to.dtype, pat: pat, threads: threadCount(opts.Threads), parallelMin: parallelMinBytes,
+		streamMin: streamMin,
 	}
 	if from.isPacked() || to.isPacked() {
 		if err := compileStaged(p, opts); err != nil {
@@ -168,8 +179,11 @@ func (p *Plan) String() string {
 			fmt.Fprintf(&b, "    %-12s d%d weight %d ×%d  dst %d  src %s\n", role, l.dim, l.w, l.size, l.dst, srcStride(p, l))
 		}
 		kern := [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern]
-		if p.ahead != 0 {
+		switch {
+		case p.ahead != 0:
 			kern = fmt.Sprintf("run copy, prefetching %d elements ahead (tilecopy.CopyRunsAhead)", p.ahead)
+		case p.kern == kernRun && p.stream:
+			kern = "run copy streamed, the innermost loop's steps in each call (tilecopy.CopyRunsStreaming)"
 		}
 		fmt.Fprintf(&b, "  kernel: %s\n", kern)
 	}
@@ -508,6 +522,9 @@ func (p *Plan) chooseKernel() {
 	if p.inner.src == 1 && p.inner.dst == 1 {
 		p.kern = kernRun
 		p.why = append(p.why, fmt.Sprintf("the innermost digit is contiguous on both sides: runs of %d elements", p.inner.size))
+		if p.streamRuns(eligible) {
+			return
+		}
 		// Short runs scattered over the source: rows that continue the
 		// destination runs, each call prefetching the runs of the next
 		// (the source rows shifted by the next loop's step), which the
@@ -552,7 +569,7 @@ func (p *Plan) chooseKernel() {
 		// size of one kernel call's block (NHWC to NCHW f32
 		// [64,256,128,32], 4 MiB per call: 0.48 of copy() with ordinary
 		// stores, 0.82-0.89 streamed, relayout bench C7).
-		if p.dstBytes >= int64(tilecopy.StreamThreshold()) {
+		if p.dstBytes >= p.streamMin {
 			p.stream = true
 			p.why = append(p.why, "the destination is larger than the last-level cache: each block is written as part of it (through a tile and non-temporal stores where the kernels have them)")
 		}
@@ -565,6 +582,90 @@ func (p *Plan) chooseKernel() {
 		}
 	}
 	p.why = append(p.why, "no source-contiguous digit: a strided copy of one row per step")
+}
+
+// streamBlockBytes is the source block a streamed run copy reads for each
+// step where its rows continue the source runs. Measured at 256 MiB
+// against copy() in one process (relayout bench, two rounds), for f32
+// [64,128,256,32] perm (0,2,1,3) (128-byte runs) and untiling f32
+// T(8,128) (512-byte runs): 1 KiB 0.85/0.82-0.88, 2 KiB 0.99-1.07/
+// 0.84-0.89, 4 KiB 1.05-1.12/1.02-1.10, 8 KiB 0.77-0.79/1.04-1.16.
+const streamBlockBytes = 4096
+
+// streamRuns plans a run copy whose destination is past the last-level
+// cache as steps of a grid, for tilecopy.CopyRunsStreaming. Non-temporal
+// stores of whole lines are as fast scattered as in order; the reads are
+// not, and the hardware prefetchers do not follow short runs far apart.
+// So the kernel's rows are, where it can take them, the loop that
+// continues the source runs, cut to about streamBlockBytes, so that each
+// step reads one contiguous block, and its steps (the innermost outer
+// loop, whose values one call takes) the loop that continues the
+// destination runs, so that each row writes forward; each step's source
+// is prefetched during the step before. Where the rows cannot be the
+// source's loop (it is a heavier digit of the runs' own dim), the roles
+// swap: rows that continue the destination runs, steps that continue
+// the source's. It reports whether the plan streams: runs of whole lines
+// on a CPU with streaming stores, and one of the two arrangements.
+func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
+	run := p.inner.size * p.width
+	if !tilecopy.Streaming() || p.dstBytes < p.streamMin || run < 64 || run%64 != 0 {
+		return false
+	}
+	find := func(ok func(ploop) bool) int {
+		for i := len(p.loops) - 1; i >= 0; i-- {
+			if ok(p.loops[i]) {
+				return i
+			}
+		}
+		return -1
+	}
+	src := func(l ploop) bool { return l.src == p.inner.size }
+	dst := func(l ploop) bool { return l.dst == p.inner.size }
+	var steps func(ploop) bool
+	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 {
+		rows := p.loops[i]
+		k := blockRows(rows.size, run)
+		if k < rows.size {
+			// Split the loop: its heavy part stays where it was.
+			p.loops[i] = ploop{dim: rows.dim, w: k, size: rows.size / k, scale: 1, dst: rows.dst * k, src: rows.src * k}
+			rows.size = k
+		} else {
+			p.loops = slices.Delete(p.loops, i, i+1)
+		}
+		p.outer = &rows
+		steps = dst
+		p.why = append(p.why, fmt.Sprintf("the destination is larger than the last-level cache: streamed; rows: the loop that continues the source runs, %d of them (%d bytes a step)", k, k*run))
+	} else if i := find(func(l ploop) bool { return dst(l) && eligible(l) }); i >= 0 {
+		rows := p.loops[i]
+		p.loops = slices.Delete(p.loops, i, i+1)
+		p.outer = &rows
+		steps = src
+		p.why = append(p.why, "the destination is larger than the last-level cache: streamed; rows: the loop that continues the destination runs")
+	} else {
+		return false
+	}
+	p.stream = true
+	if i := find(steps); i >= 0 && p.lightestAfter(i) {
+		c := p.loops[i]
+		p.loops = append(slices.Delete(p.loops, i, i+1), c)
+		p.why = append(p.why, fmt.Sprintf("steps: d%d weight %d, which continues the other side's runs", c.dim, c.w))
+	}
+	return true
+}
+
+// blockRows returns the divisor of size that makes rows runs of run bytes
+// closest to streamBlockBytes (on a log scale; the smaller on a tie).
+func blockRows(size, run int64) int64 {
+	best, bestErr := int64(1), math.Inf(1)
+	for k := int64(1); k <= size && k*run <= 16*streamBlockBytes; k++ {
+		if size%k != 0 {
+			continue
+		}
+		if e := math.Abs(math.Log(float64(k*run) / streamBlockBytes)); e < bestErr {
+			best, bestErr = k, e
+		}
+	}
+	return best
 }
 
 // continueKernel makes the innermost outer loop of a transpose plan the

@@ -130,11 +130,22 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 		rows, oDst, oSrc = last.size, last.dst, last.src
 		loops = loops[:len(loops)-1]
 	}
+	// A streamed run copy takes the innermost loop's values as its steps.
+	steps := (*ploop)(nil)
+	if p.kern == kernRun && p.stream && w.outer != nil && len(loops) > 0 {
+		steps = &loops[len(loops)-1]
+		loops = loops[:len(loops)-1]
+	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
 	n := len(loops)
 	for {
-		w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
+		if steps != nil {
+			W := p.width
+			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), int(steps.dst*W), w.src[sOff*W:], int(oSrc*W), int(steps.src*W), int(p.inner.size*W), int(rows), int(steps.size))
+		} else {
+			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
+		}
 		k := n - 1
 		for ; k >= 0; k-- {
 			l := &loops[k]
@@ -162,6 +173,10 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 	W := p.width
 	switch p.kern {
 	case kernRun:
+		if p.stream {
+			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), 0, w.src[sOff*W:], int(oSrc*W), 0, int(cols*W), int(rows), 1)
+			return
+		}
 		if p.ahead != 0 {
 			tilecopy.CopyRunsAhead(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows), int(p.ahead*W))
 			return

@@ -97,12 +97,26 @@ func fillRandom(n int64, seed uint64) []byte {
 // It reports whether the case was runnable (padding and layout accepted).
 func checkPair(t *testing.T, seed uint64, from, to Shape, opts Options) bool {
 	t.Helper()
-	return checkPairWith(t, seed, from, to, opts, nil)
+	return checkPairWith(t, seed, from, to, opts, -1, nil)
+}
+
+// parsePair parses the shape texts of a test's pair.
+func parsePair(t *testing.T, from, to string) (Shape, Shape) {
+	t.Helper()
+	f, err := ParseShape(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ParseShape(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, g
 }
 
 // checkPairWith is checkPair with tweak applied to the compiled plan
 // before it runs (to force a path the case's size would not choose).
-func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, tweak func(*Plan)) bool {
+func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, streamMin int64, tweak func(*Plan)) bool {
 	t.Helper()
 	want := []byte(nil)
 	fromSize, err := from.ByteSize()
@@ -120,7 +134,10 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, twea
 	}
 	want = bytes.Repeat([]byte{0xa5}, int(toSize))
 	refErr := Reference(want, src, to, from, opts.Pad)
-	plan, err := Compile(from, to, &opts)
+	if streamMin < 0 {
+		streamMin = int64(tilecopy.StreamThreshold())
+	}
+	plan, err := compile(from, to, &opts, streamMin)
 	if (err != nil) != (refErr != nil) {
 		t.Fatalf("seed %d: %s -> %s pad %v: Compile error %v, Reference error %v", seed, from, to, opts.Pad, err, refErr)
 	}
@@ -181,14 +198,7 @@ func TestCompileMatchesReference(t *testing.T) {
 func TestGoldenRelayouts(t *testing.T) {
 	for _, tc := range golden.Cases() {
 		t.Run(tc.To, func(t *testing.T) {
-			from, err := ParseShape(tc.From)
-			if err != nil {
-				t.Fatal(err)
-			}
-			to, err := ParseShape(tc.To)
-			if err != nil {
-				t.Fatal(err)
-			}
+			from, to := parsePair(t, tc.From, tc.To)
 			got := letters(t, from, to)
 			if got != tc.Want {
 				t.Errorf("got  %s\nwant %s", got, tc.Want)
@@ -416,17 +426,10 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		{"f32[3,5,7,256]{3,2,1,0}", "f32[3,5,7,256]{3,1,2,0}", Padding{}, false}, // 1 KiB runs
 	}
 	for i, tc := range tests {
-		from, err := ParseShape(tc.from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		to, err := ParseShape(tc.to)
-		if err != nil {
-			t.Fatal(err)
-		}
+		from, to := parsePair(t, tc.from, tc.to)
 		opts := Options{Pad: tc.pad, Threads: 1}
 		var plan *Plan
-		if !checkPairWith(t, uint64(i), from, to, opts, func(p *Plan) { plan = p }) {
+		if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { plan = p }) {
 			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 		}
 		if want := tc.ahead && tilecopy.Prefetching(); (plan.ahead != 0) != want {
@@ -435,26 +438,54 @@ func TestPrefetchingRunCopy(t *testing.T) {
 	}
 }
 
-// TestStreamingTransposePlans runs transpose plans as if their
-// destinations were larger than the last-level cache (every block
-// through tilecopy.TransposeStreaming) against the reference.
-func TestStreamingTransposePlans(t *testing.T) {
+// TestStreamingPlans runs plans as if their destinations were larger than
+// the last-level cache (transposes through tilecopy.TransposeStreaming,
+// run copies as grids through tilecopy.CopyRunsStreaming) against the
+// reference: random pairs, then run copies chosen to stream where the
+// CPU has streaming stores, with padding, tiles and split Runs.
+func TestStreamingPlans(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 600
 	}
-	ran := 0
+	kinds := map[kernelKind]int{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
-		checkPairWith(t, seed, from, to, opts, func(p *Plan) {
-			if p.kern == kernTranspose {
-				p.stream = true
-				ran++
+		checkPairWith(t, seed, from, to, opts, 0, func(p *Plan) {
+			if p.stream {
+				kinds[p.kern]++
 			}
 		})
 	}
-	t.Logf("%d streamed transpose plans", ran)
-	if ran < n/20 {
-		t.Errorf("only %d of %d random pairs were streamed transpose plans", ran, n)
+	t.Logf("streamed: %d transpose plans, %d run copies", kinds[kernTranspose], kinds[kernRun])
+	if kinds[kernTranspose] < n/20 {
+		t.Errorf("only %d of %d random pairs were streamed transpose plans", kinds[kernTranspose], n)
+	}
+	tests := []struct {
+		from, to string
+		pad      Padding
+	}{
+		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}},
+		{"f32[3,5,64,32]{3,2,1,0}", "f32[3,5,64,32]{3,1,2,0}", Padding{}},
+		{"u8[4,9,6,128]{3,2,1,0}", "u8[4,9,6,128]{3,1,2,0}", Padding{}},
+		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}},
+		{"f32[32,512]{1,0}", "f32[32,512]{1,0:T(8,128)}", Padding{}},
+		{"f32[32,512]{1,0:T(8,128)}", "f32[32,512]{1,0}", Padding{}},
+		{"f32[13,300]{1,0}", "f32[13,300]{1,0:T(8,128)}", Padding{Kind: PadValue, Value: 1.5}},
+		{"f32[13,300]{1,0:T(8,128)}", "f32[13,300]{1,0}", Padding{}},
+		{"bf16[5,3,64,64]{3,2,1,0}", "bf16[5,3,64,64]{3,1,2,0:T(2,64)}", Padding{Kind: PadNaN}},
+	}
+	for i, tc := range tests {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, threads := range []int{1, 2} {
+			var plan *Plan
+			opts := Options{Pad: tc.pad, Threads: threads}
+			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+			}
+			if want := tilecopy.Streaming(); plan.stream != want || plan.kern != kernRun {
+				t.Errorf("%s -> %s: kernel %d streamed %v, want a run copy streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, want, plan)
+			}
+		}
 	}
 }
