@@ -19,6 +19,7 @@ package tilecopy
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // span is the number of bytes a strided block of rows rows, each of n
@@ -37,6 +38,17 @@ func span(rows, stride, n int) int {
 func checkSpan(what string, buf []byte, rows, stride, n int) {
 	if s := span(rows, stride, n); rows < 0 || n < 0 || stride < 0 || s < 0 || s > len(buf) {
 		panic(fmt.Sprintf("tilecopy: %s block of %d rows × %d bytes at stride %d exceeds %d bytes", what, rows, n, stride, len(buf)))
+	}
+}
+
+// checkBlocks is checkSpan for outer × inner such blocks, the inner ones
+// innerStep bytes apart, the rows of them outerStep.
+func checkBlocks(what string, buf []byte, outer, outerStep, inner, innerStep, rows, stride, n int) {
+	block := span(rows, stride, n)
+	row := span(inner, innerStep, max(block, 0))
+	if s := span(outer, outerStep, max(row, 0)); rows < 0 || n < 0 || stride < 0 || inner < 0 || innerStep < 0 || outer < 0 || outerStep < 0 ||
+		block < 0 || row < 0 || s < 0 || s > len(buf) {
+		panic(fmt.Sprintf("tilecopy: %s grid of %d × %d blocks at strides %d, %d, each %d rows × %d bytes at stride %d, exceeds %d bytes", what, outer, inner, outerStep, innerStep, rows, n, stride, len(buf)))
 	}
 }
 
@@ -132,18 +144,63 @@ func TransposeStreaming(width int, dst []byte, dstStride int, src []byte, srcStr
 	transpose(width, dst, dstStride, src, srcStride, rows, cols, true)
 }
 
+// Grid repeats a kernel's block over Outer × Inner steps: block (a, b),
+// a < Outer and b < Inner, lies at dst[a*DstOuter + b*DstInner:] and
+// src[a*SrcOuter + b*SrcInner:]. The strides are in bytes and not
+// negative.
+type Grid struct {
+	Inner, Outer       int
+	DstInner, SrcInner int
+	DstOuter, SrcOuter int
+}
+
+// TransposeGrid is TransposeStreaming for every block of the grid g, in
+// one call: for a caller that writes a destination of StreamThreshold
+// bytes or more as many small blocks, such as the tiles of tiled
+// layouts. Where the blocks are interleaves or de-interleaves of 2 or 4
+// rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
+// for the vector stores, the whole grid runs in one assembly kernel with
+// non-temporal stores and one store fence at its end; otherwise each
+// block is one TransposeStreaming without its checks.
+func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
+	checkWidth(width)
+	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, cols*width)
+	checkBlocks("source", src, g.Outer, g.SrcOuter, g.Inner, g.SrcInner, cols, srcStride, rows*width)
+	if rows == 0 || cols == 0 || g.Inner == 0 || g.Outer == 0 {
+		return
+	}
+	done, inverse := weaveGridAsm(width, unsafe.SliceData(dst), dstStride, unsafe.SliceData(src), srcStride, rows, cols, g)
+	for a := range g.Outer {
+		for b := range g.Inner {
+			d, s := dst[a*g.DstOuter+b*g.DstInner:], src[a*g.SrcOuter+b*g.SrcInner:]
+			switch {
+			case done == 0:
+				transposeFast(width, d, dstStride, s, srcStride, rows, cols, true)
+			case inverse && done < cols:
+				transposeGeneric(width, d[done*width:], dstStride, s[done*srcStride:], srcStride, rows, cols-done)
+			case !inverse && done < rows:
+				transposeGeneric(width, d[done*dstStride:], dstStride, s[done*width:], srcStride, rows-done, cols)
+			}
+		}
+	}
+}
+
 // StreamThreshold is the destination size in bytes from which Transpose
 // writes with non-temporal stores: the last-level cache's size.
 func StreamThreshold() int { return ntThreshold }
 
 func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
-	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
-		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
-	}
+	checkWidth(width)
 	checkSpan("destination", dst, rows, dstStride, cols*width)
 	checkSpan("source", src, cols, srcStride, rows*width)
 	if rows == 0 || cols == 0 {
 		return
 	}
 	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || rows*dstStride >= ntThreshold)
+}
+
+func checkWidth(width int) {
+	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
+		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
+	}
 }

@@ -2329,6 +2329,1461 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, AVX512VBMI, MMX+
+TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      src+8(FP), R10
+	MOVQ      srcStride+16(FP), BX
+	VMOVDQU64 ilLo1<>+0(SB), Z30
+	VMOVDQU64 ilHi1<>+0(SB), Z31
+
+	// A chunk: 64 bytes of each of 2 rows, interleaved by 1-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2B  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2B  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, 64(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+128, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 64 bytes of each of 4 rows, interleaved by 1-byte elements into 256 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo1<>+0(SB), Z30
+	VMOVDQU64 ilHi1<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2B  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2B  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2B  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2B  Z3, Z31, Z7
+	VMOVDQU64 ilLo2<>+0(SB), Z30
+	VMOVDQU64 ilHi2<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2W  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2W  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2W  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2W  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, 64(DI)
+	VMOVNTDQ  Z10, 128(DI)
+	VMOVNTDQ  Z11, 192(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+256, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+
+	// A chunk: 32 bytes of each of 2 rows, interleaved by 1-byte elements into 64 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, 32(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+64, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 32 bytes of each of 4 rows, interleaved by 1-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y4
+	VPERM2I128 $0x31, Y15, Y14, Y5
+	VPUNPCKLBW Y3, Y2, Y14
+	VPUNPCKHBW Y3, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y6
+	VPERM2I128 $0x31, Y15, Y14, Y7
+	VPUNPCKLWD Y6, Y4, Y14
+	VPUNPCKHWD Y6, Y4, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y8
+	VPERM2I128 $0x31, Y15, Y14, Y9
+	VPUNPCKLWD Y7, Y5, Y14
+	VPUNPCKHWD Y7, Y5, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y10
+	VPERM2I128 $0x31, Y15, Y14, Y11
+	VMOVNTDQ   Y8, (DI)
+	VMOVNTDQ   Y9, 32(DI)
+	VMOVNTDQ   Y10, 64(DI)
+	VMOVNTDQ   Y11, 96(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+128, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      src+8(FP), R10
+	MOVQ      srcStride+16(FP), BX
+	VMOVDQU64 ilLo2<>+0(SB), Z30
+	VMOVDQU64 ilHi2<>+0(SB), Z31
+
+	// A chunk: 64 bytes of each of 2 rows, interleaved by 2-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2W  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2W  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, 64(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+128, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 64 bytes of each of 4 rows, interleaved by 2-byte elements into 256 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo2<>+0(SB), Z30
+	VMOVDQU64 ilHi2<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2W  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2W  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2W  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2W  Z3, Z31, Z7
+	VMOVDQU64 ilLo4<>+0(SB), Z30
+	VMOVDQU64 ilHi4<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2D  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2D  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2D  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2D  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, 64(DI)
+	VMOVNTDQ  Z10, 128(DI)
+	VMOVNTDQ  Z11, 192(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+256, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+
+	// A chunk: 32 bytes of each of 2 rows, interleaved by 2-byte elements into 64 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VPUNPCKLWD Y1, Y0, Y14
+	VPUNPCKHWD Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, 32(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+64, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 32 bytes of each of 4 rows, interleaved by 2-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	VPUNPCKLWD Y1, Y0, Y14
+	VPUNPCKHWD Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y4
+	VPERM2I128 $0x31, Y15, Y14, Y5
+	VPUNPCKLWD Y3, Y2, Y14
+	VPUNPCKHWD Y3, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y6
+	VPERM2I128 $0x31, Y15, Y14, Y7
+	VPUNPCKLDQ Y6, Y4, Y14
+	VPUNPCKHDQ Y6, Y4, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y8
+	VPERM2I128 $0x31, Y15, Y14, Y9
+	VPUNPCKLDQ Y7, Y5, Y14
+	VPUNPCKHDQ Y7, Y5, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y10
+	VPERM2I128 $0x31, Y15, Y14, Y11
+	VMOVNTDQ   Y8, (DI)
+	VMOVNTDQ   Y9, 32(DI)
+	VMOVNTDQ   Y10, 64(DI)
+	VMOVNTDQ   Y11, 96(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+128, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      src+8(FP), R10
+	MOVQ      srcStride+16(FP), BX
+	VMOVDQU64 ilLo4<>+0(SB), Z30
+	VMOVDQU64 ilHi4<>+0(SB), Z31
+
+	// A chunk: 64 bytes of each of 2 rows, interleaved by 4-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2D  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2D  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, 64(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+128, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 64 bytes of each of 4 rows, interleaved by 4-byte elements into 256 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 ilLo4<>+0(SB), Z30
+	VMOVDQU64 ilHi4<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2D  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2D  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2D  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2D  Z3, Z31, Z7
+	VMOVDQU64 ilLo8<>+0(SB), Z30
+	VMOVDQU64 ilHi8<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2Q  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2Q  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2Q  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2Q  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, 64(DI)
+	VMOVNTDQ  Z10, 128(DI)
+	VMOVNTDQ  Z11, 192(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+256, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+
+	// A chunk: 32 bytes of each of 2 rows, interleaved by 4-byte elements into 64 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VPUNPCKLDQ Y1, Y0, Y14
+	VPUNPCKHDQ Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, 32(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+64, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	LEAQ (BX)(BX*2), R8
+
+	// A chunk: 32 bytes of each of 4 rows, interleaved by 4-byte elements into 128 bytes.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU     (SI), Y0
+	VMOVDQU     (SI)(BX*1), Y1
+	VMOVDQU     (SI)(BX*2), Y2
+	VMOVDQU     (SI)(R8*1), Y3
+	VPUNPCKLDQ  Y1, Y0, Y14
+	VPUNPCKHDQ  Y1, Y0, Y15
+	VPERM2I128  $0x20, Y15, Y14, Y4
+	VPERM2I128  $0x31, Y15, Y14, Y5
+	VPUNPCKLDQ  Y3, Y2, Y14
+	VPUNPCKHDQ  Y3, Y2, Y15
+	VPERM2I128  $0x20, Y15, Y14, Y6
+	VPERM2I128  $0x31, Y15, Y14, Y7
+	VPUNPCKLQDQ Y6, Y4, Y14
+	VPUNPCKHQDQ Y6, Y4, Y15
+	VPERM2I128  $0x20, Y15, Y14, Y8
+	VPERM2I128  $0x31, Y15, Y14, Y9
+	VPUNPCKLQDQ Y7, Y5, Y14
+	VPUNPCKHQDQ Y7, Y5, Y15
+	VPERM2I128  $0x20, Y15, Y14, Y10
+	VPERM2I128  $0x31, Y15, Y14, Y11
+	VMOVNTDQ    Y8, (DI)
+	VMOVNTDQ    Y9, 32(DI)
+	VMOVNTDQ    Y10, 64(DI)
+	VMOVNTDQ    Y11, 96(DI)
+	ADDQ        $+32, SI
+	ADDQ        $+128, DI
+	DECQ        CX
+	JNZ         loop
+	MOVQ        dstInner+48(FP), R14
+	ADDQ        R14, R11
+	MOVQ        srcInner+56(FP), R14
+	ADDQ        R14, R12
+	DECQ        R13
+	JNZ         inner
+	MOVQ        dstOuter+64(FP), R14
+	ADDQ        R14, R9
+	MOVQ        srcOuter+72(FP), R14
+	ADDQ        R14, R10
+	DECQ        AX
+	JNZ         outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, AVX512VBMI, MMX+
+TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      dstStride+8(FP), DX
+	MOVQ      src+16(FP), R10
+	VMOVDQU64 deEven1<>+0(SB), Z30
+	VMOVDQU64 deOdd1<>+0(SB), Z31
+
+	// A chunk: 128 bytes of groups of 2 1-byte elements, split into 64 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2B  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2B  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, (DI)(DX*1)
+	ADDQ      $+128, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 256 bytes of groups of 4 1-byte elements, split into 64 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven2<>+0(SB), Z30
+	VMOVDQU64 deOdd2<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2W  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2W  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2W  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2W  Z3, Z31, Z7
+	VMOVDQU64 deEven1<>+0(SB), Z30
+	VMOVDQU64 deOdd1<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2B  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2B  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2B  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2B  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, (DI)(DX*1)
+	VMOVNTDQ  Z10, (DI)(DX*2)
+	VMOVNTDQ  Z11, (DI)(R8*1)
+	ADDQ      $+256, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst+0(FP), R9
+	MOVQ    dstStride+8(FP), DX
+	MOVQ    src+16(FP), R10
+	VMOVDQU deShuf1<>+0(SB), Y15
+
+	// A chunk: 64 bytes of groups of 2 1-byte elements, split into 32 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y2
+	VPERM2I128 $0x31, Y1, Y0, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, (DI)(DX*1)
+	ADDQ       $+64, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 128 bytes of groups of 4 1-byte elements, split into 32 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    64(SI), Y2
+	VMOVDQU    96(SI), Y3
+	VMOVDQU    deShuf2<>+0(SB), Y15
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x31, Y1, Y0, Y5
+	VPSHUFB    Y15, Y2, Y2
+	VPERMQ     $0xd8, Y2, Y2
+	VPSHUFB    Y15, Y3, Y3
+	VPERMQ     $0xd8, Y3, Y3
+	VPERM2I128 $0x20, Y3, Y2, Y6
+	VPERM2I128 $0x31, Y3, Y2, Y7
+	VMOVDQU    deShuf1<>+0(SB), Y15
+	VPSHUFB    Y15, Y4, Y4
+	VPERMQ     $0xd8, Y4, Y4
+	VPSHUFB    Y15, Y6, Y6
+	VPERMQ     $0xd8, Y6, Y6
+	VPERM2I128 $0x20, Y6, Y4, Y8
+	VPERM2I128 $0x31, Y6, Y4, Y9
+	VPSHUFB    Y15, Y5, Y5
+	VPERMQ     $0xd8, Y5, Y5
+	VPSHUFB    Y15, Y7, Y7
+	VPERMQ     $0xd8, Y7, Y7
+	VPERM2I128 $0x20, Y7, Y5, Y10
+	VPERM2I128 $0x31, Y7, Y5, Y11
+	VMOVNTDQ   Y8, (DI)
+	VMOVNTDQ   Y9, (DI)(DX*1)
+	VMOVNTDQ   Y10, (DI)(DX*2)
+	VMOVNTDQ   Y11, (DI)(R8*1)
+	ADDQ       $+128, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      dstStride+8(FP), DX
+	MOVQ      src+16(FP), R10
+	VMOVDQU64 deEven2<>+0(SB), Z30
+	VMOVDQU64 deOdd2<>+0(SB), Z31
+
+	// A chunk: 128 bytes of groups of 2 2-byte elements, split into 64 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2W  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2W  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, (DI)(DX*1)
+	ADDQ      $+128, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 256 bytes of groups of 4 2-byte elements, split into 64 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven4<>+0(SB), Z30
+	VMOVDQU64 deOdd4<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2D  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2D  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2D  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2D  Z3, Z31, Z7
+	VMOVDQU64 deEven2<>+0(SB), Z30
+	VMOVDQU64 deOdd2<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2W  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2W  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2W  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2W  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, (DI)(DX*1)
+	VMOVNTDQ  Z10, (DI)(DX*2)
+	VMOVNTDQ  Z11, (DI)(R8*1)
+	ADDQ      $+256, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst+0(FP), R9
+	MOVQ    dstStride+8(FP), DX
+	MOVQ    src+16(FP), R10
+	VMOVDQU deShuf2<>+0(SB), Y15
+
+	// A chunk: 64 bytes of groups of 2 2-byte elements, split into 32 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y2
+	VPERM2I128 $0x31, Y1, Y0, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, (DI)(DX*1)
+	ADDQ       $+64, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 128 bytes of groups of 4 2-byte elements, split into 32 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    64(SI), Y2
+	VMOVDQU    96(SI), Y3
+	VMOVDQU    deShuf4<>+0(SB), Y15
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x31, Y1, Y0, Y5
+	VPSHUFB    Y15, Y2, Y2
+	VPERMQ     $0xd8, Y2, Y2
+	VPSHUFB    Y15, Y3, Y3
+	VPERMQ     $0xd8, Y3, Y3
+	VPERM2I128 $0x20, Y3, Y2, Y6
+	VPERM2I128 $0x31, Y3, Y2, Y7
+	VMOVDQU    deShuf2<>+0(SB), Y15
+	VPSHUFB    Y15, Y4, Y4
+	VPERMQ     $0xd8, Y4, Y4
+	VPSHUFB    Y15, Y6, Y6
+	VPERMQ     $0xd8, Y6, Y6
+	VPERM2I128 $0x20, Y6, Y4, Y8
+	VPERM2I128 $0x31, Y6, Y4, Y9
+	VPSHUFB    Y15, Y5, Y5
+	VPERMQ     $0xd8, Y5, Y5
+	VPSHUFB    Y15, Y7, Y7
+	VPERMQ     $0xd8, Y7, Y7
+	VPERM2I128 $0x20, Y7, Y5, Y10
+	VPERM2I128 $0x31, Y7, Y5, Y11
+	VMOVNTDQ   Y8, (DI)
+	VMOVNTDQ   Y9, (DI)(DX*1)
+	VMOVNTDQ   Y10, (DI)(DX*2)
+	VMOVNTDQ   Y11, (DI)(R8*1)
+	ADDQ       $+128, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), R9
+	MOVQ      dstStride+8(FP), DX
+	MOVQ      src+16(FP), R10
+	VMOVDQU64 deEven4<>+0(SB), Z30
+	VMOVDQU64 deOdd4<>+0(SB), Z31
+
+	// A chunk: 128 bytes of groups of 2 4-byte elements, split into 64 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2D  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2D  Z1, Z31, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, (DI)(DX*1)
+	ADDQ      $+128, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 256 bytes of groups of 4 4-byte elements, split into 64 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven8<>+0(SB), Z30
+	VMOVDQU64 deOdd8<>+0(SB), Z31
+	VMOVDQA64 Z0, Z4
+	VPERMT2Q  Z1, Z30, Z4
+	VMOVDQA64 Z0, Z5
+	VPERMT2Q  Z1, Z31, Z5
+	VMOVDQA64 Z2, Z6
+	VPERMT2Q  Z3, Z30, Z6
+	VMOVDQA64 Z2, Z7
+	VPERMT2Q  Z3, Z31, Z7
+	VMOVDQU64 deEven4<>+0(SB), Z30
+	VMOVDQU64 deOdd4<>+0(SB), Z31
+	VMOVDQA64 Z4, Z8
+	VPERMT2D  Z6, Z30, Z8
+	VMOVDQA64 Z4, Z9
+	VPERMT2D  Z6, Z31, Z9
+	VMOVDQA64 Z5, Z10
+	VPERMT2D  Z7, Z30, Z10
+	VMOVDQA64 Z5, Z11
+	VPERMT2D  Z7, Z31, Z11
+	VMOVNTDQ  Z8, (DI)
+	VMOVNTDQ  Z9, (DI)(DX*1)
+	VMOVNTDQ  Z10, (DI)(DX*2)
+	VMOVNTDQ  Z11, (DI)(R8*1)
+	ADDQ      $+256, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	MOVQ      dstInner+48(FP), R14
+	ADDQ      R14, R11
+	MOVQ      srcInner+56(FP), R14
+	ADDQ      R14, R12
+	DECQ      R13
+	JNZ       inner
+	MOVQ      dstOuter+64(FP), R14
+	ADDQ      R14, R9
+	MOVQ      srcOuter+72(FP), R14
+	ADDQ      R14, R10
+	DECQ      AX
+	JNZ       outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ    dst+0(FP), R9
+	MOVQ    dstStride+8(FP), DX
+	MOVQ    src+16(FP), R10
+	VMOVDQU deShuf4<>+0(SB), Y15
+
+	// A chunk: 64 bytes of groups of 2 4-byte elements, split into 32 bytes of each of 2 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y2
+	VPERM2I128 $0x31, Y1, Y0, Y3
+	VMOVNTDQ   Y2, (DI)
+	VMOVNTDQ   Y3, (DI)(DX*1)
+	ADDQ       $+64, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), R9
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), R10
+	LEAQ (DX)(DX*2), R8
+
+	// A chunk: 128 bytes of groups of 4 4-byte elements, split into 32 bytes of each of 4 rows.
+	MOVQ outer+40(FP), AX
+
+outer:
+	MOVQ R9, R11
+	MOVQ R10, R12
+	MOVQ inner+32(FP), R13
+
+inner:
+	MOVQ R11, DI
+	MOVQ R12, SI
+	MOVQ n+24(FP), CX
+
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    32(SI), Y1
+	VMOVDQU    64(SI), Y2
+	VMOVDQU    96(SI), Y3
+	VMOVDQU    deShuf8<>+0(SB), Y15
+	VPSHUFB    Y15, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y15, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x31, Y1, Y0, Y5
+	VPSHUFB    Y15, Y2, Y2
+	VPERMQ     $0xd8, Y2, Y2
+	VPSHUFB    Y15, Y3, Y3
+	VPERMQ     $0xd8, Y3, Y3
+	VPERM2I128 $0x20, Y3, Y2, Y6
+	VPERM2I128 $0x31, Y3, Y2, Y7
+	VMOVDQU    deShuf4<>+0(SB), Y15
+	VPSHUFB    Y15, Y4, Y4
+	VPERMQ     $0xd8, Y4, Y4
+	VPSHUFB    Y15, Y6, Y6
+	VPERMQ     $0xd8, Y6, Y6
+	VPERM2I128 $0x20, Y6, Y4, Y8
+	VPERM2I128 $0x31, Y6, Y4, Y9
+	VPSHUFB    Y15, Y5, Y5
+	VPERMQ     $0xd8, Y5, Y5
+	VPSHUFB    Y15, Y7, Y7
+	VPERMQ     $0xd8, Y7, Y7
+	VPERM2I128 $0x20, Y7, Y5, Y10
+	VPERM2I128 $0x31, Y7, Y5, Y11
+	VMOVNTDQ   Y8, (DI)
+	VMOVNTDQ   Y9, (DI)(DX*1)
+	VMOVNTDQ   Y10, (DI)(DX*2)
+	VMOVNTDQ   Y11, (DI)(R8*1)
+	ADDQ       $+128, SI
+	ADDQ       $+32, DI
+	DECQ       CX
+	JNZ        loop
+	MOVQ       dstInner+48(FP), R14
+	ADDQ       R14, R11
+	MOVQ       srcInner+56(FP), R14
+	ADDQ       R14, R12
+	DECQ       R13
+	JNZ        inner
+	MOVQ       dstOuter+64(FP), R14
+	ADDQ       R14, R9
+	MOVQ       srcOuter+72(FP), R14
+	ADDQ       R14, R10
+	DECQ       AX
+	JNZ        outer
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
 // Requires: AVX
 TEXT ·fillRunsAVX2(SB), NOSPLIT, $0-40

@@ -15,6 +15,11 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 	return 0
 }
 
+// weaveGridAsm has no kernel here: it does none of the blocks.
+func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid) (done int, inverse bool) {
+	return 0, false
+}
+
 // fillAsm has no kernel here.
 func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
 

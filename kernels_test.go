@@ -485,3 +485,54 @@ func FuzzTranspose(f *testing.F) {
 		checkTranspose(t, rand.New(rand.NewPCG(seed, 7)), g)
 	})
 }
+
+// TestTransposeGrid runs TransposeGrid at every level against the generic
+// kernel block by block: interleaves and de-interleaves (the grid
+// kernels), with aligned and unaligned destinations, and other blocks.
+func TestTransposeGrid(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8} {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for k := range 60 {
+				g := randomGeometry(r, w, 300)
+				switch k % 3 {
+				case 0: // an interleave: a contiguous destination
+					g.cols = 2 << r.IntN(2)
+					g.dstStride = g.cols * w
+					g.srcStride = g.rows*w + r.IntN(3)*64
+				case 1: // a de-interleave: a contiguous source
+					g.rows = 2 << r.IntN(2)
+					g.srcStride = g.rows * w
+					g.dstStride = (g.cols*w+63)/64*64 + r.IntN(2)*64
+				}
+				align := 64
+				if k%5 == 4 {
+					align = 1 + r.IntN(64)
+				}
+				dBlock, sBlock := span(g.rows, g.dstStride, g.cols*w), span(g.cols, g.srcStride, g.rows*w)
+				grid := Grid{Inner: r.IntN(4), Outer: r.IntN(3)}
+				grid.DstInner = (dBlock + align - 1) / align * align
+				grid.DstOuter = grid.Inner*grid.DstInner + r.IntN(2)*align
+				grid.SrcInner, grid.SrcOuter = sBlock+r.IntN(100), r.IntN(2*sBlock+1)
+				dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%5 == 4)
+				src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%2 == 0)
+				for i := range src {
+					src[i] = byte(r.Uint32())
+				}
+				for i := range dst {
+					dst[i] = byte(r.Uint32())
+				}
+				want := bytes.Clone(dst)
+				for a := range grid.Outer * min(g.rows, g.cols, 1) {
+					for b := range grid.Inner {
+						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], g.dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], g.srcStride, g.rows, g.cols)
+					}
+				}
+				TransposeGrid(w, dst, g.dstStride, src, g.srcStride, g.rows, g.cols, grid)
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%v, %+v: byte %d differs", g, grid, firstDiff(dst, want))
+				}
+			}
+		}
+	})
+}

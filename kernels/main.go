@@ -97,11 +97,13 @@ func (g *gen) file() {
 	g.transpose16AVX2(g.VMOVDQU)
 	g.tables(permBytes4x16, permWords2x16)
 
-	for _, inverse := range []bool{false, true} {
-		for _, w := range []int{1, 2, 4} {
-			for _, lvl := range []*level{avx512, avx2} {
-				for _, k := range []int{2, 4} {
-					g.weave(weaveSpec{lvl: lvl, k: k, width: w, inverse: inverse})
+	for _, grid := range []bool{false, true} {
+		for _, inverse := range []bool{false, true} {
+			for _, w := range []int{1, 2, 4} {
+				for _, lvl := range []*level{avx512, avx2} {
+					for _, k := range []int{2, 4} {
+						g.weave(weaveSpec{lvl: lvl, k: k, width: w, inverse: inverse, grid: grid})
+					}
 				}
 			}
 		}

@@ -31,23 +31,43 @@ import (
 // and 1 with 3. A de-interleave runs the stages the other way round (2W,
 // then W), each taking the even and the odd elements of a pair.
 
+// The streaming grids: the same kernels over a grid of outer × inner
+// blocks, each of n chunks, written with non-temporal stores and fenced
+// once at the end:
+//
+//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+//
+// block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
+// a*srcOuter + b*srcInner. R9 and R10 hold the outer row of blocks, R11
+// and R12 the block, R13 and AX count the inner and outer steps, R14
+// takes each step's stride from the frame.
+
 // A weaveSpec names one interleave or de-interleave kernel.
 type weaveSpec struct {
 	lvl     *level
 	k       int  // rows interleaved or de-interleaved: 2 or 4
 	width   int  // element bytes: 1, 2 or 4
 	inverse bool // de-interleave
+	grid    bool // a streaming grid of blocks
 }
 
 // name returns the kernel's name: interleaveKxW<level> or
-// deinterleaveKxW<level>.
+// deinterleaveKxW<level>, with Grid before the level for a grid.
 func (s weaveSpec) name() string {
 	verb := "interleave"
 	if s.inverse {
 		verb = "deinterleave"
 	}
-	return fmt.Sprintf("%s%dx%d%s", verb, s.k, s.width, s.lvl.name)
+	grid := ""
+	if s.grid {
+		grid = "Grid"
+	}
+	return fmt.Sprintf("%s%dx%d%s%s", verb, s.k, s.width, grid, s.lvl.name)
 }
+
+// gridArgs are the arguments a grid kernel takes after n.
+const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
 
 // stageWidths returns the element width of each stage, in order.
 func (s weaveSpec) stageWidths() []int {
@@ -69,13 +89,29 @@ func (s weaveSpec) stageWidths() []int {
 func (g *gen) weave(s weaveSpec) {
 	l := s.lvl
 	stride := bx // the stride of the side that has rows
+	sig, names := "func(dst *byte, src *byte, srcStride int, n int", []string{"dst", "src", "srcStride", "n"}
+	regs := []reg.Register{di, si, bx, cx}
 	if s.inverse {
 		stride = dx
-		g.text(s.name(), "func(dst *byte, dstStride int, src *byte, n int)")
-		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+		sig, names = "func(dst *byte, dstStride int, src *byte, n int", []string{"dst", "dstStride", "src", "n"}
+		regs = []reg.Register{di, dx, si, cx}
+	}
+	if s.grid {
+		g.text(s.name(), sig+", "+gridArgs+")")
+		// The blocks' corners go to R9 and R10; CX is loaded per block.
+		for i, name := range names[:3] {
+			switch name {
+			case "dst":
+				g.params([]string{name}, r9)
+			case "src":
+				g.params([]string{name}, r10)
+			default:
+				g.params([]string{name}, regs[i])
+			}
+		}
 	} else {
-		g.text(s.name(), "func(dst *byte, src *byte, srcStride int, n int)")
-		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+		g.text(s.name(), sig+")")
+		g.params(names, regs...)
 	}
 	if s.k == 4 {
 		g.LEAQ(atIdx(stride, stride, 2, 0), r8)
@@ -90,9 +126,25 @@ func (g *gen) weave(s weaveSpec) {
 		g.Commentf("A chunk: %d bytes of each of %d rows, interleaved by %d-byte elements into %d bytes.", l.bytes, s.k, s.width, s.k*l.bytes)
 	}
 
+	if s.grid {
+		g.Load(g.Param("outer"), ax)
+		g.Label("outer")
+		g.MOVQ(r9, r11)
+		g.MOVQ(r10, r12)
+		g.Load(g.Param("inner"), r13)
+		g.Label("inner")
+		g.MOVQ(r11, di)
+		g.MOVQ(r12, si)
+		g.Load(g.Param("n"), cx)
+	}
+	store := g.vmov(l)
+	if s.grid {
+		store = g.VMOVNTDQ
+	}
+
 	g.Label("loop")
-	regs := l.vs(0, s.k)
-	for i, r := range regs {
+	vregs := l.vs(0, s.k)
+	for i, r := range vregs {
 		if s.inverse {
 			g.vmov(l)(at(si, i*l.bytes), r)
 		} else {
@@ -109,19 +161,19 @@ func (g *gen) weave(s weaveSpec) {
 		// Stage 0 pairs neighbours, stage 1 registers two apart.
 		d := 1 << stage
 		j := 0
-		for a := range regs {
+		for a := range vregs {
 			if a&d == 0 {
-				g.weavePair(s, w, regs[a], regs[a+d], out[j], out[j+1])
+				g.weavePair(s, w, vregs[a], vregs[a+d], out[j], out[j+1])
 				j += 2
 			}
 		}
-		regs = out
+		vregs = out
 	}
-	for i, r := range regs {
+	for i, r := range vregs {
 		if s.inverse {
-			g.vmov(l)(r, row(di, dx, r8, i, 0))
+			store(r, row(di, dx, r8, i, 0))
 		} else {
-			g.vmov(l)(r, at(di, i*l.bytes))
+			store(r, at(di, i*l.bytes))
 		}
 	}
 	srcStep, dstStep := l.bytes, s.k*l.bytes
@@ -130,7 +182,27 @@ func (g *gen) weave(s weaveSpec) {
 	}
 	g.ADDQ(imm(srcStep), si)
 	g.ADDQ(imm(dstStep), di)
-	g.loopEnd("loop")
+	if !s.grid {
+		g.loopEnd("loop")
+		return
+	}
+	g.countDown("loop")
+	g.gridStep(r11, r12, r13, "dstInner", "srcInner", "inner")
+	g.gridStep(r9, r10, ax, "dstOuter", "srcOuter", "outer")
+	g.SFENCE()
+	g.ret()
+}
+
+// gridStep moves a grid's corners d and s on by the strides named
+// dstStep and srcStep (through R14) and loops to label while the count in
+// c is not zero.
+func (g *gen) gridStep(d, s, c reg.Register, dstStep, srcStep, label string) {
+	g.Load(g.Param(dstStep), r14)
+	g.ADDQ(r14, d)
+	g.Load(g.Param(srcStep), r14)
+	g.ADDQ(r14, s)
+	g.DECQ(c)
+	g.JNZ(operand.LabelRef(label))
 }
 
 // weaveTables loads the tables of a stage at element width w: with
