@@ -130,20 +130,32 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 		rows, oDst, oSrc = last.size, last.dst, last.src
 		loops = loops[:len(loops)-1]
 	}
-	// A streamed run copy takes the innermost loop's values as its steps.
-	steps := (*ploop)(nil)
-	if p.kern == kernRun && p.stream && w.outer != nil && len(loops) > 0 {
+	// A streamed run copy takes the innermost loop's values as its steps,
+	// a streamed transpose the two innermost loops' as its grid.
+	var steps, outerSteps *ploop
+	if p.stream && w.outer != nil && len(loops) > 0 {
 		steps = &loops[len(loops)-1]
 		loops = loops[:len(loops)-1]
+		if p.kern == kernTranspose && len(loops) > 0 {
+			outerSteps = &loops[len(loops)-1]
+			loops = loops[:len(loops)-1]
+		}
 	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
 	n := len(loops)
 	for {
-		if steps != nil {
-			W := p.width
+		W := p.width
+		switch {
+		case steps != nil && p.kern == kernRun:
 			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), int(steps.dst*W), w.src[sOff*W:], int(oSrc*W), int(steps.src*W), int(p.inner.size*W), int(rows), int(steps.size))
-		} else {
+		case steps != nil:
+			g := tilecopy.Grid{Inner: int(steps.size), Outer: 1, DstInner: int(steps.dst * W), SrcInner: int(steps.src * W)}
+			if outerSteps != nil {
+				g.Outer, g.DstOuter, g.SrcOuter = int(outerSteps.size), int(outerSteps.dst*W), int(outerSteps.src*W)
+			}
+			tilecopy.TransposeGrid(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(p.inner.size), g)
+		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}
 		k := n - 1

@@ -442,7 +442,8 @@ func TestPrefetchingRunCopy(t *testing.T) {
 // the last-level cache (transposes through tilecopy.TransposeStreaming,
 // run copies as grids through tilecopy.CopyRunsStreaming) against the
 // reference: random pairs, then run copies chosen to stream where the
-// CPU has streaming stores, with padding, tiles and split Runs.
+// CPU has streaming stores and tiled transposes, with padding and split
+// Runs.
 func TestStreamingPlans(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -464,16 +465,26 @@ func TestStreamingPlans(t *testing.T) {
 	tests := []struct {
 		from, to string
 		pad      Padding
+		kern     kernelKind // run copies stream where the CPU has streaming stores, transposes always
 	}{
-		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}},
-		{"f32[3,5,64,32]{3,2,1,0}", "f32[3,5,64,32]{3,1,2,0}", Padding{}},
-		{"u8[4,9,6,128]{3,2,1,0}", "u8[4,9,6,128]{3,1,2,0}", Padding{}},
-		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}},
-		{"f32[32,512]{1,0}", "f32[32,512]{1,0:T(8,128)}", Padding{}},
-		{"f32[32,512]{1,0:T(8,128)}", "f32[32,512]{1,0}", Padding{}},
-		{"f32[13,300]{1,0}", "f32[13,300]{1,0:T(8,128)}", Padding{Kind: PadValue, Value: 1.5}},
-		{"f32[13,300]{1,0:T(8,128)}", "f32[13,300]{1,0}", Padding{}},
-		{"bf16[5,3,64,64]{3,2,1,0}", "bf16[5,3,64,64]{3,1,2,0:T(2,64)}", Padding{Kind: PadNaN}},
+		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}, kernRun},
+		{"f32[3,5,64,32]{3,2,1,0}", "f32[3,5,64,32]{3,1,2,0}", Padding{}, kernRun},
+		{"u8[4,9,6,128]{3,2,1,0}", "u8[4,9,6,128]{3,1,2,0}", Padding{}, kernRun},
+		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}, kernRun},
+		{"f32[32,512]{1,0}", "f32[32,512]{1,0:T(8,128)}", Padding{}, kernRun},
+		{"f32[32,512]{1,0:T(8,128)}", "f32[32,512]{1,0}", Padding{}, kernRun},
+		{"f32[13,300]{1,0}", "f32[13,300]{1,0:T(8,128)}", Padding{Kind: PadValue, Value: 1.5}, kernRun},
+		{"f32[13,300]{1,0:T(8,128)}", "f32[13,300]{1,0}", Padding{}, kernRun},
+		{"bf16[5,3,64,64]{3,2,1,0}", "bf16[5,3,64,64]{3,1,2,0:T(2,64)}", Padding{Kind: PadNaN}, kernRun},
+		// Tiles with (2,1) and (4,1) inside: grids of interleaves and
+		// de-interleaves (tilecopy.TransposeGrid).
+		{"s8[16,256]{1,0}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
+		{"s8[16,256]{1,0:T(8,128)(4,1)}", "s8[16,256]{1,0}", Padding{}, kernTranspose},
+		{"bf16[32,384]{1,0}", "bf16[32,384]{1,0:T(8,128)(2,1)}", Padding{}, kernTranspose},
+		{"bf16[32,384]{1,0:T(8,128)(2,1)}", "bf16[32,384]{1,0}", Padding{}, kernTranspose},
+		{"s8[13,300]{1,0}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, kernTranspose},
+		{"bf16[3,13,300]{2,1,0:T(8,128)(2,1)}", "bf16[3,13,300]{2,1,0}", Padding{}, kernTranspose},
+		{"f16[16,256]{1,0}", "f16[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
 	}
 	for i, tc := range tests {
 		from, to := parsePair(t, tc.from, tc.to)
@@ -483,8 +494,8 @@ func TestStreamingPlans(t *testing.T) {
 			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
 				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 			}
-			if want := tilecopy.Streaming(); plan.stream != want || plan.kern != kernRun {
-				t.Errorf("%s -> %s: kernel %d streamed %v, want a run copy streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, want, plan)
+			if want := tilecopy.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
+				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
 			}
 		}
 	}
