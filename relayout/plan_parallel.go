@@ -8,7 +8,11 @@ import (
 
 // parallelMinBytes is the destination size below which a Run stays on the
 // calling goroutine whatever Options.Threads says: starting goroutines and
-// sharing caches costs more than it gains on a smaller array.
+// sharing caches costs more than it gains on a smaller array. Measured
+// with BenchmarkSplit (2-core Zen 5 VM, 3 runs each, time with two
+// goroutines over time with one) for an f32 transpose, a 4-D permutation
+// and tiling bf16: 256 KiB 1.75/2.33/2.09, 1 MiB 1.05/1.16/1.04, 2 MiB
+// 0.98/1.08/0.93, 4 MiB 0.68/0.92/0.84, 8 MiB 0.62/0.79/0.73.
 const parallelMinBytes = 4 << 20
 
 // chunks returns how many goroutines a Run uses.
