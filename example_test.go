@@ -1,0 +1,40 @@
+package tilecopy_test
+
+import (
+	"fmt"
+
+	"github.com/tilecopy/tilecopy"
+)
+
+// A 2×3 matrix of bytes, row-major, becomes its 3×2 transpose.
+func ExampleTranspose() {
+	src := []byte("abc" + "def") // 2 rows of 3
+	dst := make([]byte, 6)       // 3 rows of 2
+	// dst row i, element j = src row j, element i.
+	tilecopy.Transpose(1, dst, 2, src, 3, 3, 2)
+	fmt.Printf("%s %s %s\n", dst[0:2], dst[2:4], dst[4:6])
+	// Output: ad be cf
+}
+
+// Interleaving pairs of rows, as a (2,1) tile holds them, for two pairs
+// in one call: each block is a transpose of 4 × 2 elements whose
+// destination is contiguous.
+func ExampleTransposeGrid() {
+	src := []byte("abcd" + "ABCD" + "efgh" + "EFGH") // 4 rows of 4
+	dst := make([]byte, 16)
+	g := tilecopy.Grid{Inner: 2, Outer: 1, DstInner: 8, SrcInner: 8}
+	tilecopy.TransposeGrid(1, dst, 2, src, 4, 4, 2, g)
+	fmt.Printf("%s %s\n", dst[:8], dst[8:])
+	// Output: aAbBcCdD eEfFgGhH
+}
+
+// Runs of 2 bytes gathered from a row of 4-byte records, two steps of
+// two runs each.
+func ExampleCopyRunsStreaming() {
+	src := []byte("ab--cd--ef--gh--")
+	dst := make([]byte, 8)
+	// Run r of step s: src[s*8 + r*4:], 2 bytes, to dst[s*4 + r*2:].
+	tilecopy.CopyRunsStreaming(dst, 2, 4, src, 4, 8, 2, 2, 2)
+	fmt.Printf("%s\n", dst)
+	// Output: abcdefgh
+}
