@@ -52,14 +52,6 @@ func checkBlocks(what string, buf []byte, outer, outerStep, inner, innerStep, ro
 	}
 }
 
-// checkGrid is checkSpan for steps such blocks, step bytes apart.
-func checkGrid(what string, buf []byte, steps, step, rows, stride, n int) {
-	block := span(rows, stride, n)
-	if s := span(steps, step, block); rows < 0 || n < 0 || stride < 0 || steps < 0 || step < 0 || block < 0 || s < 0 || s > len(buf) {
-		panic(fmt.Sprintf("tilecopy: %s grid of %d steps at stride %d, each %d rows × %d bytes at stride %d, exceeds %d bytes", what, steps, step, rows, n, stride, len(buf)))
-	}
-}
-
 // CopyRuns copies rows runs of n bytes: run j from src[j*srcStride:] to
 // dst[j*dstStride:]. Runs must not overlap between dst and src.
 func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
@@ -100,8 +92,8 @@ func Prefetching() bool { return prefetching() }
 // memory order when it returns. Elsewhere it is CopyRuns step by step.
 // Runs must not overlap between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	checkGrid("destination", dst, steps, dstStep, rows, dstStride, n)
-	checkGrid("source", src, steps, srcStep, rows, srcStride, n)
+	checkBlocks("destination", dst, steps, dstStep, 1, 0, rows, dstStride, n)
+	checkBlocks("source", src, steps, srcStep, 1, 0, rows, srcStride, n)
 	if rows == 0 || n == 0 || steps == 0 {
 		return
 	}
