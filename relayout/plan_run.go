@@ -132,12 +132,15 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 	}
 	// A streamed run copy takes the innermost loop's values as its steps,
 	// a streamed transpose the two innermost loops' as its grid.
-	var steps, outerSteps *ploop
+	W := p.width
+	var grid *tilecopy.Grid // in bytes
 	if p.stream && w.outer != nil && len(loops) > 0 {
-		steps = &loops[len(loops)-1]
+		l := loops[len(loops)-1]
+		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * W), SrcInner: int(l.src * W)}
 		loops = loops[:len(loops)-1]
 		if p.kern == kernTranspose && len(loops) > 0 {
-			outerSteps = &loops[len(loops)-1]
+			l := loops[len(loops)-1]
+			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*W), int(l.src*W)
 			loops = loops[:len(loops)-1]
 		}
 	}
@@ -145,16 +148,11 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 	clear(ctr)
 	n := len(loops)
 	for {
-		W := p.width
 		switch {
-		case steps != nil && p.kern == kernRun:
-			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), int(steps.dst*W), w.src[sOff*W:], int(oSrc*W), int(steps.src*W), int(p.inner.size*W), int(rows), int(steps.size))
-		case steps != nil:
-			g := tilecopy.Grid{Inner: int(steps.size), Outer: 1, DstInner: int(steps.dst * W), SrcInner: int(steps.src * W)}
-			if outerSteps != nil {
-				g.Outer, g.DstOuter, g.SrcOuter = int(outerSteps.size), int(outerSteps.dst*W), int(outerSteps.src*W)
-			}
-			tilecopy.TransposeGrid(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(p.inner.size), g)
+		case grid != nil && p.kern == kernRun:
+			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), grid.DstInner, w.src[sOff*W:], int(oSrc*W), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
+		case grid != nil:
+			tilecopy.TransposeGrid(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(p.inner.size), *grid)
 		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}
