@@ -211,13 +211,17 @@ func (g *gen) copyRunsStream(l *level) {
 	g.params([]string{"steps", "dstStep", "srcStep"}, r12, r13, r14)
 	g.SUBQ(imm(64), r8)
 	vs := l.vs(0, 64/l.bytes)
-	line := func(src, dst reg.Register, off reg.Register, store mov) {
+	// line copies the 64 bytes at addr(R11, 0) to addr(R10, 0).
+	line := func(addr func(base reg.Register, disp int) operand.Mem, store mov) {
 		for i, v := range vs {
-			g.vmov(l)(atIdx(src, off, 1, i*l.bytes), v)
+			g.vmov(l)(addr(r11, i*l.bytes), v)
 		}
 		for i, v := range vs {
-			store(v, atIdx(dst, off, 1, i*l.bytes))
+			store(v, addr(r10, i*l.bytes))
 		}
+	}
+	offset := func(off reg.Register) func(reg.Register, int) operand.Mem {
+		return func(base reg.Register, disp int) operand.Mem { return atIdx(base, off, 1, disp) }
 	}
 	g.Label("step")
 	g.Load(g.Param("rows"), cx)
@@ -232,18 +236,13 @@ func (g *gen) copyRunsStream(l *level) {
 	g.NEGQ(ax)
 	g.ANDQ(imm(63), ax)
 	g.JZ(operand.LabelRef("body"))
-	for i, v := range vs {
-		g.vmov(l)(at(r11, i*l.bytes), v)
-	}
-	for i, v := range vs {
-		g.vmov(l)(v, at(r10, i*l.bytes))
-	}
+	line(at, g.vmov(l))
 	g.Label("body")
 	g.CMPQ(ax, r8)
 	g.JA(operand.LabelRef("tail"))
 	g.Label("line")
 	g.PREFETCHT0(atIdx(r9, ax, 1, 0))
-	line(r11, r10, ax, g.VMOVNTDQ)
+	line(offset(ax), g.VMOVNTDQ)
 	g.ADDQ(imm(64), ax)
 	g.CMPQ(ax, r8)
 	g.JBE(operand.LabelRef("line"))
@@ -252,7 +251,7 @@ func (g *gen) copyRunsStream(l *level) {
 	g.LEAQ(at(r8, 64), r9)
 	g.CMPQ(ax, r9)
 	g.JAE(operand.LabelRef("next"))
-	line(r11, r10, r8, g.vmov(l))
+	line(offset(r8), g.vmov(l))
 	g.Label("next")
 	g.ADDQ(dx, r10)
 	g.ADDQ(bx, r11)

@@ -99,16 +99,13 @@ func (g *gen) weave(s weaveSpec) {
 	if s.grid {
 		g.text(s.name(), sig+", "+gridArgs+")")
 		// The blocks' corners go to R9 and R10; CX is loaded per block.
-		for i, name := range names[:3] {
-			switch name {
-			case "dst":
-				g.params([]string{name}, r9)
-			case "src":
-				g.params([]string{name}, r10)
-			default:
-				g.params([]string{name}, regs[i])
+		corners := map[reg.Register]reg.Register{di: r9, si: r10}
+		for i, r := range regs[:3] {
+			if c, ok := corners[r]; ok {
+				regs[i] = c
 			}
 		}
+		g.params(names[:3], regs[:3]...)
 	} else {
 		g.text(s.name(), sig+")")
 		g.params(names, regs...)
