@@ -98,27 +98,50 @@ func prefetching() bool { return useAVX2 }
 // n bytes, run (s, r) from src+s*srcStep+r*srcStride to
 // dst+s*dstStep+r*dstStride, writing each run's whole destination lines
 // with non-temporal stores (ordinary stores for part lines at its ends),
-// prefetching during each step the source of the next, and end with
-// SFENCE. Preconditions: rows, steps ≥ 1; n ≥ 64; every byte copied inside
-// the caller's slices; the feature the name says.
+// and end with SFENCE. For each line they stream they prefetch the next
+// line of a walk from pf: runs of pfN bytes, pfRows of them pfStride
+// apart, then pfSkip bytes on from the end of the group's last run (past
+// its start by pfRows*pfStride) to the next group's first. Preconditions:
+// rows, steps, pfRows ≥ 1; n ≥ 64; pfN ≥ 1; every byte copied inside the
+// caller's slices; the feature the name says. pf is an address, not a
+// pointer: the walk may run past the caller's slices (prefetches never
+// fault).
 //
 //go:noescape
-func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
 
 //go:noescape
-func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
 
 // copyRunsStreamingFast is CopyRunsStreaming after its checks (n, rows,
 // steps ≥ 1): runs shorter than a line, which no whole-line store can
 // write, take the generic copy.
 func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	switch {
-	case n >= 64 && useAVX512:
-		copyRunsStreamAVX512(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep)
-	case n >= 64 && useAVX2:
-		copyRunsStreamAVX2(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep)
-	default:
+	if n < 64 || !useAVX2 {
 		copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+		return
+	}
+	// Each step prefetches the source of the next.
+	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
+	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next)
+}
+
+// prefetchWalk is the walk copyRunsStream prefetches while it copies:
+// from at, groups of rows runs of n bytes, stride apart, the groups step
+// apart.
+type prefetchWalk struct {
+	at                    uintptr
+	stride, n, rows, step int
+}
+
+// streamRuns is copyRunsStream at the level in use (AVX2 at least),
+// prefetching the walk w.
+func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk) {
+	skip := w.step - w.rows*w.stride
+	if useAVX512 {
+		copyRunsStreamAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip)
+	} else {
+		copyRunsStreamAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip)
 	}
 }
 

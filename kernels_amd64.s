@@ -3965,9 +3965,9 @@ anext:
 	VZEROUPPER
 	RET
 
-// func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+// func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-72
+TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-112
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -3975,9 +3975,10 @@ TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-72
 	MOVQ n+32(FP), R8
 	MOVQ rows+40(FP), CX
 	MOVQ steps+48(FP), R12
-	MOVQ dstStep+56(FP), R13
-	MOVQ srcStep+64(FP), R14
+	MOVQ pf+72(FP), R13
+	MOVQ pfRows+96(FP), R9
 	SUBQ $+64, R8
+	XORQ R14, R14
 
 step:
 	MOVQ rows+40(FP), CX
@@ -3985,9 +3986,6 @@ step:
 	MOVQ SI, R11
 
 row:
-	LEAQ       (R11)(R14*1), R9
-	PREFETCHT0 (R9)
-
 	// AX: the bytes to the destination's first line boundary.
 	MOVQ      R10, AX
 	NEGQ      AX
@@ -4001,17 +3999,29 @@ body:
 	JA   tail
 
 line:
-	PREFETCHT0 (R9)(AX*1)
+	PREFETCHT0 (R13)(R14*1)
 	VMOVDQU64  (R11)(AX*1), Z0
 	VMOVNTDQ   Z0, (R10)(AX*1)
-	ADDQ       $+64, AX
-	CMPQ       AX, R8
-	JBE        line
+	ADDQ       $+64, R14
+	CMPQ       R14, pfN+88(FP)
+	JB         same
+
+	// The prefetch run is done: on to the next, or the next group's first.
+	XORQ R14, R14
+	ADDQ pfStride+80(FP), R13
+	DECQ R9
+	JNZ  same
+	ADDQ pfSkip+104(FP), R13
+	MOVQ pfRows+96(FP), R9
+
+same:
+	ADDQ $+64, AX
+	CMPQ AX, R8
+	JBE  line
 
 tail:
 	// A part line left at the end: the run's last 64 bytes.
-	LEAQ      64(R8), R9
-	CMPQ      AX, R9
+	CMPQ      AX, n+32(FP)
 	JAE       next
 	VMOVDQU64 (R11)(R8*1), Z0
 	VMOVDQU64 Z0, (R10)(R8*1)
@@ -4021,17 +4031,17 @@ next:
 	ADDQ BX, R11
 	DECQ CX
 	JNZ  row
-	ADDQ R13, DI
-	ADDQ R14, SI
+	ADDQ dstStep+56(FP), DI
+	ADDQ srcStep+64(FP), SI
 	DECQ R12
 	JNZ  step
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+// func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
 // Requires: AVX, MMX+
-TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-72
+TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-112
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -4039,9 +4049,10 @@ TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-72
 	MOVQ n+32(FP), R8
 	MOVQ rows+40(FP), CX
 	MOVQ steps+48(FP), R12
-	MOVQ dstStep+56(FP), R13
-	MOVQ srcStep+64(FP), R14
+	MOVQ pf+72(FP), R13
+	MOVQ pfRows+96(FP), R9
 	SUBQ $+64, R8
+	XORQ R14, R14
 
 step:
 	MOVQ rows+40(FP), CX
@@ -4049,9 +4060,6 @@ step:
 	MOVQ SI, R11
 
 row:
-	LEAQ       (R11)(R14*1), R9
-	PREFETCHT0 (R9)
-
 	// AX: the bytes to the destination's first line boundary.
 	MOVQ    R10, AX
 	NEGQ    AX
@@ -4067,19 +4075,31 @@ body:
 	JA   tail
 
 line:
-	PREFETCHT0 (R9)(AX*1)
+	PREFETCHT0 (R13)(R14*1)
 	VMOVDQU    (R11)(AX*1), Y0
 	VMOVDQU    32(R11)(AX*1), Y1
 	VMOVNTDQ   Y0, (R10)(AX*1)
 	VMOVNTDQ   Y1, 32(R10)(AX*1)
-	ADDQ       $+64, AX
-	CMPQ       AX, R8
-	JBE        line
+	ADDQ       $+64, R14
+	CMPQ       R14, pfN+88(FP)
+	JB         same
+
+	// The prefetch run is done: on to the next, or the next group's first.
+	XORQ R14, R14
+	ADDQ pfStride+80(FP), R13
+	DECQ R9
+	JNZ  same
+	ADDQ pfSkip+104(FP), R13
+	MOVQ pfRows+96(FP), R9
+
+same:
+	ADDQ $+64, AX
+	CMPQ AX, R8
+	JBE  line
 
 tail:
 	// A part line left at the end: the run's last 64 bytes.
-	LEAQ    64(R8), R9
-	CMPQ    AX, R9
+	CMPQ    AX, n+32(FP)
 	JAE     next
 	VMOVDQU (R11)(R8*1), Y0
 	VMOVDQU 32(R11)(R8*1), Y1
@@ -4091,8 +4111,8 @@ next:
 	ADDQ BX, R11
 	DECQ CX
 	JNZ  row
-	ADDQ R13, DI
-	ADDQ R14, SI
+	ADDQ dstStep+56(FP), DI
+	ADDQ srcStep+64(FP), SI
 	DECQ R12
 	JNZ  step
 	SFENCE

@@ -194,22 +194,35 @@ func (g *gen) copyRunsAhead() {
 // copy a grid of steps × rows runs and write each run's whole destination
 // lines with VMOVNTDQ:
 //
-//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int)
+//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
 //
-// DI and SI hold the step's destination and source, R13 and R14 the step
-// strides, R12 the steps left; R10 and R11 walk the runs of a step, R9 is
-// the same run of the next step (prefetched a line per line copied), and
-// R8 holds n-64, the last offset at which a whole 64-byte piece starts.
-// A run (n ≥ 64) starts with an ordinary 64-byte store that covers its
-// head up to the destination's first line boundary, when it has one;
-// non-temporal stores write the lines from there; an ordinary store of
-// the run's last 64 bytes covers a part line at its end. The ordinary
-// stores may overlap lines the non-temporal ones write, with the same
-// bytes. One SFENCE ends the call.
+// DI and SI hold the step's destination and source, R12 the steps left;
+// R10 and R11 walk the runs of a step; R8 holds n-64, the last offset at
+// which a whole 64-byte piece starts. A run (n ≥ 64) starts with an
+// ordinary 64-byte store that covers its head up to the destination's
+// first line boundary, when it has one; non-temporal stores write the
+// lines from there; an ordinary store of the run's last 64 bytes covers a
+// part line at its end. The ordinary stores may overlap lines the
+// non-temporal ones write, with the same bytes. One SFENCE ends the call.
+//
+// Each line written with VMOVNTDQ prefetches the next line of a walk
+// through a second grid, independent of the steps: runs of pfN bytes,
+// pfRows of them pfStride apart, then pfSkip on from the end of the last
+// to the first run of the next group, and so on. R13 is the run, R14 the
+// offset in it and R9 the runs left in the group. The step strides and the
+// walk's shape stay in the arguments.
 func (g *gen) copyRunsStream(l *level) {
-	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int")
-	g.params([]string{"steps", "dstStep", "srcStep"}, r12, r13, r14)
+	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int")
+	g.params([]string{"steps", "pf", "pfRows"}, r12, r13, r9)
+	arg := func(name string) operand.Mem {
+		b, err := g.Param(name).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		return b.Addr
+	}
 	g.SUBQ(imm(64), r8)
+	g.XORQ(r14, r14)
 	vs := l.vs(0, 64/l.bytes)
 	// line copies the 64 bytes at addr(R11, 0) to addr(R10, 0).
 	line := func(addr func(base reg.Register, disp int) operand.Mem, store mov) {
@@ -229,8 +242,6 @@ func (g *gen) copyRunsStream(l *level) {
 	g.MOVQ(si, r11)
 
 	g.Label("row")
-	g.LEAQ(atIdx(r11, r14, 1, 0), r9)
-	g.PREFETCHT0(at(r9, 0))
 	g.Comment("AX: the bytes to the destination's first line boundary.")
 	g.MOVQ(r10, ax)
 	g.NEGQ(ax)
@@ -241,23 +252,33 @@ func (g *gen) copyRunsStream(l *level) {
 	g.CMPQ(ax, r8)
 	g.JA(operand.LabelRef("tail"))
 	g.Label("line")
-	g.PREFETCHT0(atIdx(r9, ax, 1, 0))
+	g.PREFETCHT0(atIdx(r13, r14, 1, 0))
 	line(offset(ax), g.VMOVNTDQ)
+	g.ADDQ(imm(64), r14)
+	g.CMPQ(r14, arg("pfN"))
+	g.JB(operand.LabelRef("same"))
+	g.Comment("The prefetch run is done: on to the next, or the next group's first.")
+	g.XORQ(r14, r14)
+	g.ADDQ(arg("pfStride"), r13)
+	g.DECQ(r9)
+	g.JNZ(operand.LabelRef("same"))
+	g.ADDQ(arg("pfSkip"), r13)
+	g.Load(g.Param("pfRows"), r9)
+	g.Label("same")
 	g.ADDQ(imm(64), ax)
 	g.CMPQ(ax, r8)
 	g.JBE(operand.LabelRef("line"))
 	g.Label("tail")
 	g.Comment("A part line left at the end: the run's last 64 bytes.")
-	g.LEAQ(at(r8, 64), r9)
-	g.CMPQ(ax, r9)
+	g.CMPQ(ax, arg("n"))
 	g.JAE(operand.LabelRef("next"))
 	line(offset(r8), g.vmov(l))
 	g.Label("next")
 	g.ADDQ(dx, r10)
 	g.ADDQ(bx, r11)
 	g.countDown("row")
-	g.ADDQ(r13, di)
-	g.ADDQ(r14, si)
+	g.ADDQ(arg("dstStep"), di)
+	g.ADDQ(arg("srcStep"), si)
 	g.DECQ(r12)
 	g.JNZ(operand.LabelRef("step"))
 	g.SFENCE()
