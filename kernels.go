@@ -152,8 +152,12 @@ type Grid struct {
 // layouts. Where the blocks are interleaves or de-interleaves of 2 or 4
 // rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
 // for the vector stores, the whole grid runs in one assembly kernel with
-// non-temporal stores and one store fence at its end; otherwise each
-// block is one TransposeStreaming without its checks.
+// non-temporal stores and one store fence at its end. Other blocks of up
+// to 64 KiB are transposed a group at a time into a cache-resident tile,
+// which one call streams out behind one fence while it prefetches the
+// next group's source (blocks that continue each other's rows, as in a
+// 4-D reversal, are grouped so that both sides see runs of about 1 KiB);
+// larger ones are one TransposeStreaming each, without its checks.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	checkWidth(width)
 	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, cols*width)
@@ -162,6 +166,9 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 		return
 	}
 	done, inverse := weaveGridAsm(width, unsafe.SliceData(dst), dstStride, unsafe.SliceData(src), srcStride, rows, cols, g)
+	if done == 0 && transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g) {
+		return
+	}
 	for a := range g.Outer {
 		for b := range g.Inner {
 			d, s := dst[a*g.DstOuter+b*g.DstInner:], src[a*g.SrcOuter+b*g.SrcInner:]

@@ -701,3 +701,105 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 		}
 	}
 }
+
+// gridGroupBytes is how much staged destination transposeGridStaged
+// streams out per call, behind one store fence.
+var gridGroupBytes = 128 << 10
+
+// gridPieceBytes is the length transposeGridStaged makes the runs it
+// reads and writes, where the grid's blocks continue each other's.
+var gridPieceBytes = 1024
+
+// transposeGridStaged runs TransposeGrid's blocks through the scratch
+// tile a group at a time: it transposes each block of the group into the
+// scratch with ordinary stores, then streams the group out with one
+// copyRunsStream call, behind one store fence, prefetching the source of
+// the next group as it goes. Staging each block on its own would fence
+// every block: on small blocks (32 × 64 f32, 8 KiB) the fences cost more
+// than the copy.
+//
+// A group is mo outer × ki inner blocks. Where the inner blocks continue
+// each other's source rows, ki of them make source runs of about
+// gridPieceBytes, which the prefetch walks whole; where the outer blocks
+// continue each other's destination rows, mo of them, side by side in
+// the scratch, make destination runs of that length. A 4-D reversal
+// reads and writes 128- and 256-byte runs block by block, far apart;
+// grouped, 1 KiB ones.
+//
+// It reports false, doing nothing, when the blocks are too large to group
+// or have no full register block.
+func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	k := stagedKernel(width)
+	if k == kNone || !useAVX2 {
+		return false
+	}
+	sh := shapes[k]
+	unit := sh.bj
+	for unit*width%64 != 0 {
+		unit += sh.bj
+	}
+	fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
+	if fullRows == 0 || fullCols == 0 || fullRows*(fullCols*width+64) > gridGroupBytes/2 {
+		return false
+	}
+	srcRun, dstRun := fullRows*width, fullCols*width // a block's source and destination runs
+	if g.DstInner == dstRun && g.DstOuter != dstRun || g.SrcOuter == srcRun && g.SrcInner != srcRun {
+		// The walk's order is free: let the outer blocks continue the
+		// destination's runs, the inner ones the source's.
+		g = Grid{Inner: g.Outer, Outer: g.Inner, DstInner: g.DstOuter, SrcInner: g.SrcOuter, DstOuter: g.DstInner, SrcOuter: g.SrcInner}
+	}
+	mo := 1
+	if g.DstOuter == dstRun && fullCols == cols {
+		mo = min(g.Outer, max(gridPieceBytes/dstRun, 1))
+	}
+	sst := mo*dstRun + 64
+	blk := fullRows * sst // the scratch of mo blocks side by side
+	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
+	if g.SrcInner == srcRun {
+		ki = min(ki, max(gridPieceBytes/srcRun, 1))
+	}
+	if ki*blk > scratchBytes {
+		return false
+	}
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	defer scratchPool.Put(buf)
+	scr := unsafe.Pointer(&buf[0])
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	for a0 := 0; a0 < g.Outer; a0 += mo {
+		m := min(mo, g.Outer-a0)
+		for b0 := 0; b0 < g.Inner; b0 += ki {
+			n := min(ki, g.Inner-b0)
+			for a := range m {
+				for b := range n {
+					s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
+					t := unsafe.Add(scr, b*blk+a*dstRun)
+					for c := 0; c < fullCols; c += sh.bj {
+						strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, fullRows/sh.bi)
+					}
+				}
+			}
+			// While it streams the group out, prefetch the source of the
+			// next: each outer block's source rows, whole where the inner
+			// blocks continue them, else block by block.
+			a2, b2 := a0, b0+ki
+			if b2 >= g.Inner {
+				a2, b2 = a0+mo, 0
+			}
+			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
+			if g.SrcInner == srcRun {
+				next.n, next.step = ki*srcRun, g.SrcOuter
+			}
+			d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)
+			// The outer blocks lie side by side: one run of m blocks a row.
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next)
+			if fullRows < rows || fullCols < cols {
+				for a := a0; a < a0+m; a++ {
+					for b := b0; b < b0+n; b++ {
+						transposeEdges(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, fullRows, fullCols)
+					}
+				}
+			}
+		}
+	}
+	return true
+}

@@ -49,3 +49,9 @@ const streamingStores = false
 func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
 	panic("tilecopy: no streaming stores in this build")
 }
+
+// transposeGridStaged is amd64's grouped streaming grid: it does nothing
+// here.
+func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	return false
+}

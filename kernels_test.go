@@ -536,3 +536,54 @@ func TestTransposeGrid(t *testing.T) {
 		}
 	})
 }
+
+// TestTransposeGridTiled runs TransposeGrid on grids whose blocks tile
+// their buffers the way a 4-D reversal's do: the inner blocks continue
+// each other's source rows, the outer ones each other's destination rows
+// (or the other way round), so that the streaming path groups them, with
+// and without ragged edges, padding and an aligned destination.
+func TestTransposeGridTiled(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			r := rand.New(rand.NewPCG(uint64(w), 11))
+			for k := range 12 {
+				rows, cols := 1+r.IntN(80), 1+r.IntN(160)
+				if k%2 == 0 { // full register blocks, no edges
+					rows, cols = 16*(1+r.IntN(4)), 64*(1+r.IntN(2))
+				}
+				inner, outer := 1+r.IntN(12), 1+r.IntN(12)
+				pad := func() int { return []int{0, 0, 64, 3}[r.IntN(4)] }
+				// Destination: outer blocks side by side in its rows,
+				// inner blocks one after another; source the other way.
+				grid := Grid{Inner: inner, Outer: outer}
+				grid.DstOuter = cols * w
+				grid.DstInner = outer*cols*w + pad()
+				dstStride := inner*grid.DstInner + pad()
+				grid.SrcInner = rows * w
+				grid.SrcOuter = inner*rows*w + pad()
+				srcStride := outer*grid.SrcOuter + pad()
+				if k%3 == 2 { // the other way round: TransposeGrid swaps them
+					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+				}
+				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
+				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				for i := range src {
+					src[i] = byte(r.Uint32())
+				}
+				for i := range dst {
+					dst[i] = byte(r.Uint32())
+				}
+				want := bytes.Clone(dst)
+				for a := range grid.Outer {
+					for b := range grid.Inner {
+						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
+					}
+				}
+				TransposeGrid(w, dst, dstStride, src, srcStride, rows, cols, grid)
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%d×%d width %d, strides %d/%d, %+v: byte %d differs", rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+				}
+			}
+		}
+	})
+}
