@@ -156,7 +156,7 @@ type Grid struct {
 // to 64 KiB are transposed a group at a time into a cache-resident tile,
 // which one call streams out behind one fence while it prefetches the
 // next group's source (blocks that continue each other's rows, as in a
-// 4-D reversal, are grouped so that both sides see runs of about 1 KiB);
+// 4-D reversal, are grouped so that both sides see runs of 512 bytes);
 // larger ones are one TransposeStreaming each, without its checks.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	checkWidth(width)

@@ -704,11 +704,15 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 
 // gridGroupBytes is how much staged destination transposeGridStaged
 // streams out per call, behind one store fence.
-var gridGroupBytes = 128 << 10
+const gridGroupBytes = 128 << 10
 
 // gridPieceBytes is the length transposeGridStaged makes the runs it
 // reads and writes, where the grid's blocks continue each other's.
-var gridPieceBytes = 1024
+//
+// On C6 (f32 [64,128,256,32] reversed, 32 × 64 blocks) with groups of
+// 128 KiB, Zen 5: 21-23 ms at 512 bytes, 24-27 at 1 KiB; 256 KiB
+// groups do no better.
+const gridPieceBytes = 512
 
 // transposeGridStaged runs TransposeGrid's blocks through the scratch
 // tile a group at a time: it transposes each block of the group into the
@@ -724,7 +728,7 @@ var gridPieceBytes = 1024
 // continue each other's destination rows, mo of them, side by side in
 // the scratch, make destination runs of that length. A 4-D reversal
 // reads and writes 128- and 256-byte runs block by block, far apart;
-// grouped, 1 KiB ones.
+// grouped, 512-byte ones.
 //
 // It reports false, doing nothing, when the blocks are too large to group
 // or have no full register block.
@@ -769,12 +773,19 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		m := min(mo, g.Outer-a0)
 		for b0 := 0; b0 < g.Inner; b0 += ki {
 			n := min(ki, g.Inner-b0)
+			// Blocks that continue each other's source rows make one
+			// strip of n blocks: the scratch holds their rows one after
+			// another, at one stride (10% faster on C6 than a strip each).
+			per := 1
+			if g.SrcInner == srcRun {
+				per = n
+			}
 			for a := range m {
-				for b := range n {
+				for b := 0; b < n; b += per {
 					s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
 					t := unsafe.Add(scr, b*blk+a*dstRun)
 					for c := 0; c < fullCols; c += sh.bj {
-						strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, fullRows/sh.bi)
+						strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows/sh.bi)
 					}
 				}
 			}
