@@ -485,6 +485,11 @@ func TestStreamingPlans(t *testing.T) {
 		{"s8[13,300]{1,0}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, kernTranspose},
 		{"bf16[3,13,300]{2,1,0:T(8,128)(2,1)}", "bf16[3,13,300]{2,1,0}", Padding{}, kernTranspose},
 		{"f16[16,256]{1,0}", "f16[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
+		// 4-D reversals: grouped grids of staged blocks; on 2 threads
+		// the first splits its outermost loop, not the blocks' rows.
+		{"f32[16,16,32,8]{3,2,1,0}", "f32[16,16,32,8]{0,1,2,3}", Padding{}, kernTranspose},
+		{"f32[13,16,20,7]{3,2,1,0}", "f32[13,16,20,7]{0,1,2,3}", Padding{}, kernTranspose},
+		{"f64[16,8,24,16]{3,2,1,0}", "f64[16,8,24,16]{0,1,2,3}", Padding{}, kernTranspose},
 	}
 	for i, tc := range tests {
 		from, to := parsePair(t, tc.from, tc.to)
@@ -496,6 +501,9 @@ func TestStreamingPlans(t *testing.T) {
 			}
 			if want := tilecopy.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
 				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
+			}
+			if i == len(tests)-3 && threads == 2 && plan.threadLoop() == plan.splitLoop() {
+				t.Errorf("%s -> %s: 2 threads split the blocks' rows\n%s", tc.from, tc.to, plan)
 			}
 		}
 	}
