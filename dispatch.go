@@ -249,10 +249,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of
 			// unit columns.
-			unit := sh.bj
-			for unit*width%64 != 0 {
-				unit += sh.bj
-			}
+			unit := lineUnit(sh.bj, width)
 			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 			if fullRows > 0 && fullCols > 0 {
 				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
@@ -279,10 +276,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// strides padded by 64 bytes direct is better, 0.67 against 0.45).
 	aliased := (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
 	if streamingStores && (sh.bj*width < 64 && rows*cols*width >= 32<<10 || aliased) {
-		unit := sh.bj
-		for unit*width%64 != 0 {
-			unit += sh.bj
-		}
+		unit := lineUnit(sh.bj, width)
 		if fc := cols - cols%unit; fc > 0 {
 			transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fc, false)
 			transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fc)
@@ -299,6 +293,17 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		}
 	}
 	transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+}
+
+// lineUnit is the fewest columns, a multiple of the kernel's bj, that
+// make whole 64-byte lines of width-byte elements: the column step of
+// the staged tiles, whose rows are streamed out in whole lines.
+func lineUnit(bj, width int) int {
+	unit := bj
+	for unit*width%64 != 0 {
+		unit += bj
+	}
+	return unit
 }
 
 // transposeEdges transposes, with the generic kernel, what lies outside

@@ -738,10 +738,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		return false
 	}
 	sh := shapes[k]
-	unit := sh.bj
-	for unit*width%64 != 0 {
-		unit += sh.bj
-	}
+	unit := lineUnit(sh.bj, width)
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 	if fullRows == 0 || fullCols == 0 || fullRows*(fullCols*width+64) > gridGroupBytes/2 {
 		return false
