@@ -185,15 +185,72 @@ func lastLevelCache() int {
 // for ownership of every destination line.
 var ntThreshold = lastLevelCache()
 
-// Tiles of the staged transpose: stageRowBytes of each source row (the
-// tile's destination rows) by stageColBytes of each destination row (its
-// source rows). Both sides of memory see runs of that length, and the
-// transposed tile plus the next tile's source fit the 1 MiB L2 of current
-// x86 cores. (Only amd64 stages; measured best among 256 B..4 KiB on a
-// Zen 5.)
+// Blocking is how the transposes cut their work to fit this CPU's data
+// caches, as blockingFor derives it from the sizes cpuid reports.
+type Blocking struct {
+	// Band is the L1 block of the transpose of a cache-resident array:
+	// the bytes of each source row whose columns (destination rows) it
+	// finishes, strip by strip of register blocks, before it moves on.
+	Band int
+	// StageRow × StageCol is the L2 block of the staged transpose of a
+	// destination larger than the last-level cache: StageRow bytes of
+	// each source row by StageCol bytes of each destination row, halved
+	// each way for 1-byte elements. Memory sees runs of those lengths.
+	StageRow, StageCol int
+	// GridGroup is how many bytes of destination a grid of small blocks
+	// (a 4-D reversal, for example) stages before it streams them out.
+	GridGroup int
+}
+
+// Blocks returns the blocking the transposes use on this CPU.
+func Blocks() Blocking {
+	return Blocking{Band: tileBytes, StageRow: stageRowBytes, StageCol: stageColBytes, GridGroup: gridGroupBytes}
+}
+
+// blockingFor returns the blocking for an L1 data cache of l1d bytes and
+// an L2 of l2 bytes (either ≤ 0 when cpuid cannot tell: the sizes of the
+// machine the figures below come from are assumed).
+//
+// The sizes were measured on a Zen 5 (48 KiB L1d, 1 MiB L2): a band of
+// 1 KiB; a staged tile of 1 KiB by 512 bytes (128 KiB of f32, chosen among
+// 256 B..4 KiB each way: the tile, its transposed copy and the next
+// tile's prefetched source share L2); groups of 128 KiB. The band scales
+// with L1d, and the tile's source rows and the groups with L2. The
+// destination runs (StageCol) stay at 512 bytes whatever the cache: that
+// is the shortest run non-temporal stores write at full speed (256 MiB in
+// runs of 256 bytes: 14-15 ms; of 512: 6.7-7.3; in one run: 5.2).
+func blockingFor(l1d, l2 int) Blocking {
+	b := Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}
+	if l1d > 0 {
+		b.Band = min(max(floorPow2(l1d/32), 512), 2048)
+	}
+	if l2 > 0 {
+		b.StageRow = min(max(floorPow2(l2/1024), 256), 2048)
+		b.GridGroup = min(max(floorPow2(l2/8), 32<<10), 256<<10)
+	}
+	return b
+}
+
+// floorPow2 returns the largest power of two not above n (n ≥ 1), or 1.
+func floorPow2(n int) int {
+	p := 1
+	for p <= n/2 {
+		p *= 2
+	}
+	return p
+}
+
+// The blocking in use (tests change it to reach every path with small
+// arrays). Only amd64 stages, so StageRow, StageCol and GridGroup apply
+// there alone.
 var (
-	stageRowBytes = 1024
-	stageColBytes = 512
+	blocking      = blockingFor(cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2)
+	tileBytes     = blocking.Band
+	stageRowBytes = blocking.StageRow
+	stageColBytes = blocking.StageCol
+	// gridGroupBytes is how much staged destination transposeGridStaged
+	// streams out per call, behind one store fence.
+	gridGroupBytes = blocking.GridGroup
 )
 
 // Kernel names the transpose kernels Transpose uses for width-byte
@@ -205,12 +262,6 @@ var (
 func Kernel(width int) string {
 	return kernelName(width)
 }
-
-// tileBytes is the extent, in bytes of one source row, of the band of
-// source columns (destination rows) the blocked transpose finishes before
-// it moves on: the band's source lines are read once, in order, by every
-// strip of micro-blocks.
-var tileBytes = 1024
 
 // transposeFast is Transpose after its checks. Two or four columns with a
 // contiguous destination are an interleave, two or four rows with a

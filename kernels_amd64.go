@@ -702,10 +702,6 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 	}
 }
 
-// gridGroupBytes is how much staged destination transposeGridStaged
-// streams out per call, behind one store fence.
-const gridGroupBytes = 128 << 10
-
 // gridPieceBytes is the length transposeGridStaged makes the runs it
 // reads and writes, where the grid's blocks continue each other's.
 //

@@ -11,12 +11,14 @@ import (
 )
 
 // cmdCPU prints what the kernels see of this machine: the CPU, its caches
-// and features, the kernel levels this build has and which one is in use
+// and the block sizes derived from them, its features, the kernel levels this build has and which one is in use
 // (TILECOPY_CPU caps it), and the transpose kernel chosen for each element
 // width.
 func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newCommand("cpu", "cpu",
 		"cpu prints the CPU's name, caches and features as cpuid reports them, the\n"+
+			"block sizes the transposes derive from those caches (a band of source row\n"+
+			"for L1; a staged tile, source row × destination row bytes, for L2), the\n"+
 			"kernel levels of this build (avx512, avx2, neon, generic) and whether the CPU\n"+
 			"runs each, the level in use, and the transpose kernel for each element width.\n"+
 			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
@@ -39,6 +41,9 @@ func cpuReport(override string) string {
 	fmt.Fprintf(&b, "arch:      %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	l1, l2, l3 := tilecopy.CacheSizes()
 	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
+	bl := tilecopy.Blocks()
+	fmt.Fprintf(&b, "blocks:    band %d B (L1); staged tile %d × %d B, groups %s (L2)\n",
+		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
 	writeWrapped(&b, "features:  ", tilecopy.Features())
 	var levels []string
 	for _, l := range tilecopy.Levels() {
