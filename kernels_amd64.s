@@ -4119,6 +4119,78 @@ next:
 	VZEROUPPER
 	RET
 
+// func unpack4AVX2(dst *byte, src *byte, n int, sign byte)
+// Requires: AVX, AVX2
+TEXT ·unpack4AVX2(SB), NOSPLIT, $0-25
+	MOVQ    dst+0(FP), DI
+	MOVQ    src+8(FP), SI
+	MOVQ    n+16(FP), CX
+	MOVBQZX sign+24(FP), AX
+
+	// Y1: 0x000f in every word; Y3: sign in every byte.
+	VPCMPEQW     Y1, Y1, Y1
+	VPSRLW       $0x0c, Y1, Y1
+	VMOVD        AX, X3
+	VPBROADCASTB X3, Y3
+
+nibbles:
+	VPMOVZXBW (SI), Y4
+	VPSRLW    $0x04, Y4, Y5
+	VPAND     Y1, Y4, Y4
+	VPSLLW    $0x08, Y4, Y4
+	VPOR      Y5, Y4, Y4
+	VPXOR     Y3, Y4, Y4
+	VPSUBB    Y3, Y4, Y4
+	VMOVDQU   Y4, (DI)
+	VPMOVZXBW 16(SI), Y6
+	VPSRLW    $0x04, Y6, Y7
+	VPAND     Y1, Y6, Y6
+	VPSLLW    $0x08, Y6, Y6
+	VPOR      Y7, Y6, Y6
+	VPXOR     Y3, Y6, Y6
+	VPSUBB    Y3, Y6, Y6
+	VMOVDQU   Y6, 32(DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	SUBQ      $+32, CX
+	JNZ       nibbles
+	VZEROUPPER
+	RET
+
+// func pack4AVX2(dst *byte, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·pack4AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+	// Y1: 0x000f in every word.
+	VPCMPEQW Y1, Y1, Y1
+	VPSRLW   $0x0c, Y1, Y1
+
+fields:
+	VMOVDQU   (SI), Y4
+	VPAND     Y1, Y4, Y5
+	VPSLLW    $0x04, Y5, Y5
+	VPSRLW    $0x08, Y4, Y4
+	VPAND     Y1, Y4, Y4
+	VPOR      Y5, Y4, Y4
+	VMOVDQU   32(SI), Y6
+	VPAND     Y1, Y6, Y7
+	VPSLLW    $0x04, Y7, Y7
+	VPSRLW    $0x08, Y6, Y6
+	VPAND     Y1, Y6, Y6
+	VPOR      Y7, Y6, Y6
+	VPACKUSWB Y6, Y4, Y4
+	VPERMQ    $0xd8, Y4, Y4
+	VMOVDQU   Y4, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	SUBQ      $+32, CX
+	JNZ       fields
+	VZEROUPPER
+	RET
+
 DATA permBytes16x4<>+0(SB)/8, $0x1c1814100c080400
 DATA permBytes16x4<>+8(SB)/8, $0x3c3834302c282420
 DATA permBytes16x4<>+16(SB)/8, $0x1d1915110d090501

@@ -184,3 +184,34 @@ func BenchmarkFillRunsImpl(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRepackBits unpacks 64 Mi 4-bit fields (32 MiB) to bytes and
+// packs them back, at every level, beside copy() of the packed bytes.
+// Throughput counts bytes read plus bytes written.
+func BenchmarkRepackBits(b *testing.B) {
+	const n = 64 << 20
+	packed, unpacked := make([]byte, n/2), make([]byte, n)
+	for i := range packed {
+		packed[i] = byte(i * 7)
+	}
+	for i := range unpacked { // fault its pages in before timing
+		unpacked[i] = byte(i)
+	}
+	benchCopy(b, unpacked[:n/2], packed)
+	b.Run("unpack", func(b *testing.B) {
+		benchLevels(b, func(b *testing.B) {
+			b.SetBytes(n + n/2)
+			for b.Loop() {
+				UnpackBits(unpacked, packed, n, 4, 4, true)
+			}
+		})
+	})
+	b.Run("pack", func(b *testing.B) {
+		benchLevels(b, func(b *testing.B) {
+			b.SetBytes(n + n/2)
+			for b.Loop() {
+				PackBits(packed, unpacked, n, 4)
+			}
+		})
+	})
+}

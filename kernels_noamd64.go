@@ -55,3 +55,9 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	return false
 }
+
+func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
+	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+}
+
+func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }

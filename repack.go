@@ -12,7 +12,7 @@ func PackBits(dst, src []byte, n, bits int) {
 	if n < 0 || n > len(src) || (n*bits+7)/8 > len(dst) {
 		panic(fmt.Sprintf("tilecopy: packing %d elements from %d bytes into %d", n, len(src), len(dst)))
 	}
-	packBitsGeneric(dst, src, n, bits)
+	packBitsFast(dst, src, n, bits)
 }
 
 // UnpackBits unpacks n fields of bits bits each from src (first element in
@@ -27,7 +27,7 @@ func UnpackBits(dst, src []byte, n, bits, natural int, signed bool) {
 	if n < 0 || n > len(dst) || (n*bits+7)/8 > len(src) {
 		panic(fmt.Sprintf("tilecopy: unpacking %d elements from %d bytes into %d", n, len(src), len(dst)))
 	}
-	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+	unpackBitsFast(dst, src, n, bits, natural, signed)
 }
 
 func checkBits(bits int) {

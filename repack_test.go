@@ -52,3 +52,57 @@ func TestPackUnpackBits(t *testing.T) {
 		}
 	}
 }
+
+// TestRepackBitsLevels runs PackBits and UnpackBits at every level
+// against the generic code, on lengths around the kernels' 64-element
+// pieces, in buffers fenced by guard pages at either end.
+func TestRepackBitsLevels(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, bits := range []int{1, 2, 4} {
+			for natural := 1; natural <= bits; natural++ {
+				for _, n := range []int{1, 63, 64, 65, 127, 128, 129, 191, 4096, 4097 + r.IntN(200), 64 * (1 + r.IntN(300))} {
+					checkRepack(t, r, n, bits, natural, r.IntN(2) == 0, r.IntN(2) == 0)
+				}
+			}
+		}
+	})
+}
+
+// checkRepack packs n random bytes and unpacks the result with the
+// exported calls, in guarded buffers (flush against the guard page after
+// them with atEnd, else before them), and compares both with the generic
+// code.
+func checkRepack(t *testing.T, r *rand.Rand, n, bits, natural int, signed, atEnd bool) {
+	t.Helper()
+	packed := (n*bits + 7) / 8
+	src := guarded(t, n, atEnd)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	got, want := guarded(t, packed, !atEnd), make([]byte, packed)
+	PackBits(got, src, n, bits)
+	packBitsGeneric(want, src, n, bits)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("PackBits(n=%d, bits=%d) differs from the generic code at byte %d", n, bits, firstDiff(got, want))
+	}
+	out, ref := guarded(t, n, !atEnd), make([]byte, n)
+	UnpackBits(out, got, n, bits, natural, signed)
+	unpackBitsGeneric(ref, got, n, bits, natural, signed)
+	if !bytes.Equal(out, ref) {
+		t.Fatalf("UnpackBits(n=%d, bits=%d, natural=%d, signed=%v) differs from the generic code at byte %d", n, bits, natural, signed, firstDiff(out, ref))
+	}
+}
+
+// FuzzRepackBits compares PackBits and UnpackBits at the level in use with
+// the generic code.
+func FuzzRepackBits(f *testing.F) {
+	f.Add(uint16(64), uint8(2), uint8(3), uint64(1))
+	f.Add(uint16(1000), uint8(2), uint8(7), uint64(2))
+	f.Add(uint16(129), uint8(1), uint8(1), uint64(3))
+	f.Fuzz(func(t *testing.T, n uint16, bsel, flags uint8, seed uint64) {
+		bits := []int{1, 2, 4}[int(bsel)%3]
+		natural := 1 + int(flags>>2)%bits
+		checkRepack(t, rand.New(rand.NewPCG(seed, 8)), int(n), bits, natural, flags&1 != 0, flags&2 != 0)
+	})
+}

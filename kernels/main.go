@@ -114,6 +114,8 @@ func (g *gen) file() {
 	g.copyRunsAhead()
 	g.copyRunsStream(avx512)
 	g.copyRunsStream(avx2)
+	g.unpack4()
+	g.pack4()
 
 	g.tables(permBytes16x4, permWords16x2)
 	for _, w := range []int{1, 2, 4, 8} {
