@@ -4122,14 +4122,17 @@ next:
 // func unpack4AVX2(dst *byte, src *byte, n int, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-25
+	MOVBQZX sign+24(FP), AX
 	MOVQ    dst+0(FP), DI
 	MOVQ    src+8(FP), SI
 	MOVQ    n+16(FP), CX
-	MOVBQZX sign+24(FP), AX
+	SHRQ    $0x05, CX
 
-	// Y1: 0x000f in every word; Y3: sign in every byte.
-	VPCMPEQW     Y1, Y1, Y1
-	VPSRLW       $0x0c, Y1, Y1
+	// Y1: 0x000f in every word.
+	VPCMPEQW Y1, Y1, Y1
+	VPSRLW   $0x0c, Y1, Y1
+
+	// Y3: sign in every byte.
 	VMOVD        AX, X3
 	VPBROADCASTB X3, Y3
 
@@ -4152,7 +4155,7 @@ nibbles:
 	VMOVDQU   Y6, 32(DI)
 	ADDQ      $+32, SI
 	ADDQ      $+64, DI
-	SUBQ      $+32, CX
+	DECQ      CX
 	JNZ       nibbles
 	VZEROUPPER
 	RET
@@ -4163,6 +4166,7 @@ TEXT ·pack4AVX2(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
+	SHRQ $0x05, CX
 
 	// Y1: 0x000f in every word.
 	VPCMPEQW Y1, Y1, Y1
@@ -4186,7 +4190,7 @@ fields:
 	VMOVDQU   Y4, (DI)
 	ADDQ      $+64, SI
 	ADDQ      $+32, DI
-	SUBQ      $+32, CX
+	DECQ      CX
 	JNZ       fields
 	VZEROUPPER
 	RET

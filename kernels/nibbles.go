@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
 )
 
 // The nibble kernels: 4-bit fields, two to a byte with the first element
@@ -14,12 +15,9 @@ import (
 // fields: (v^8)-8 byte by byte; a sign of 0 leaves them zero-extended.
 func (g *gen) unpack4() {
 	g.text("unpack4AVX2", "func(dst *byte, src *byte, n int, sign byte)")
-	g.params([]string{"dst", "src", "n"}, di, si, cx)
 	g.Load(g.Param("sign"), ax)
-	y := avx2.vs(0, 8)
-	g.Comment("Y1: 0x000f in every word; Y3: sign in every byte.")
-	g.VPCMPEQW(y[1], y[1], y[1])
-	g.VPSRLW(operand.U8(12), y[1], y[1])
+	y := g.nibblesPrologue()
+	g.Comment("Y3: sign in every byte.")
 	g.VMOVD(ax.As32(), y[3].AsX())
 	g.VPBROADCASTB(y[3].AsX(), y[3])
 	g.Label("nibbles")
@@ -36,9 +34,7 @@ func (g *gen) unpack4() {
 	}
 	g.ADDQ(imm(32), si)
 	g.ADDQ(imm(64), di)
-	g.SUBQ(imm(32), cx)
-	g.JNZ(operand.LabelRef("nibbles"))
-	g.ret()
+	g.loopEnd("nibbles")
 }
 
 // pack4 emits pack4AVX2, which packs 2n source bytes into n destination
@@ -47,11 +43,7 @@ func (g *gen) unpack4() {
 // to bytes, lane by lane, which VPERMQ puts back in order.
 func (g *gen) pack4() {
 	g.text("pack4AVX2", "func(dst *byte, src *byte, n int)")
-	g.params([]string{"dst", "src", "n"}, di, si, cx)
-	y := avx2.vs(0, 8)
-	g.Comment("Y1: 0x000f in every word.")
-	g.VPCMPEQW(y[1], y[1], y[1])
-	g.VPSRLW(operand.U8(12), y[1], y[1])
+	y := g.nibblesPrologue()
 	g.Label("fields")
 	for k := range 2 {
 		v, t := y[4+2*k], y[5+2*k]
@@ -67,7 +59,19 @@ func (g *gen) pack4() {
 	g.VMOVDQU(y[4], at(di, 0))
 	g.ADDQ(imm(64), si)
 	g.ADDQ(imm(32), di)
-	g.SUBQ(imm(32), cx)
-	g.JNZ(operand.LabelRef("fields"))
-	g.ret()
+	g.loopEnd("fields")
+}
+
+// nibblesPrologue loads the arguments both nibble kernels share (DI =
+// dst, SI = src, CX = n/32, the count of 32-byte steps of the packed
+// side) and puts 0x000f in every word of Y1; it returns the YMM
+// registers Y0..Y7.
+func (g *gen) nibblesPrologue() []reg.VecPhysical {
+	g.params([]string{"dst", "src", "n"}, di, si, cx)
+	g.SHRQ(operand.U8(5), cx)
+	y := avx2.vs(0, 8)
+	g.Comment("Y1: 0x000f in every word.")
+	g.VPCMPEQW(y[1], y[1], y[1])
+	g.VPSRLW(operand.U8(12), y[1], y[1])
+	return y
 }
