@@ -197,6 +197,53 @@ func packBitsFast(dst, src []byte, n, bits int) {
 	packBitsGeneric(dst, src, n, bits)
 }
 
+// transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2
+// transpose the 8×8, 4×4 or 2×2 blocks of 1-, 2- or 4-bit fields of
+// e = 8, 4 or 2 rows (TransposeFields for one group of rows): n chunks of
+// 32 bytes of each row, row m at src + m*srcStride, to e*32 bytes of dst
+// a chunk. masks points at the masks of fieldSwaps(bits), in order.
+// Preconditions: AVX2; n ≥ 1; every byte inside the caller's slices.
+//
+//go:noescape
+func transposeFields1AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+
+//go:noescape
+func transposeFields2AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+
+//go:noescape
+func transposeFields4AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+
+// transposeFieldsFast is TransposeFields after its checks: the whole
+// 32-byte chunks of each group of rows take the AVX2 kernel, the rest of
+// the rows the generic code. On Zen 5 (go test -bench TransposeFields
+// -benchtime 20x), 32 MiB of 1-, 2- and 4-bit fields run at 25-32 GB/s
+// against 2-3.5 for the generic code and 53 for copy().
+func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int) {
+	chunks := n / 32
+	if !useAVX2 || chunks == 0 || rows == 0 {
+		transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
+		return
+	}
+	kernel := transposeFields4AVX2
+	switch bits {
+	case 1:
+		kernel = transposeFields1AVX2
+	case 2:
+		kernel = transposeFields2AVX2
+	}
+	var masks [3]uint64
+	for i, s := range fieldSwaps(bits) {
+		masks[i] = s.mask
+	}
+	e := 8 / bits
+	for k := 0; k < rows/e; k++ {
+		kernel(&dst[k*e*n], &src[k*e*srcStride], srcStride, chunks, &masks[0])
+	}
+	if 32*chunks < n {
+		transposeFieldsGeneric(dst, src, srcStride, rows, n, 32*chunks, bits)
+	}
+}
+
 // The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous
 // destination. interleaveCxW reads n chunks of C source rows (64 bytes of
 // each row per chunk with AVX-512, 32 with AVX2) and writes them to dst

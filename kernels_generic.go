@@ -1,6 +1,9 @@
 package tilecopy
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // The portable kernels: the fallback on every machine and the reference
 // the assembly kernels are tested against. Callers have checked bounds.
@@ -389,3 +392,60 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 		dst[i] = v
 	}
 }
+
+// transposeFieldsGeneric is TransposeFields after its checks, from byte
+// b0 of every row on (the bytes before it done already), a word at a
+// time: the rows' bytes spread into a word's e-byte groups, then the
+// fieldSwaps delta swaps.
+func transposeFieldsGeneric(dst, src []byte, srcStride, rows, n, b0, bits int) {
+	e := 8 / bits
+	var all [3]fieldSwap
+	swaps := all[:copy(all[:], fieldSwaps(bits))]
+	per := 8 / e // bytes of each row in a word
+	var r [8][]byte
+	for k := 0; k < rows/e; k++ {
+		for m := range e {
+			r[m] = src[(k*e+m)*srcStride:][:n]
+		}
+		d := dst[k*e*n : (k+1)*e*n]
+		for b := b0; b < n; b += per {
+			var x uint64
+			switch {
+			case b+per > n: // the last bytes of the rows: a group at a time
+				for j := range n - b {
+					for m := range e {
+						x |= uint64(r[m][b+j]) << (8 * (e*j + m))
+					}
+				}
+			case e == 2:
+				x = spread2(binary.LittleEndian.Uint32(r[0][b:])) | spread2(binary.LittleEndian.Uint32(r[1][b:]))<<8
+			case e == 4:
+				x = spread4(r[0][b:]) | spread4(r[1][b:])<<8 | spread4(r[2][b:])<<16 | spread4(r[3][b:])<<24
+			default:
+				x = uint64(r[0][b]) | uint64(r[1][b])<<8 | uint64(r[2][b])<<16 | uint64(r[3][b])<<24 |
+					uint64(r[4][b])<<32 | uint64(r[5][b])<<40 | uint64(r[6][b])<<48 | uint64(r[7][b])<<56
+			}
+			for _, w := range swaps {
+				t := (x>>w.shift ^ x) & w.mask
+				x ^= t ^ t<<w.shift
+			}
+			if b+per <= n {
+				binary.LittleEndian.PutUint64(d[e*b:], x)
+				continue
+			}
+			for j := range e * (n - b) {
+				d[e*b+j] = byte(x >> (8 * j))
+			}
+		}
+	}
+}
+
+// spread2 returns the four bytes of v two bytes apart in a word.
+func spread2(v uint32) uint64 {
+	x := uint64(v)
+	x = (x | x<<16) & 0x0000ffff0000ffff
+	return (x | x<<8) & 0x00ff00ff00ff00ff
+}
+
+// spread4 returns the first two bytes of p four bytes apart in a word.
+func spread4(p []byte) uint64 { return uint64(p[0]) | uint64(p[1])<<32 }

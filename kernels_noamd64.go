@@ -61,3 +61,7 @@ func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 }
 
 func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
+
+func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int) {
+	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
+}

@@ -35,3 +35,56 @@ func checkBits(bits int) {
 		panic(fmt.Sprintf("tilecopy: %d-bit packing", bits))
 	}
 }
+
+// TransposeFields is the first pass of a transpose of packed sub-byte
+// elements: it transposes every e×e block of bits-bit fields (e = 8/bits
+// fields to a byte, the first in the most significant bits, as PackBits
+// lays them out), after which a byte transpose finishes the job.
+//
+// It reads rows source rows of n bytes, row r at src[r*srcStride:], in
+// groups of e (rows is a multiple of e), and writes the rows/e × e·n
+// matrix M to dst, row after row: byte e·b+q of row k of M holds, in its
+// field m, field q of byte b of source row e·k+m. For a source of R rows
+// of C fields (n = C/e) and R and C multiples of e, the destination of
+// the whole transpose, C rows of R fields, is M transposed as bytes:
+// destination row j, byte k, is M[k][j].
+func TransposeFields(dst, src []byte, srcStride, rows, n, bits int) {
+	checkBits(bits)
+	if e := 8 / bits; rows%e != 0 {
+		panic(fmt.Sprintf("tilecopy: %d rows of %d-bit fields are not whole groups of %d", rows, bits, e))
+	}
+	checkSpan("source", src, rows, srcStride, n)
+	checkSpan("destination", dst, rows, n, n)
+	transposeFieldsFast(dst, src, srcStride, rows, n, bits)
+}
+
+// fieldSwap is one delta swap of transposeFieldsGeneric: the fields under
+// mask trade places with those shift bits above them.
+type fieldSwap struct {
+	shift uint
+	mask  uint64
+}
+
+// fieldSwaps returns the delta swaps that transpose the e×e field
+// matrices of the e-byte groups of a word (e = 8/bits): row m of a group
+// in its byte m, field q of a byte bits·(e-1-q) bits up. At each scale s,
+// e/2 down to 1, the top-right s×s block of each 2s×2s block trades
+// places with the bottom-left one, s·(8+bits) bits further up.
+func fieldSwaps(bits int) []fieldSwap {
+	e := 8 / bits
+	var swaps []fieldSwap
+	for s := e / 2; s >= 1; s /= 2 {
+		var mask uint64
+		for g := 0; g < 8; g += e {
+			for m := range e {
+				for q := range e {
+					if m%(2*s) < s && q%(2*s) >= s {
+						mask |= (1<<bits - 1) << (8*(g+m) + (e-1-q)*bits)
+					}
+				}
+			}
+		}
+		swaps = append(swaps, fieldSwap{uint(s * (8 + bits)), mask})
+	}
+	return swaps
+}

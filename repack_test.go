@@ -106,3 +106,68 @@ func FuzzRepackBits(f *testing.F) {
 		checkRepack(t, rand.New(rand.NewPCG(seed, 8)), int(n), bits, natural, flags&1 != 0, flags&2 != 0)
 	})
 }
+
+// TestTransposeFields runs TransposeFields at every level against the
+// definition, field by field, and against the generic code, on lengths
+// around the kernels' 32-byte chunks, in guarded buffers.
+func TestTransposeFields(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, bits := range []int{1, 2, 4} {
+			e := 8 / bits
+			for _, rows := range []int{0, e, 2 * e, e * (1 + r.IntN(20))} {
+				for _, n := range []int{0, 1, 3, 31, 32, 33, 64, 95, 100 + r.IntN(200)} {
+					checkFields(t, r, rows, n, n+r.IntN(3)*r.IntN(70), bits, r.IntN(2) == 0)
+				}
+			}
+		}
+	})
+}
+
+// checkFields runs TransposeFields on rows random rows of n bytes,
+// srcStride apart, in guarded buffers (flush against the guard page after
+// them with atEnd, else before them), and compares the result with the
+// definition and with the generic code.
+func checkFields(t *testing.T, r *rand.Rand, rows, n, srcStride, bits int, atEnd bool) {
+	t.Helper()
+	e := 8 / bits
+	size := 0
+	if rows > 0 {
+		size = (rows-1)*srcStride + n
+	}
+	src := guarded(t, size, atEnd)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	got, want := guarded(t, rows*n, !atEnd), make([]byte, rows*n)
+	TransposeFields(got, src, srcStride, rows, n, bits)
+	for k := range rows / e {
+		m := got[k*e*n : (k+1)*e*n]
+		for b := range n {
+			for q := range e {
+				for row := range e {
+					f, w := field(m, (e*b+q)*e+row, bits), field(src[(e*k+row)*srcStride:], e*b+q, bits)
+					if f != w {
+						t.Fatalf("bits=%d rows=%d n=%d stride=%d: group %d, byte %d, field %d of row %d: got %x, want %x", bits, rows, n, srcStride, k, b, q, row, f, w)
+					}
+				}
+			}
+		}
+	}
+	transposeFieldsGeneric(want, src, srcStride, rows, n, 0, bits)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("bits=%d rows=%d n=%d stride=%d: differs from the generic code at byte %d", bits, rows, n, srcStride, firstDiff(got, want))
+	}
+}
+
+// FuzzTransposeFields compares TransposeFields at the level in use with
+// the definition and with the generic code.
+func FuzzTransposeFields(f *testing.F) {
+	f.Add(uint8(8), uint16(40), uint8(3), uint8(0), uint64(1))
+	f.Add(uint8(2), uint16(64), uint8(0), uint8(2), uint64(2))
+	f.Fuzz(func(t *testing.T, groups uint8, n uint16, gap, flags uint8, seed uint64) {
+		bits := []int{1, 2, 4}[int(flags>>1)%3]
+		rows := int(groups%32) * (8 / bits)
+		checkFields(t, rand.New(rand.NewPCG(seed, 9)), rows, int(n%2048), int(n%2048)+int(gap), bits, flags&1 != 0)
+	})
+}

@@ -1,6 +1,7 @@
 // Command kernels writes kernels_amd64.s, the amd64 assembly of package
 // tilecopy (block transposes, interleaves, a pattern fill and run copies
-// at AVX2 and AVX-512), with avo (github.com/mmcloughlin/avo).
+// at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2),
+// with avo (github.com/mmcloughlin/avo).
 //
 // Run it from this directory:
 //
@@ -116,6 +117,9 @@ func (g *gen) file() {
 	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
+	for _, bits := range []int{1, 2, 4} {
+		g.transposeFields(bits)
+	}
 
 	g.tables(permBytes16x4, permWords16x2)
 	for _, w := range []int{1, 2, 4, 8} {

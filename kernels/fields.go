@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The field transposes: the first pass of a transpose of packed sub-byte
+// elements (bits 1, 2 or 4, e = 8/bits fields to a byte, the first in the
+// most significant bits).
+//
+//	func transposeFieldsBAVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+//
+// reads n 32-byte chunks of each of e source rows (row m at src +
+// m*srcStride) and writes e*32 bytes a chunk to dst: byte e*b+q of the
+// output holds in its field m the field q of byte b of row m. That is the
+// transpose of every e×e block of fields; a byte transpose of the result
+// finishes the transpose of the elements.
+//
+// A chunk runs in two steps. The rows' bytes are interleaved, e at a
+// time, in log2(e) stages of pairs (as the interleaves do: bytes, then
+// words, then dwords), so that each e-byte group holds byte b of every
+// row, row m in its byte m: an e×e matrix of fields. Then delta swaps
+// transpose every such matrix in place, block by block: at each scale s
+// (e/2 down to 1) the top-right s×s block of each 2s×2s block trades
+// places with the bottom-left one, s*(8+bits) bits further up the word.
+// The swaps' masks, largest scale first, come from the Go side
+// (fieldSwaps there): masks points at one uint64 per scale.
+
+// transposeFields emits transposeFields<bits>AVX2. Registers: the rows in
+// Y0..Y(e-1), the unpacks' scratch in Y14 and Y15 (weavePair), the swap
+// masks from Y11 up, a swap's scratch in Y10; SI and R9 address rows 0-3
+// and 4-7, R8 is 3*srcStride.
+func (g *gen) transposeFields(bits int) {
+	e := 8 / bits
+	g.text(fmt.Sprintf("transposeFields%dAVX2", bits), "func(dst *byte, src *byte, srcStride int, n int, masks *uint64)")
+	g.params([]string{"dst", "src", "srcStride", "n", "masks"}, di, si, bx, cx, ax)
+	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
+	if e == 8 {
+		g.LEAQ(atIdx(si, bx, 4, 0), r9)
+	}
+	// The swaps, largest scale s first, each s*(8+bits) bits long.
+	var shifts []int
+	var masks []reg.VecPhysical
+	for s := e / 2; s >= 1; s /= 2 {
+		m := avx2.v(11 + len(masks))
+		g.VPBROADCASTQ(at(ax, 8*len(masks)), m)
+		shifts, masks = append(shifts, s*(8+bits)), append(masks, m)
+	}
+	g.Commentf("A chunk: 32 bytes of each of %d rows into %d bytes of %d×%d field matrices.", e, 32*e, e, e)
+	g.Label("chunk")
+	rows := avx2.vs(0, e)
+	for m, r := range rows {
+		base := si
+		if m >= 4 {
+			base = r9
+		}
+		g.VMOVDQU(row(base, bx, r8, m%4, 0), r)
+	}
+	// Stage k interleaves registers 2^k apart at 2^k-byte elements; the
+	// results go back into the pair's registers, in the order of the
+	// interleaved stream.
+	spec := weaveSpec{lvl: avx2, k: e, width: 1}
+	for d := 1; d < e; d *= 2 {
+		next := make([]reg.VecPhysical, 0, e)
+		for a := range rows {
+			if a&d == 0 {
+				g.weavePair(spec, d, rows[a], rows[a+d], rows[a], rows[a+d])
+				next = append(next, rows[a], rows[a+d])
+			}
+		}
+		rows = next
+	}
+	t := avx2.v(10)
+	for i, x := range rows {
+		for j, shift := range shifts {
+			g.VPSRLQ(operand.U8(shift), x, t)
+			g.VPXOR(x, t, t)
+			g.VPAND(masks[j], t, t)
+			g.VPXOR(t, x, x)
+			g.VPSLLQ(operand.U8(shift), t, t)
+			g.VPXOR(t, x, x)
+		}
+		g.VMOVDQU(x, at(di, 32*i))
+	}
+	g.ADDQ(imm(32), si)
+	if e == 8 {
+		g.ADDQ(imm(32), r9)
+	}
+	g.ADDQ(imm(32*e), di)
+	g.loopEnd("chunk")
+}
