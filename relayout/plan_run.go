@@ -146,7 +146,6 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
-	n := len(loops)
 	for {
 		switch {
 		case grid != nil && p.kern == kernRun:
@@ -156,23 +155,30 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}
-		k := n - 1
-		for ; k >= 0; k-- {
-			l := &loops[k]
-			ctr[k]++
-			dOff += l.dst
-			sOff += l.src
-			if ctr[k] < l.size {
-				break
-			}
-			ctr[k] = 0
-			dOff -= l.dst * l.size
-			sOff -= l.src * l.size
-		}
-		if k < 0 {
+		var more bool
+		if dOff, sOff, more = advance(loops, ctr, dOff, sOff); !more {
 			return
 		}
 	}
+}
+
+// advance steps the odometer of loops, whose digits are in ctr, on by one
+// and returns the offsets moved on with it, or false after its last step
+// (ctr all zero again).
+func advance(loops []ploop, ctr []int64, dOff, sOff int64) (int64, int64, bool) {
+	for k := len(loops) - 1; k >= 0; k-- {
+		l := &loops[k]
+		ctr[k]++
+		dOff += l.dst
+		sOff += l.src
+		if ctr[k] < l.size {
+			return dOff, sOff, true
+		}
+		ctr[k] = 0
+		dOff -= l.dst * l.size
+		sOff -= l.src * l.size
+	}
+	return dOff, sOff, false
 }
 
 // block moves a rows × cols rectangle of elements with the plan's kernel:

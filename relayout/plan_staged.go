@@ -26,6 +26,10 @@ type staged struct {
 	natural int  // the type's bits
 	signed  bool // whether unpacking sign-extends
 
+	// fields, when set, runs the relayout instead of the three stages: a
+	// transpose of packed fields without unpacking them.
+	fields *fieldPlan
+
 	// temps keeps the temporary byte buffers between Runs (*[]byte of
 	// srcCount+dstCount bytes): faulting in fresh pages costs as much as
 	// a stage.
@@ -57,18 +61,17 @@ func compileStaged(p *Plan, opts *Options) error {
 		natural:  p.dtype.Bits(),
 		signed:   p.dtype.IsSigned(),
 	}
+	p.stage.fields = planFields(p, mid)
 	return nil
 }
 
 // run runs the stages; the buffers have been checked.
 func (st *staged) run(dst, src []byte) error {
-	var tmp *[]byte
-	if v := st.temps.Get(); v != nil {
-		tmp = v.(*[]byte)
-	} else {
-		t := make([]byte, st.tempBytes())
-		tmp = &t
+	if st.fields != nil {
+		st.fields.run(dst, src)
+		return nil
 	}
+	tmp := getTemp(&st.temps, st.tempBytes())
 	defer st.temps.Put(tmp)
 	a := src
 	if st.unpack {
@@ -88,6 +91,16 @@ func (st *staged) run(dst, src []byte) error {
 	return nil
 }
 
+// getTemp returns a temporary buffer of n bytes from pool, or a new one
+// when it has none; the caller puts it back.
+func getTemp(pool *sync.Pool, n int64) *[]byte {
+	if v := pool.Get(); v != nil {
+		return v.(*[]byte)
+	}
+	t := make([]byte, n)
+	return &t
+}
+
 // tempBytes is the size of the temporary buffers of one Run.
 func (st *staged) tempBytes() int64 {
 	var n int64
@@ -102,6 +115,10 @@ func (st *staged) tempBytes() int64 {
 
 // explain describes the stages for Plan.String.
 func (st *staged) explain(b *strings.Builder) {
+	if st.fields != nil {
+		st.fields.explain(b)
+		return
+	}
 	if st.unpack {
 		fmt.Fprintf(b, "  stage 1: unpack %d-bit fields to bytes (%d elements)\n", st.srcBits, st.srcCount)
 	}

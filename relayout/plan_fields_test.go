@@ -1,0 +1,128 @@
+package relayout
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPackedTransposePath checks which packed relayouts take the field
+// plan (a transpose without unpacking) and that each gives the oracle's
+// bytes either way.
+func TestPackedTransposePath(t *testing.T) {
+	tests := []struct {
+		from, to string
+		fields   bool
+	}{
+		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{0,1:E(4)}", true},
+		{"u4[64,130]{1,0:E(4)}", "u4[64,130]{0,1:E(4)}", true},
+		{"s2[12,40]{1,0:E(2)}", "s2[12,40]{0,1:E(2)}", true},
+		{"u1[16,72]{0,1:E(1)}", "u1[16,72]{1,0:E(1)}", true},
+		{"s4[3,10,6]{2,1,0:E(4)}", "s4[3,10,6]{1,2,0:E(4)}", true},       // batched
+		{"s4[4,6,2,8]{3,2,1,0:E(4)}", "s4[4,6,2,8]{0,1,2,3:E(4)}", true}, // 4-D reversal
+		{"s4[7,6]{1,0:E(4)}", "s4[7,6]{0,1:E(4)}", false},                // odd rows: fields straddle bytes
+		{"s4[8,5]{1,0:E(4)}", "s4[8,5]{0,1:E(4)}", false},
+		{"s2[8,6]{1,0:E(4)}", "s2[8,6]{0,1:E(4)}", false},               // 2-bit values in 4-bit fields
+		{"u2[8,8]{1,0:E(2)}", "u2[8,8]{0,1:E(4)}", false},               // different packing
+		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{1,0:E(4)}", false},               // no transpose
+		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{0,1}", false},                    // one side unpacked
+		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:T(8,128)E(4)}", false}, // padded tiles
+	}
+	for _, tc := range tests {
+		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
+			from, to := parsePair(t, tc.from, tc.to)
+			p, err := Compile(from, to, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.stage != nil && p.stage.fields != nil; got != tc.fields {
+				t.Fatalf("field plan %v, want %v\n%s", got, tc.fields, p)
+			}
+			for _, threads := range []int{1, 2} {
+				for _, stream := range []int64{-1, 0} {
+					checkPairWith(t, 1, from, to, Options{Threads: threads}, stream, splitFields)
+				}
+			}
+		})
+	}
+}
+
+// splitFields lowers a field plan's threshold for sharing its passes
+// among goroutines, so that small cases split.
+func splitFields(p *Plan) {
+	if p.stage != nil && p.stage.fields != nil {
+		p.stage.fields.parallelMin = 0
+	}
+}
+
+// TestPackedTransposes runs random permutations of packed sub-byte arrays
+// whose dims are mostly whole bytes of fields against the oracle, on one
+// or more goroutines, streaming or not, and requires most of them to take
+// the field plan.
+func TestPackedTransposes(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 150
+	}
+	types := []DType{S1, U1, S2, U2, S4, U4}
+	fields := 0
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0xf1e1d))
+		typ := types[r.IntN(len(types))]
+		e := int64(8 / typ.Bits())
+		rank := 2 + r.IntN(3)
+		dims := make([]int64, rank)
+		count := int64(1)
+		for i := range dims {
+			dims[i] = e * int64(1+r.IntN(12))
+			if r.IntN(8) == 0 {
+				dims[i] = int64(1 + r.IntN(9))
+			}
+			if count*dims[i] > 1<<15 {
+				dims[i] = e
+			}
+			count *= dims[i]
+		}
+		layout := func() *Layout {
+			return &Layout{MinorToMajor: r.Perm(rank), ElementSizeInBits: int64(typ.Bits())}
+		}
+		from, to := NewShape(typ, dims, layout()), NewShape(typ, dims, layout())
+		opts := Options{Threads: 1 + r.IntN(3)}
+		stream := []int64{-1, 0}[r.IntN(2)]
+		var took bool
+		ok := checkPairWith(t, seed, from, to, opts, stream, func(p *Plan) {
+			took = p.stage != nil && p.stage.fields != nil
+			splitFields(p)
+		})
+		if !ok {
+			t.Fatalf("seed %d: %s -> %s did not run", seed, from, to)
+		}
+		if took {
+			fields++
+		}
+	}
+	t.Logf("%d of %d cases took the field plan", fields, n)
+	if fields < n/3 {
+		t.Errorf("only %d of %d cases took the field plan, want a third at least", fields, n)
+	}
+}
+
+// ExamplePlan_packed transposes a 4×4 array of s4 values, packed two to a
+// byte, from row-major to column-major: no byte is unpacked on the way.
+func ExamplePlan_packed() {
+	from, _ := ParseShape("s4[4,4]{1,0:E(4)}")
+	to, _ := ParseShape("s4[4,4]{0,1:E(4)}")
+	p, err := Compile(from, to, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	src := []byte{0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef} // rows 0123 4567 89ab cdef
+	dst := make([]byte, p.DestinationSize())
+	if err := p.Run(dst, src); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("% x\n", dst)
+	// Output: 04 8c 15 9d 26 ae 37 bf
+}
