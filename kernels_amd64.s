@@ -4195,19 +4195,24 @@ fields:
 	VZEROUPPER
 	RET
 
-// func transposeFields1AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+// func transposeFields1AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
 // Requires: AVX, AVX2
-TEXT ·transposeFields1AVX2(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
+TEXT ·transposeFields1AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
 	MOVQ         srcStride+16(FP), BX
-	MOVQ         n+24(FP), CX
-	MOVQ         masks+32(FP), AX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
 	LEAQ         (BX)(BX*2), R8
-	LEAQ         (SI)(BX*4), R9
 	VPBROADCASTQ (AX), Y11
 	VPBROADCASTQ 8(AX), Y12
 	VPBROADCASTQ 16(AX), Y13
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	LEAQ (SI)(BX*4), R9
+	MOVQ n+24(FP), CX
 
 	// A chunk: 32 bytes of each of 8 rows into 256 bytes of 8×8 field matrices.
 chunk:
@@ -4424,20 +4429,32 @@ chunk:
 	ADDQ       $+256, DI
 	DECQ       CX
 	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*8), R11
+	DECQ DX
+	JNZ  group
 	VZEROUPPER
 	RET
 
-// func transposeFields2AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+// func transposeFields2AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
 // Requires: AVX, AVX2
-TEXT ·transposeFields2AVX2(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
+TEXT ·transposeFields2AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
 	MOVQ         srcStride+16(FP), BX
-	MOVQ         n+24(FP), CX
-	MOVQ         masks+32(FP), AX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
 	LEAQ         (BX)(BX*2), R8
 	VPBROADCASTQ (AX), Y11
 	VPBROADCASTQ 8(AX), Y12
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	MOVQ n+24(FP), CX
 
 	// A chunk: 32 bytes of each of 4 rows into 128 bytes of 4×4 field matrices.
 chunk:
@@ -4517,19 +4534,31 @@ chunk:
 	ADDQ       $+128, DI
 	DECQ       CX
 	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*4), R11
+	DECQ DX
+	JNZ  group
 	VZEROUPPER
 	RET
 
-// func transposeFields4AVX2(dst *byte, src *byte, srcStride int, n int, masks *uint64)
+// func transposeFields4AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
 // Requires: AVX, AVX2
-TEXT ·transposeFields4AVX2(SB), NOSPLIT, $0-40
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
+TEXT ·transposeFields4AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
 	MOVQ         srcStride+16(FP), BX
-	MOVQ         n+24(FP), CX
-	MOVQ         masks+32(FP), AX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
 	LEAQ         (BX)(BX*2), R8
 	VPBROADCASTQ (AX), Y11
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	MOVQ n+24(FP), CX
 
 	// A chunk: 32 bytes of each of 2 rows into 64 bytes of 2×2 field matrices.
 chunk:
@@ -4557,6 +4586,417 @@ chunk:
 	ADDQ       $+64, DI
 	DECQ       CX
 	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*2), R11
+	DECQ DX
+	JNZ  group
+	VZEROUPPER
+	RET
+
+// func transposeFields1StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFields1StreamAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
+	MOVQ         srcStride+16(FP), BX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
+	LEAQ         (BX)(BX*2), R8
+	VPBROADCASTQ (AX), Y11
+	VPBROADCASTQ 8(AX), Y12
+	VPBROADCASTQ 16(AX), Y13
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	LEAQ (SI)(BX*4), R9
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 8 rows into 256 bytes of 8×8 field matrices.
+chunk:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	VMOVDQU    (R9), Y4
+	VMOVDQU    (R9)(BX*1), Y5
+	VMOVDQU    (R9)(BX*2), Y6
+	VMOVDQU    (R9)(R8*1), Y7
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y1
+	VPUNPCKLBW Y3, Y2, Y14
+	VPUNPCKHBW Y3, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VPUNPCKLBW Y5, Y4, Y14
+	VPUNPCKHBW Y5, Y4, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y4
+	VPERM2I128 $0x31, Y15, Y14, Y5
+	VPUNPCKLBW Y7, Y6, Y14
+	VPUNPCKHBW Y7, Y6, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y6
+	VPERM2I128 $0x31, Y15, Y14, Y7
+	VPUNPCKLWD Y2, Y0, Y14
+	VPUNPCKHWD Y2, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y2
+	VPUNPCKLWD Y3, Y1, Y14
+	VPUNPCKHWD Y3, Y1, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y1
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VPUNPCKLWD Y6, Y4, Y14
+	VPUNPCKHWD Y6, Y4, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y4
+	VPERM2I128 $0x31, Y15, Y14, Y6
+	VPUNPCKLWD Y7, Y5, Y14
+	VPUNPCKHWD Y7, Y5, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y5
+	VPERM2I128 $0x31, Y15, Y14, Y7
+	VPUNPCKLDQ Y4, Y0, Y14
+	VPUNPCKHDQ Y4, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y4
+	VPUNPCKLDQ Y6, Y2, Y14
+	VPUNPCKHDQ Y6, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y6
+	VPUNPCKLDQ Y5, Y1, Y14
+	VPUNPCKHDQ Y5, Y1, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y1
+	VPERM2I128 $0x31, Y15, Y14, Y5
+	VPUNPCKLDQ Y7, Y3, Y14
+	VPUNPCKHDQ Y7, Y3, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y3
+	VPERM2I128 $0x31, Y15, Y14, Y7
+	VPSRLQ     $0x24, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSRLQ     $0x12, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSRLQ     $0x09, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VMOVNTDQ   Y0, (DI)
+	VPSRLQ     $0x24, Y4, Y10
+	VPXOR      Y4, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VPSRLQ     $0x12, Y4, Y10
+	VPXOR      Y4, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VPSRLQ     $0x09, Y4, Y10
+	VPXOR      Y4, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y4, Y4
+	VMOVNTDQ   Y4, 32(DI)
+	VPSRLQ     $0x24, Y2, Y10
+	VPXOR      Y2, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSRLQ     $0x12, Y2, Y10
+	VPXOR      Y2, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSRLQ     $0x09, Y2, Y10
+	VPXOR      Y2, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VMOVNTDQ   Y2, 64(DI)
+	VPSRLQ     $0x24, Y6, Y10
+	VPXOR      Y6, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VPSRLQ     $0x12, Y6, Y10
+	VPXOR      Y6, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VPSRLQ     $0x09, Y6, Y10
+	VPXOR      Y6, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y6, Y6
+	VMOVNTDQ   Y6, 96(DI)
+	VPSRLQ     $0x24, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSRLQ     $0x12, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSRLQ     $0x09, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VMOVNTDQ   Y1, 128(DI)
+	VPSRLQ     $0x24, Y5, Y10
+	VPXOR      Y5, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VPSRLQ     $0x12, Y5, Y10
+	VPXOR      Y5, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VPSRLQ     $0x09, Y5, Y10
+	VPXOR      Y5, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y5, Y5
+	VMOVNTDQ   Y5, 160(DI)
+	VPSRLQ     $0x24, Y3, Y10
+	VPXOR      Y3, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSRLQ     $0x12, Y3, Y10
+	VPXOR      Y3, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSRLQ     $0x09, Y3, Y10
+	VPXOR      Y3, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VMOVNTDQ   Y3, 192(DI)
+	VPSRLQ     $0x24, Y7, Y10
+	VPXOR      Y7, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VPSLLQ     $0x24, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VPSRLQ     $0x12, Y7, Y10
+	VPXOR      Y7, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VPSLLQ     $0x12, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VPSRLQ     $0x09, Y7, Y10
+	VPXOR      Y7, Y10, Y10
+	VPAND      Y13, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VPSLLQ     $0x09, Y10, Y10
+	VPXOR      Y10, Y7, Y7
+	VMOVNTDQ   Y7, 224(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+32, R9
+	ADDQ       $+256, DI
+	DECQ       CX
+	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*8), R11
+	DECQ DX
+	JNZ  group
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func transposeFields2StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFields2StreamAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
+	MOVQ         srcStride+16(FP), BX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
+	LEAQ         (BX)(BX*2), R8
+	VPBROADCASTQ (AX), Y11
+	VPBROADCASTQ 8(AX), Y12
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 4 rows into 128 bytes of 4×4 field matrices.
+chunk:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y1
+	VPUNPCKLBW Y3, Y2, Y14
+	VPUNPCKHBW Y3, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VPUNPCKLWD Y2, Y0, Y14
+	VPUNPCKHWD Y2, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y2
+	VPUNPCKLWD Y3, Y1, Y14
+	VPUNPCKHWD Y3, Y1, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y1
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VPSRLQ     $0x14, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x14, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSRLQ     $0x0a, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x0a, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VMOVNTDQ   Y0, (DI)
+	VPSRLQ     $0x14, Y2, Y10
+	VPXOR      Y2, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSLLQ     $0x14, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSRLQ     $0x0a, Y2, Y10
+	VPXOR      Y2, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VPSLLQ     $0x0a, Y10, Y10
+	VPXOR      Y10, Y2, Y2
+	VMOVNTDQ   Y2, 32(DI)
+	VPSRLQ     $0x14, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x14, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSRLQ     $0x0a, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x0a, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VMOVNTDQ   Y1, 64(DI)
+	VPSRLQ     $0x14, Y3, Y10
+	VPXOR      Y3, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSLLQ     $0x14, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSRLQ     $0x0a, Y3, Y10
+	VPXOR      Y3, Y10, Y10
+	VPAND      Y12, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VPSLLQ     $0x0a, Y10, Y10
+	VPXOR      Y10, Y3, Y3
+	VMOVNTDQ   Y3, 96(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+128, DI
+	DECQ       CX
+	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*4), R11
+	DECQ DX
+	JNZ  group
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func transposeFields4StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFields4StreamAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), R10
+	MOVQ         src+8(FP), R11
+	MOVQ         srcStride+16(FP), BX
+	MOVQ         groups+32(FP), DX
+	MOVQ         masks+48(FP), AX
+	LEAQ         (BX)(BX*2), R8
+	VPBROADCASTQ (AX), Y11
+
+group:
+	MOVQ R10, DI
+	MOVQ R11, SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 2 rows into 64 bytes of 2×2 field matrices.
+chunk:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y1
+	VPSRLQ     $0x0c, Y0, Y10
+	VPXOR      Y0, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VPSLLQ     $0x0c, Y10, Y10
+	VPXOR      Y10, Y0, Y0
+	VMOVNTDQ   Y0, (DI)
+	VPSRLQ     $0x0c, Y1, Y10
+	VPXOR      Y1, Y10, Y10
+	VPAND      Y11, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VPSLLQ     $0x0c, Y10, Y10
+	VPXOR      Y10, Y1, Y1
+	VMOVNTDQ   Y1, 32(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+64, DI
+	DECQ       CX
+	JNZ        chunk
+
+	// The next group: e rows further down the source.
+	MOVQ dstStep+40(FP), AX
+	ADDQ AX, R10
+	LEAQ (R11)(BX*2), R11
+	DECQ DX
+	JNZ  group
+	SFENCE
 	VZEROUPPER
 	RET
 

@@ -218,7 +218,8 @@ func BenchmarkRepackBits(b *testing.B) {
 
 // BenchmarkTransposeFields runs the field pass of a packed transpose of
 // 8192 rows of 4096 bytes (32 MiB) at every level, for 1-, 2- and 4-bit
-// fields, beside copy() of the same bytes.
+// fields, with ordinary and with non-temporal stores, beside copy() of
+// the same bytes.
 func BenchmarkTransposeFields(b *testing.B) {
 	const rows, n = 8192, 4096
 	src, dst := make([]byte, rows*n), make([]byte, rows*n)
@@ -227,13 +228,19 @@ func BenchmarkTransposeFields(b *testing.B) {
 	}
 	benchCopy(b, dst, src)
 	for _, bits := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("E%d", bits), func(b *testing.B) {
-			benchLevels(b, func(b *testing.B) {
-				b.SetBytes(2 * rows * n)
-				for b.Loop() {
-					TransposeFields(dst, src, n, rows, n, bits)
-				}
+		for _, stream := range []bool{false, true} {
+			b.Run(fmt.Sprintf("E%d/stream=%v", bits, stream), func(b *testing.B) {
+				benchLevels(b, func(b *testing.B) {
+					b.SetBytes(2 * rows * n)
+					for b.Loop() {
+						if stream {
+							TransposeFieldsStreaming(dst, src, n, rows, n, bits)
+						} else {
+							TransposeFields(dst, src, n, rows, n, bits)
+						}
+					}
+				})
 			})
-		})
+		}
 	}
 }

@@ -62,6 +62,6 @@ func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 
 func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
 
-func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int) {
+func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 }

@@ -49,13 +49,28 @@ func checkBits(bits int) {
 // the whole transpose, C rows of R fields, is M transposed as bytes:
 // destination row j, byte k, is M[k][j].
 func TransposeFields(dst, src []byte, srcStride, rows, n, bits int) {
+	checkFieldRows(dst, src, srcStride, rows, n, bits)
+	transposeFieldsFast(dst, src, srcStride, rows, n, bits, false)
+}
+
+// TransposeFieldsStreaming is TransposeFields writing dst with
+// non-temporal stores where the level has them and dst is aligned for
+// them: for a destination larger than the caches, whose lines are not
+// worth reading in before they are overwritten.
+func TransposeFieldsStreaming(dst, src []byte, srcStride, rows, n, bits int) {
+	checkFieldRows(dst, src, srcStride, rows, n, bits)
+	transposeFieldsFast(dst, src, srcStride, rows, n, bits, true)
+}
+
+// checkFieldRows panics unless TransposeFields can run on these
+// arguments.
+func checkFieldRows(dst, src []byte, srcStride, rows, n, bits int) {
 	checkBits(bits)
 	if e := 8 / bits; rows%e != 0 {
 		panic(fmt.Sprintf("tilecopy: %d rows of %d-bit fields are not whole groups of %d", rows, bits, e))
 	}
 	checkSpan("source", src, rows, srcStride, n)
 	checkSpan("destination", dst, rows, n, n)
-	transposeFieldsFast(dst, src, srcStride, rows, n, bits)
 }
 
 // fieldSwap is one delta swap of transposeFieldsGeneric: the fields under

@@ -124,7 +124,8 @@ func TestTransposeFields(t *testing.T) {
 	})
 }
 
-// checkFields runs TransposeFields on rows random rows of n bytes,
+// checkFields runs TransposeFields or TransposeFieldsStreaming, at
+// random, on rows random rows of n bytes,
 // srcStride apart, in guarded buffers (flush against the guard page after
 // them with atEnd, else before them), and compares the result with the
 // definition and with the generic code.
@@ -140,7 +141,12 @@ func checkFields(t *testing.T, r *rand.Rand, rows, n, srcStride, bits int, atEnd
 		src[i] = byte(r.Uint32())
 	}
 	got, want := guarded(t, rows*n, !atEnd), make([]byte, rows*n)
-	TransposeFields(got, src, srcStride, rows, n, bits)
+	stream := r.IntN(2) == 0
+	if stream {
+		TransposeFieldsStreaming(got, src, srcStride, rows, n, bits)
+	} else {
+		TransposeFields(got, src, srcStride, rows, n, bits)
+	}
 	for k := range rows / e {
 		m := got[k*e*n : (k+1)*e*n]
 		for b := range n {
@@ -148,7 +154,7 @@ func checkFields(t *testing.T, r *rand.Rand, rows, n, srcStride, bits int, atEnd
 				for row := range e {
 					f, w := field(m, (e*b+q)*e+row, bits), field(src[(e*k+row)*srcStride:], e*b+q, bits)
 					if f != w {
-						t.Fatalf("bits=%d rows=%d n=%d stride=%d: group %d, byte %d, field %d of row %d: got %x, want %x", bits, rows, n, srcStride, k, b, q, row, f, w)
+						t.Fatalf("bits=%d rows=%d n=%d stride=%d stream=%v: group %d, byte %d, field %d of row %d: got %x, want %x", bits, rows, n, srcStride, stream, k, b, q, row, f, w)
 					}
 				}
 			}
@@ -156,7 +162,7 @@ func checkFields(t *testing.T, r *rand.Rand, rows, n, srcStride, bits int, atEnd
 	}
 	transposeFieldsGeneric(want, src, srcStride, rows, n, 0, bits)
 	if !bytes.Equal(got, want) {
-		t.Fatalf("bits=%d rows=%d n=%d stride=%d: differs from the generic code at byte %d", bits, rows, n, srcStride, firstDiff(got, want))
+		t.Fatalf("bits=%d rows=%d n=%d stride=%d stream=%v: differs from the generic code at byte %d", bits, rows, n, srcStride, stream, firstDiff(got, want))
 	}
 }
 

@@ -29,18 +29,21 @@ import (
 // The swaps' masks, largest scale first, come from the Go side
 // (fieldSwaps there): masks points at one uint64 per scale.
 
-// transposeFields emits transposeFields<bits>AVX2. Registers: the rows in
-// Y0..Y(e-1), the unpacks' scratch in Y14 and Y15 (weavePair), the swap
-// masks from Y11 up, a swap's scratch in Y10; SI and R9 address rows 0-3
-// and 4-7, R8 is 3*srcStride.
-func (g *gen) transposeFields(bits int) {
+// transposeFields emits transposeFields<bits>AVX2, or with stream
+// transposeFields<bits>StreamAVX2, which writes with VMOVNTDQ and ends
+// with SFENCE. Registers: the rows in Y0..Y(e-1), the unpacks' scratch in
+// Y14 and Y15 (weavePair), the swap masks from Y11 up, a swap's scratch
+// in Y10; SI and R9 address rows 0-3 and 4-7 of the group, R8 is
+// 3*srcStride; R10 and R11 hold the group's corners, DX counts the groups.
+func (g *gen) transposeFields(bits int, stream bool) {
 	e := 8 / bits
-	g.text(fmt.Sprintf("transposeFields%dAVX2", bits), "func(dst *byte, src *byte, srcStride int, n int, masks *uint64)")
-	g.params([]string{"dst", "src", "srcStride", "n", "masks"}, di, si, bx, cx, ax)
-	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
-	if e == 8 {
-		g.LEAQ(atIdx(si, bx, 4, 0), r9)
+	name, store := fmt.Sprintf("transposeFields%dAVX2", bits), g.VMOVDQU
+	if stream {
+		name, store = fmt.Sprintf("transposeFields%dStreamAVX2", bits), g.VMOVNTDQ
 	}
+	g.text(name, "func(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)")
+	g.params([]string{"dst", "src", "srcStride", "groups", "masks"}, r10, r11, bx, dx, ax)
+	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
 	// The swaps, largest scale s first, each s*(8+bits) bits long.
 	var shifts []int
 	var masks []reg.VecPhysical
@@ -49,6 +52,13 @@ func (g *gen) transposeFields(bits int) {
 		g.VPBROADCASTQ(at(ax, 8*len(masks)), m)
 		shifts, masks = append(shifts, s*(8+bits)), append(masks, m)
 	}
+	g.Label("group")
+	g.MOVQ(r10, di)
+	g.MOVQ(r11, si)
+	if e == 8 {
+		g.LEAQ(atIdx(si, bx, 4, 0), r9)
+	}
+	g.Load(g.Param("n"), cx)
 	g.Commentf("A chunk: 32 bytes of each of %d rows into %d bytes of %d×%d field matrices.", e, 32*e, e, e)
 	g.Label("chunk")
 	rows := avx2.vs(0, e)
@@ -83,12 +93,22 @@ func (g *gen) transposeFields(bits int) {
 			g.VPSLLQ(operand.U8(shift), t, t)
 			g.VPXOR(t, x, x)
 		}
-		g.VMOVDQU(x, at(di, 32*i))
+		store(x, at(di, 32*i))
 	}
 	g.ADDQ(imm(32), si)
 	if e == 8 {
 		g.ADDQ(imm(32), r9)
 	}
 	g.ADDQ(imm(32*e), di)
-	g.loopEnd("chunk")
+	g.countDown("chunk")
+	g.Comment("The next group: e rows further down the source.")
+	g.Load(g.Param("dstStep"), ax)
+	g.ADDQ(ax, r10)
+	g.LEAQ(atIdx(r11, bx, uint8(e), 0), r11)
+	g.DECQ(dx)
+	g.JNZ(operand.LabelRef("group"))
+	if stream {
+		g.SFENCE()
+	}
+	g.ret()
 }

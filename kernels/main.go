@@ -117,8 +117,10 @@ func (g *gen) file() {
 	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
-	for _, bits := range []int{1, 2, 4} {
-		g.transposeFields(bits)
+	for _, stream := range []bool{false, true} {
+		for _, bits := range []int{1, 2, 4} {
+			g.transposeFields(bits, stream)
+		}
 	}
 
 	g.tables(permBytes16x4, permWords16x2)
