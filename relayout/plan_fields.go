@@ -23,7 +23,8 @@ type fieldPlan struct {
 	// elements apart; the source cols rows of rows elements, srcRow apart.
 	rows, cols     int64
 	dstRow, srcRow int64
-	stream         bool // the byte transposes write past the caches
+	stream         bool  // the byte transposes write past the caches
+	streamMin      int64 // the plan's: from this temporary size on, so do the field passes
 	threads        int
 	parallelMin    int64
 	dstBytes       int64
@@ -68,7 +69,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 	return &fieldPlan{
 		bits: int64(st.srcBits), e: e, loops: mid.loops,
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
-		stream: mid.stream, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
+		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
 	}
 }
 
@@ -93,7 +94,11 @@ func (f *fieldPlan) batch(dst, src, m []byte) {
 	e := f.e
 	groups, n := f.cols/e, f.rows/e // m's rows; source row bytes
 	mix := func(k0, k1 int64) {
-		tilecopy.TransposeFields(m[k0*f.rows:], src[k0*f.srcRow:], int(f.srcRow/e), int((k1-k0)*e), int(n), int(f.bits))
+		fields := tilecopy.TransposeFields
+		if f.stream && f.tempBytes() >= f.streamMin {
+			fields = tilecopy.TransposeFieldsStreaming
+		}
+		fields(m[k0*f.rows:], src[k0*f.srcRow:], int(f.srcRow/e), int((k1-k0)*e), int(n), int(f.bits))
 	}
 	out := func(r0, r1 int64) {
 		d, s, stride := dst[r0*f.dstRow/e:], m[r0:], int(f.dstRow/e)

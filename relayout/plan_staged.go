@@ -46,7 +46,7 @@ func unpacked(s Shape) Shape {
 // compileStaged plans a relayout in which from or to packs sub-byte
 // elements.
 func compileStaged(p *Plan, opts *Options) error {
-	mid, err := Compile(unpacked(p.from), unpacked(p.to), opts)
+	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin)
 	if err != nil {
 		return err
 	}
