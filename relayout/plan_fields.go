@@ -73,24 +73,55 @@ func planFields(p, mid *Plan) *fieldPlan {
 	}
 }
 
-// run runs every batch; the buffers have been checked.
+// run runs every batch; the buffers have been checked. With threads and
+// a destination of parallelMin bytes or more, the batches are shared out
+// among goroutines, or when they are fewer than the goroutines, the
+// passes of each batch.
 func (f *fieldPlan) run(dst, src []byte) {
+	batches := int64(1)
+	for _, l := range f.loops {
+		batches *= l.size
+	}
+	parts := int64(1)
+	if f.threads > 1 && f.dstBytes >= f.parallelMin {
+		parts = int64(f.threads)
+	}
+	if parts == 1 || batches < parts {
+		f.runBatches(dst, src, 0, batches, parts)
+		return
+	}
+	var wg sync.WaitGroup
+	for c := range parts {
+		wg.Go(func() { f.runBatches(dst, src, batches*c/parts, batches*(c+1)/parts, 1) })
+	}
+	wg.Wait()
+}
+
+// runBatches runs batches [lo, hi), in the order of the batch loops,
+// each on parts goroutines.
+func (f *fieldPlan) runBatches(dst, src []byte, lo, hi, parts int64) {
 	tmp := getTemp(&f.temps, f.tempBytes())
 	defer f.temps.Put(tmp)
 	ctr := make([]int64, len(f.loops))
 	var dOff, sOff int64
-	for more := true; more; dOff, sOff, more = advance(f.loops, ctr, dOff, sOff) {
-		f.batch(dst[dOff/f.e:], src[sOff/f.e:], *tmp)
+	for k, rest := len(f.loops)-1, lo; k >= 0; k-- {
+		l := &f.loops[k]
+		ctr[k], rest = rest%l.size, rest/l.size
+		dOff += ctr[k] * l.dst
+		sOff += ctr[k] * l.src
+	}
+	for range hi - lo {
+		f.batch(dst[dOff/f.e:], src[sOff/f.e:], *tmp, parts)
+		dOff, sOff, _ = advance(f.loops, ctr, dOff, sOff)
 	}
 }
 
 // batch transposes one batch, whose destination and source start at
 // dst[0] and src[0], through the temporary m: the source's cols rows of
 // packed fields become m's cols/e rows of rows bytes, and m transposed
-// as bytes is the destination. With threads and a destination of
-// parallelMin bytes or more, each pass is shared out among goroutines by
-// rows of its output.
-func (f *fieldPlan) batch(dst, src, m []byte) {
+// as bytes is the destination. Each pass is shared out among up to
+// parts goroutines by rows of its output.
+func (f *fieldPlan) batch(dst, src, m []byte, parts int64) {
 	e := f.e
 	groups, n := f.cols/e, f.rows/e // m's rows; source row bytes
 	mix := func(k0, k1 int64) {
@@ -108,11 +139,7 @@ func (f *fieldPlan) batch(dst, src, m []byte) {
 			tilecopy.Transpose(1, d, stride, s, int(f.rows), int(r1-r0), int(groups))
 		}
 	}
-	parts := int64(1)
-	if f.threads > 1 && f.dstBytes >= f.parallelMin {
-		parts = min(int64(f.threads), groups, f.rows/64)
-	}
-	if parts <= 1 {
+	if parts = min(parts, groups, f.rows/64); parts <= 1 {
 		mix(0, groups)
 		out(0, f.rows)
 		return
