@@ -78,10 +78,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 // among goroutines, or when they are fewer than the goroutines, the
 // passes of each batch.
 func (f *fieldPlan) run(dst, src []byte) {
-	batches := int64(1)
-	for _, l := range f.loops {
-		batches *= l.size
-	}
+	batches := f.batches()
 	parts := int64(1)
 	if f.threads > 1 && f.dstBytes >= f.parallelMin {
 		parts = int64(f.threads)
@@ -163,16 +160,22 @@ func (f *fieldPlan) batch(dst, src, m []byte, parts int64) {
 	wg.Wait()
 }
 
+// batches is the number of batches: the product of the batch loops'
+// trip counts.
+func (f *fieldPlan) batches() int64 {
+	n := int64(1)
+	for _, l := range f.loops {
+		n *= l.size
+	}
+	return n
+}
+
 // tempBytes is the size of a batch's temporary.
 func (f *fieldPlan) tempBytes() int64 { return f.rows * f.cols / f.e }
 
 // explain describes the passes for Plan.String.
 func (f *fieldPlan) explain(b *strings.Builder) {
-	batches := int64(1)
-	for _, l := range f.loops {
-		batches *= l.size
-	}
-	fmt.Fprintf(b, "  packed transpose without unpacking; per batch (%d in all):\n", batches)
+	fmt.Fprintf(b, "  packed transpose without unpacking; per batch (%d in all):\n", f.batches())
 	fmt.Fprintf(b, "    pass 1: transpose the %d×%d blocks of %d-bit fields of %d source rows of %d bytes, %d bytes apart\n",
 		f.e, f.e, f.bits, f.cols, f.rows/f.e, f.srcRow/f.e)
 	fmt.Fprintf(b, "    pass 2: byte transpose of %d rows of %d bytes into %d rows %d bytes apart\n",
