@@ -21,8 +21,9 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			"out as the device preset wants it, padding and tiling in one pass, and writes it\n"+
 			"to OUT; it prints the device shape on stderr. For --preset tpu that is T(8,128)\n"+
 			"tiles of the two most-minor dims for 32- and 64-bit types, T(8,128)(2,1) for\n"+
-			"16-bit, T(8,128)(4,1) for 8-bit types (see relayout.ForDevice). With --print it\n"+
-			"prints the device shape on stdout and converts nothing. \"relayout unpad\" undoes it.")
+			"16-bit, T(8,128)(4,1) for 8-bit and T(8,128)(8,1) packed with E(4) for 4-bit\n"+
+			"types (see relayout.ForDevice). With --print it prints the device shape on\n"+
+			"stdout and converts nothing. \"relayout unpad\" undoes it.")
 	c.fs.StringVar(&preset, "preset", relayout.PresetTPU, "the device layout `PRESET` (tpu)")
 	c.fs.StringVar(&from, "from", "", "the source `SHAPE`, in XLA shape text (optional when IN is a .npy file)")
 	c.fs.BoolVar(&printOnly, "print", false, "print the device shape on stdout; convert nothing")
