@@ -5000,6 +5000,315 @@ chunk:
 	VZEROUPPER
 	RET
 
+// func transposeFieldsShort1AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2
+TEXT ·transposeFieldsShort1AVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+	VPBROADCASTQ 8(BX), Y12
+	VPBROADCASTQ 16(BX), Y13
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPSHUFB Y15, Y0, Y0
+	VPSRLQ  $0x24, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x24, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSRLQ  $0x12, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y12, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x12, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSRLQ  $0x09, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y13, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x09, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VPSHUFB Y15, Y1, Y1
+	VPSRLQ  $0x24, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x24, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSRLQ  $0x12, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y12, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x12, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSRLQ  $0x09, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y13, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x09, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $+64, SI
+	ADDQ    $+64, DI
+	DECQ    CX
+	JNZ     block
+	VZEROUPPER
+	RET
+
+// func transposeFieldsShort2AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2
+TEXT ·transposeFieldsShort2AVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+	VPBROADCASTQ 8(BX), Y12
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPSHUFB Y15, Y0, Y0
+	VPSRLQ  $0x14, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x14, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSRLQ  $0x0a, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y12, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x0a, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VPSHUFB Y15, Y1, Y1
+	VPSRLQ  $0x14, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x14, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSRLQ  $0x0a, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y12, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x0a, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $+64, SI
+	ADDQ    $+64, DI
+	DECQ    CX
+	JNZ     block
+	VZEROUPPER
+	RET
+
+// func transposeFieldsShort4AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2
+TEXT ·transposeFieldsShort4AVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPSHUFB Y15, Y0, Y0
+	VPSRLQ  $0x0c, Y0, Y10
+	VPXOR   Y0, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VPSLLQ  $0x0c, Y10, Y10
+	VPXOR   Y10, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VPSHUFB Y15, Y1, Y1
+	VPSRLQ  $0x0c, Y1, Y10
+	VPXOR   Y1, Y10, Y10
+	VPAND   Y11, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VPSLLQ  $0x0c, Y10, Y10
+	VPXOR   Y10, Y1, Y1
+	VMOVDQU Y1, 32(DI)
+	ADDQ    $+64, SI
+	ADDQ    $+64, DI
+	DECQ    CX
+	JNZ     block
+	VZEROUPPER
+	RET
+
+// func transposeFieldsShort1StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFieldsShort1StreamAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+	VPBROADCASTQ 8(BX), Y12
+	VPBROADCASTQ 16(BX), Y13
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU  (SI), Y0
+	VMOVDQU  32(SI), Y1
+	VPSHUFB  Y15, Y0, Y0
+	VPSRLQ   $0x24, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x24, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSRLQ   $0x12, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y12, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x12, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSRLQ   $0x09, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y13, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x09, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VMOVNTDQ Y0, (DI)
+	VPSHUFB  Y15, Y1, Y1
+	VPSRLQ   $0x24, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x24, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSRLQ   $0x12, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y12, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x12, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSRLQ   $0x09, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y13, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x09, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VMOVNTDQ Y1, 32(DI)
+	ADDQ     $+64, SI
+	ADDQ     $+64, DI
+	DECQ     CX
+	JNZ      block
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func transposeFieldsShort2StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFieldsShort2StreamAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+	VPBROADCASTQ 8(BX), Y12
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU  (SI), Y0
+	VMOVDQU  32(SI), Y1
+	VPSHUFB  Y15, Y0, Y0
+	VPSRLQ   $0x14, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x14, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSRLQ   $0x0a, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y12, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x0a, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VMOVNTDQ Y0, (DI)
+	VPSHUFB  Y15, Y1, Y1
+	VPSRLQ   $0x14, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x14, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSRLQ   $0x0a, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y12, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x0a, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VMOVNTDQ Y1, 32(DI)
+	ADDQ     $+64, SI
+	ADDQ     $+64, DI
+	DECQ     CX
+	JNZ      block
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func transposeFieldsShort4StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transposeFieldsShort4StreamAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         perm+24(FP), AX
+	MOVQ         masks+32(FP), BX
+	VMOVDQU      (AX), Y15
+	VPBROADCASTQ (BX), Y11
+
+	// A block: 64 bytes of whole groups, in two chunks.
+block:
+	VMOVDQU  (SI), Y0
+	VMOVDQU  32(SI), Y1
+	VPSHUFB  Y15, Y0, Y0
+	VPSRLQ   $0x0c, Y0, Y10
+	VPXOR    Y0, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VPSLLQ   $0x0c, Y10, Y10
+	VPXOR    Y10, Y0, Y0
+	VMOVNTDQ Y0, (DI)
+	VPSHUFB  Y15, Y1, Y1
+	VPSRLQ   $0x0c, Y1, Y10
+	VPXOR    Y1, Y10, Y10
+	VPAND    Y11, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VPSLLQ   $0x0c, Y10, Y10
+	VPXOR    Y10, Y1, Y1
+	VMOVNTDQ Y1, 32(DI)
+	ADDQ     $+64, SI
+	ADDQ     $+64, DI
+	DECQ     CX
+	JNZ      block
+	SFENCE
+	VZEROUPPER
+	RET
+
 DATA permBytes16x4<>+0(SB)/8, $0x1c1814100c080400
 DATA permBytes16x4<>+8(SB)/8, $0x3c3834302c282420
 DATA permBytes16x4<>+16(SB)/8, $0x1d1915110d090501

@@ -399,8 +399,7 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 // fieldSwaps delta swaps.
 func transposeFieldsGeneric(dst, src []byte, srcStride, rows, n, b0, bits int) {
 	e := 8 / bits
-	var all [3]fieldSwap
-	swaps := all[:copy(all[:], fieldSwaps(bits))]
+	swaps := swapsFor(bits)
 	per := 8 / e // bytes of each row in a word
 	var r [8][]byte
 	for k := 0; k < rows/e; k++ {

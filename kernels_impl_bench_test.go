@@ -218,8 +218,8 @@ func BenchmarkRepackBits(b *testing.B) {
 
 // BenchmarkTransposeFields runs the field pass of a packed transpose of
 // 8192 rows of 4096 bytes (32 MiB) at every level, for 1-, 2- and 4-bit
-// fields, with ordinary and with non-temporal stores, beside copy() of
-// the same bytes.
+// fields, with ordinary and with non-temporal stores, and on 32 KiB of
+// short rows back to back, beside copy() of the same bytes.
 func BenchmarkTransposeFields(b *testing.B) {
 	const rows, n = 8192, 4096
 	src, dst := make([]byte, rows*n), make([]byte, rows*n)
@@ -242,5 +242,16 @@ func BenchmarkTransposeFields(b *testing.B) {
 				})
 			})
 		}
+		// Short rows back to back, 32 KiB of them: one batch of an
+		// untiling from T(8,128)(8,1) packed fields.
+		short := bits // bytes a row: a group of 8/bits rows fills 8 bytes
+		b.Run(fmt.Sprintf("E%d/short%d", bits, short), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(2 * 32 << 10)
+				for b.Loop() {
+					TransposeFields(dst[:32<<10], src[:32<<10], short, 32<<10/short, short, bits)
+				}
+			})
+		})
 	}
 }

@@ -80,6 +80,14 @@ type fieldSwap struct {
 	mask  uint64
 }
 
+// swapTable holds fieldSwaps(bits) for bits 1, 2 and 4, at index
+// bits/2; read-only after package initialization.
+var swapTable = [3][]fieldSwap{fieldSwaps(1), fieldSwaps(2), fieldSwaps(4)}
+
+// swapsFor returns the delta swaps of fieldSwaps(bits) without building
+// them: callers must not modify the slice.
+func swapsFor(bits int) []fieldSwap { return swapTable[bits/2] }
+
 // fieldSwaps returns the delta swaps that transpose the e×e field
 // matrices of the e-byte groups of a word (e = 8/bits): row m of a group
 // in its byte m, field q of a byte bits·(e-1-q) bits up. At each scale s,
@@ -102,4 +110,31 @@ func fieldSwaps(bits int) []fieldSwap {
 		swaps = append(swaps, fieldSwap{uint(s * (8 + bits)), mask})
 	}
 	return swaps
+}
+
+// shortFieldRows reports whether the field transpose of rows of n bytes,
+// srcStride apart, treats them as short rows: rows back to back whose
+// groups of e fill 16 bytes evenly. Each group is then e*n contiguous
+// bytes, and a byte shuffle within 16-byte lanes interleaves its rows
+// (fieldPerm).
+func shortFieldRows(srcStride, n, bits int) bool {
+	e := 8 / bits
+	return srcStride == n && n > 0 && 16%(e*n) == 0
+}
+
+// fieldPerm returns the byte shuffle, the same in both 16-byte lanes of
+// 32 bytes, that interleaves each group of e short rows of n bytes:
+// output byte e*b+m of a group is byte b of its row m.
+func fieldPerm(bits, n int) (p [32]byte) {
+	e := 8 / bits
+	for lane := 0; lane < 32; lane += 16 {
+		for g := 0; g < 16; g += e * n {
+			for b := range n {
+				for m := range e {
+					p[lane+g+e*b+m] = byte(g + m*n + b)
+				}
+			}
+		}
+	}
+	return p
 }

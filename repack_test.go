@@ -109,7 +109,8 @@ func FuzzRepackBits(f *testing.F) {
 
 // TestTransposeFields runs TransposeFields at every level against the
 // definition, field by field, and against the generic code, on lengths
-// around the kernels' 32-byte chunks, in guarded buffers.
+// around the kernels' 32-byte chunks and on short rows back to back, in
+// guarded buffers.
 func TestTransposeFields(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
@@ -118,6 +119,15 @@ func TestTransposeFields(t *testing.T) {
 			for _, rows := range []int{0, e, 2 * e, e * (1 + r.IntN(20))} {
 				for _, n := range []int{0, 1, 3, 31, 32, 33, 64, 95, 100 + r.IntN(200)} {
 					checkFields(t, r, rows, n, n+r.IntN(3)*r.IntN(70), bits, r.IntN(2) == 0)
+				}
+			}
+			// Short rows back to back, around the short-row kernel's
+			// 64-byte blocks.
+			for n := 1; e*n <= 16; n *= 2 {
+				for _, rows := range []int{e, 64 / n, 64/n + e, 128/n - e, e * (1 + r.IntN(400))} {
+					if rows%e == 0 {
+						checkFields(t, r, rows, n, n, bits, r.IntN(2) == 0)
+					}
 				}
 			}
 		}
@@ -171,6 +181,7 @@ func checkFields(t *testing.T, r *rand.Rand, rows, n, srcStride, bits int, atEnd
 func FuzzTransposeFields(f *testing.F) {
 	f.Add(uint8(8), uint16(40), uint8(3), uint8(0), uint64(1))
 	f.Add(uint8(2), uint16(64), uint8(0), uint8(2), uint64(2))
+	f.Add(uint8(30), uint16(4), uint8(0), uint8(4), uint64(3))
 	f.Fuzz(func(t *testing.T, groups uint8, n uint16, gap, flags uint8, seed uint64) {
 		bits := []int{1, 2, 4}[int(flags>>1)%3]
 		rows := int(groups%32) * (8 / bits)

@@ -44,14 +44,7 @@ func (g *gen) transposeFields(bits int, stream bool) {
 	g.text(name, "func(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)")
 	g.params([]string{"dst", "src", "srcStride", "groups", "masks"}, r10, r11, bx, dx, ax)
 	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
-	// The swaps, largest scale s first, each s*(8+bits) bits long.
-	var shifts []int
-	var masks []reg.VecPhysical
-	for s := e / 2; s >= 1; s /= 2 {
-		m := avx2.v(11 + len(masks))
-		g.VPBROADCASTQ(at(ax, 8*len(masks)), m)
-		shifts, masks = append(shifts, s*(8+bits)), append(masks, m)
-	}
+	shifts, masks := g.swapMasks(bits, ax)
 	g.Label("group")
 	g.MOVQ(r10, di)
 	g.MOVQ(r11, si)
@@ -83,16 +76,8 @@ func (g *gen) transposeFields(bits int, stream bool) {
 		}
 		rows = next
 	}
-	t := avx2.v(10)
 	for i, x := range rows {
-		for j, shift := range shifts {
-			g.VPSRLQ(operand.U8(shift), x, t)
-			g.VPXOR(x, t, t)
-			g.VPAND(masks[j], t, t)
-			g.VPXOR(t, x, x)
-			g.VPSLLQ(operand.U8(shift), t, t)
-			g.VPXOR(t, x, x)
-		}
+		g.fieldSwaps(x, avx2.v(10), shifts, masks)
 		store(x, at(di, 32*i))
 	}
 	g.ADDQ(imm(32), si)
@@ -107,6 +92,77 @@ func (g *gen) transposeFields(bits int, stream bool) {
 	g.LEAQ(atIdx(r11, bx, uint8(e), 0), r11)
 	g.DECQ(dx)
 	g.JNZ(operand.LabelRef("group"))
+	if stream {
+		g.SFENCE()
+	}
+	g.ret()
+}
+
+// swapMasks loads the delta swaps' masks, largest scale s first, from
+// the uint64s at (p) into Y11 up, and returns them with their shifts,
+// s*(8+bits) bits each.
+func (g *gen) swapMasks(bits int, p reg.Register) (shifts []int, masks []reg.VecPhysical) {
+	for s := 8 / bits / 2; s >= 1; s /= 2 {
+		m := avx2.v(11 + len(masks))
+		g.VPBROADCASTQ(at(p, 8*len(masks)), m)
+		shifts, masks = append(shifts, s*(8+bits)), append(masks, m)
+	}
+	return shifts, masks
+}
+
+// fieldSwaps runs the delta swaps on x, with t for scratch: at each
+// scale the fields under the mask trade places with those shift bits
+// above them in each 64-bit lane.
+func (g *gen) fieldSwaps(x, t reg.VecPhysical, shifts []int, masks []reg.VecPhysical) {
+	for j, shift := range shifts {
+		g.VPSRLQ(operand.U8(shift), x, t)
+		g.VPXOR(x, t, t)
+		g.VPAND(masks[j], t, t)
+		g.VPXOR(t, x, x)
+		g.VPSLLQ(operand.U8(shift), t, t)
+		g.VPXOR(t, x, x)
+	}
+}
+
+// transposeFieldsShort emits transposeFieldsShort<bits>AVX2, or with
+// stream transposeFieldsShort<bits>StreamAVX2:
+//
+//	func(dst *byte, src *byte, n int, perm *byte, masks *uint64)
+//
+// the field transpose of source rows that lie back to back and are so
+// short that a group of e rows fits in 16 bytes or fewer, evenly: each
+// group is e*rowBytes contiguous bytes and its output the same bytes
+// further on. The kernel reads n 64-byte blocks of such groups. A
+// VPSHUFB with the 32 bytes at perm (the same 16 in each lane, from the
+// Go side) interleaves each group's rows, byte b of every row together,
+// and the delta swaps of transposeFields transpose the e×e field matrices
+// so formed. Registers: the two chunks of a block in Y0 and Y1, the
+// permutation in Y15, the masks from Y11 up, scratch in Y10; CX counts
+// the blocks.
+func (g *gen) transposeFieldsShort(bits int, stream bool) {
+	name, store := fmt.Sprintf("transposeFieldsShort%dAVX2", bits), g.VMOVDQU
+	if stream {
+		name, store = fmt.Sprintf("transposeFieldsShort%dStreamAVX2", bits), g.VMOVNTDQ
+	}
+	g.text(name, "func(dst *byte, src *byte, n int, perm *byte, masks *uint64)")
+	g.params([]string{"dst", "src", "n", "perm", "masks"}, di, si, cx, ax, bx)
+	perm := avx2.v(15)
+	g.VMOVDQU(at(ax, 0), perm)
+	shifts, masks := g.swapMasks(bits, bx)
+	g.Comment("A block: 64 bytes of whole groups, in two chunks.")
+	g.Label("block")
+	chunks := avx2.vs(0, 2)
+	for i, x := range chunks {
+		g.VMOVDQU(at(si, 32*i), x)
+	}
+	for i, x := range chunks {
+		g.VPSHUFB(perm, x, x)
+		g.fieldSwaps(x, avx2.v(10), shifts, masks)
+		store(x, at(di, 32*i))
+	}
+	g.ADDQ(imm(64), si)
+	g.ADDQ(imm(64), di)
+	g.countDown("block")
 	if stream {
 		g.SFENCE()
 	}

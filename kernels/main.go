@@ -122,6 +122,11 @@ func (g *gen) file() {
 			g.transposeFields(bits, stream)
 		}
 	}
+	for _, stream := range []bool{false, true} {
+		for _, bits := range []int{1, 2, 4} {
+			g.transposeFieldsShort(bits, stream)
+		}
+	}
 
 	g.tables(permBytes16x4, permWords16x2)
 	for _, w := range []int{1, 2, 4, 8} {
