@@ -308,13 +308,13 @@ func TestTransposeAliased(t *testing.T) {
 
 // TestTransposeTiny covers the interleave shapes the planner uses for
 // tiled 8- and 16-bit layouts (a few source rows, many elements) and their
-// inverse (a few destination rows).
+// inverse (a few destination rows; 8 of them for 4-bit untiling).
 func TestTransposeTiny(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 3))
 		for _, w := range []int{1, 2, 4, 8, 16} {
-			for cols := 1; cols <= 5; cols++ {
-				for _, rows := range []int{1, 7, 31, 32, 33, 64, 127, 128, 129, 300} {
+			for _, cols := range []int{1, 2, 3, 4, 5, 8} {
+				for _, rows := range []int{1, 7, 31, 32, 33, 64, 127, 128, 129, 300, 1100} {
 					g := geometry{width: w, rows: rows, cols: cols, dstStride: cols * w, srcStride: rows*w + r.IntN(3)*64}
 					g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
 					checkTranspose(t, r, g)
