@@ -235,7 +235,7 @@ var fieldKernels = [3][2]func(dst *byte, src *byte, srcStride int, n int, groups
 
 // transposeFieldsShort1AVX2, transposeFieldsShort2AVX2 and
 // transposeFieldsShort4AVX2 are the field transposes of short rows
-// (shortFieldRows): n 64-byte blocks of whole groups of rows from src to
+// (ShortFieldRows): n 64-byte blocks of whole groups of rows from src to
 // dst, each 32 bytes shuffled with the 32 bytes at perm (fieldPerm) and
 // then swapped with the masks at masks, as transposeFieldsBAVX2 does.
 // The Stream versions write with VMOVNTDQ and end with SFENCE.
@@ -269,7 +269,7 @@ var shortFieldKernels = [3][2]func(dst *byte, src *byte, n int, perm *byte, mask
 }
 
 // transposeFieldsFast is TransposeFields after its checks: short rows
-// (shortFieldRows) take the short-row AVX2 kernel a 64-byte block at a
+// (ShortFieldRows) take the short-row AVX2 kernel a 64-byte block at a
 // time; otherwise the whole 32-byte chunks of the rows take the AVX2
 // kernel. Either writes with non-temporal stores when stream is set and
 // the output is aligned for them; the rest goes to the generic code. On Zen 5 (go test -bench TransposeFields
@@ -286,7 +286,7 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 		masks[i] = s.mask
 	}
 	e, aligned := 8/bits, uintptr(unsafe.Pointer(&dst[0]))%32 == 0
-	if blocks := rows * n / 64; shortFieldRows(srcStride, n, bits) && blocks > 0 {
+	if blocks := rows * n / 64; ShortFieldRows(srcStride, n, bits) && blocks > 0 {
 		perm := fieldPerm(bits, n)
 		shortFieldKernels[bits/2][b2i(stream && aligned)](&dst[0], &src[0], blocks, &perm[0], &masks[0])
 		if done := blocks * 64; done < rows*n {

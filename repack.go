@@ -112,12 +112,13 @@ func fieldSwaps(bits int) []fieldSwap {
 	return swaps
 }
 
-// shortFieldRows reports whether the field transpose of rows of n bytes,
-// srcStride apart, treats them as short rows: rows back to back whose
-// groups of e fill 16 bytes evenly. Each group is then e*n contiguous
-// bytes, and a byte shuffle within 16-byte lanes interleaves its rows
-// (fieldPerm).
-func shortFieldRows(srcStride, n, bits int) bool {
+// ShortFieldRows reports whether TransposeFields treats rows of n bytes,
+// srcStride apart, of bits-bit fields as short rows, which have kernels
+// of their own however few their bytes: rows back to back whose groups
+// of e = 8/bits rows fill 16 bytes evenly. Each group is then e*n
+// contiguous bytes, and a byte shuffle within 16-byte lanes interleaves
+// its rows (fieldPerm). Other rows take the kernels 32 bytes at a time.
+func ShortFieldRows(srcStride, n, bits int) bool {
 	e := 8 / bits
 	return srcStride == n && n > 0 && 16%(e*n) == 0
 }

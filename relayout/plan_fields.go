@@ -59,15 +59,14 @@ func planFields(p, mid *Plan) *fieldPlan {
 		whole = whole && l.dst%e == 0 && l.src%e == 0
 	}
 	// The field pass has kernels for rows of 32 bytes or more and for
-	// short rows back to back whose groups of e fill 16 bytes evenly
-	// (e rows of o.size/e bytes each, o.size bytes a group). Other rows
-	// of fewer than 32 bytes leave it to the generic code, and 4-bit
-	// fields then go faster unpacked and packed again by the staged
-	// plan's kernels (s4 8192² untiled from T(8,128)(8,1)E(4) through
-	// the generic field pass: 0.027 of copy(), against 0.045 staged);
-	// 2-bit fields, with no such kernels, are faster here even so (0.005
-	// against 0.003).
-	short := in.src == o.size && 16%o.size == 0
+	// short rows (tilecopy.ShortFieldRows: here source rows of o.size/e
+	// bytes, in.src/e apart). Other rows of fewer than 32 bytes leave it
+	// to the generic code, and 4-bit fields then go faster unpacked and
+	// packed again by the staged plan's kernels (s4 8192² untiled from
+	// T(8,128)(8,1)E(4) through the generic field pass: 0.027 of copy(),
+	// against 0.045 staged); 2-bit fields, with no such kernels, are
+	// faster here even so (0.005 against 0.003).
+	short := tilecopy.ShortFieldRows(int(in.src/e), int(o.size/e), st.srcBits)
 	if !whole || (st.srcBits == 4 && o.size/e < 32 && !short) {
 		return nil
 	}
