@@ -272,10 +272,11 @@ var shortFieldKernels = [3][2]func(dst *byte, src *byte, n int, perm *byte, mask
 // (ShortFieldRows) take the short-row AVX2 kernel a 64-byte block at a
 // time; otherwise the whole 32-byte chunks of the rows take the AVX2
 // kernel. Either writes with non-temporal stores when stream is set and
-// the output is aligned for them; the rest goes to the generic code. On Zen 5 (go test -bench TransposeFields
-// -benchtime 20x), 32 MiB of 1-, 2- and 4-bit fields run at 24-32 GB/s
-// with ordinary stores against 1.5-3.4 for the generic code and 53 for
-// copy(); 32 KiB of short rows (in cache) at 30-94 GB/s against 0.8-1.8.
+// the output is aligned for them; the rest goes to the generic code. On
+// Zen 5 (go test -bench TransposeFields -benchtime 20x), 32 MiB of 1-,
+// 2- and 4-bit fields run at 24-32 GB/s with ordinary stores against
+// 1.5-3.4 for the generic code and 53 for copy(); 32 KiB of short rows
+// (in cache) at 30-94 GB/s against 0.8-1.8.
 func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	if !useAVX2 || rows == 0 || n == 0 {
 		transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
