@@ -51,6 +51,14 @@ func planFields(p, mid *Plan) *fieldPlan {
 			return nil
 		}
 	}
+	// Every batch must be whole: the loops may run past a dim's size
+	// (over a source tile's padding), which the walker clips and a batch
+	// here would not.
+	for _, s := range mid.spans[0] {
+		if mid.dims[s.dim].n < s.span {
+			return nil
+		}
+	}
 	e := int64(8 / st.srcBits)
 	o, in := mid.outer, &mid.inner
 	whole := o.src == 1 && in.dst == 1 && o.size%e == 0 && in.size%e == 0 && o.dst%e == 0 && in.src%e == 0 &&

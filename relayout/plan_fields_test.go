@@ -30,7 +30,8 @@ func TestPackedTransposePath(t *testing.T) {
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", true},
 		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{1,0:E(4)}", true}, // short rows back to back
 		{"s4[16,256]{1,0:T(8,128)(4,1)E(4)}", "s4[16,256]{1,0:E(4)}", true},
-		{"s4[256,12]{1,0:E(4)}", "s4[256,12]{0,1:E(4)}", false}, // rows of 6 bytes
+		{"s4[256,12]{1,0:E(4)}", "s4[256,12]{0,1:E(4)}", false},              // rows of 6 bytes
+		{"s4[5,2,13]{2,1,0:T(8)(1,2)E(4)}", "s4[5,2,13]{1,2,0:E(4)}", false}, // loops over a tile's padding
 		{"u2[16,256]{1,0:T(8,128)(4,1)E(2)}", "u2[16,256]{1,0:E(2)}", true},
 	}
 	for _, tc := range tests {
