@@ -92,14 +92,18 @@ func BenchmarkTransposeImpl(b *testing.B) {
 	}
 }
 
-// BenchmarkInterleaveImpl times the transposes with 2 and 4 columns and a
-// contiguous destination that the planner runs for the (2,1) and (4,1)
-// tiles, one call per tile (128 rows) and one over a long run, and their
-// inverses (2 or 4 rows, contiguous source).
+// BenchmarkInterleaveImpl times the transposes with 2 and 4 columns (and
+// 8 of bytes) and a contiguous destination that the planner runs for the
+// (2,1), (4,1) and (8,1) tiles, one call per tile (128 rows), one in
+// cache and one over a long run, and their inverses (2, 4 or 8 rows,
+// contiguous source).
 func BenchmarkInterleaveImpl(b *testing.B) {
 	for _, w := range []int{1, 2, 4} {
-		for _, cols := range []int{2, 4} {
-			for _, rows := range []int{128, 1 << 20} {
+		for _, cols := range []int{2, 4, 8} {
+			if cols == 8 && w > 1 {
+				continue
+			}
+			for _, rows := range []int{128, 4096, 1 << 20} {
 				n := rows * cols * w
 				b.Run(fmt.Sprintf("w%d/%dx%d", w, rows, cols), func(b *testing.B) {
 					src, dst := make([]byte, n), make([]byte, n)
