@@ -148,13 +148,13 @@ func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, ste
 func streaming() bool { return useAVX2 }
 
 // unpack4AVX2 unpacks n bytes of 4-bit fields (two to a byte, the first
-// in the high nibble) from src into 2n bytes at dst, one field a byte,
-// sign-extended when sign is 8, zero-extended when it is 0.
-// Preconditions: AVX2; n ≥ 32 and a multiple of 32; every byte inside the
-// caller's slices.
+// in the high nibble) from src into 2n bytes at dst, one field a byte:
+// the bits under mask, sign-extended from the bit sign (0 for
+// zero-extended). Preconditions: AVX2; n ≥ 32 and a multiple of 32;
+// every byte inside the caller's slices.
 //
 //go:noescape
-func unpack4AVX2(dst *byte, src *byte, n int, sign byte)
+func unpack4AVX2(dst *byte, src *byte, n int, mask, sign byte)
 
 // pack4AVX2 packs the low nibbles of 2n bytes from src into n bytes at
 // dst, two to a byte, the first in the high nibble. Preconditions: AVX2;
@@ -164,18 +164,17 @@ func unpack4AVX2(dst *byte, src *byte, n int, sign byte)
 func pack4AVX2(dst *byte, src *byte, n int)
 
 // unpackBitsFast is UnpackBits after its checks: whole 64-element pieces
-// of 4-bit fields that use all four bits take the AVX2 kernel, the rest
-// the generic code. On Zen 5 (go test -bench RepackBits -benchtime 20x),
-// 64 Mi elements unpack at 43-46 GB/s against 7 for the generic
-// word-at-a-time code, and pack at 42-45 against 10; copy() of the
-// packed bytes runs at 54.
+// of 4-bit fields take the AVX2 kernel, the rest the generic code. On
+// Zen 5 (go test -bench RepackBits -benchtime 20x), 64 Mi elements
+// unpack at 43-46 GB/s against 7 for the generic word-at-a-time code,
+// and pack at 42-45 against 10; copy() of the packed bytes runs at 54.
 func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
-	if m := n &^ 63; bits == 4 && natural == 4 && m > 0 && useAVX2 {
+	if m := n &^ 63; bits == 4 && m > 0 && useAVX2 {
 		var sign byte
 		if signed {
-			sign = 8
+			sign = 1 << (natural - 1)
 		}
-		unpack4AVX2(&dst[0], &src[0], m/2, sign)
+		unpack4AVX2(&dst[0], &src[0], m/2, 1<<natural-1, sign)
 		if m < n {
 			unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
 		}

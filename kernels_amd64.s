@@ -4119,10 +4119,11 @@ next:
 	VZEROUPPER
 	RET
 
-// func unpack4AVX2(dst *byte, src *byte, n int, sign byte)
+// func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
-TEXT ·unpack4AVX2(SB), NOSPLIT, $0-25
-	MOVBQZX sign+24(FP), AX
+TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26
+	MOVBQZX mask+24(FP), AX
+	MOVBQZX sign+25(FP), BX
 	MOVQ    dst+0(FP), DI
 	MOVQ    src+8(FP), SI
 	MOVQ    n+16(FP), CX
@@ -4132,8 +4133,10 @@ TEXT ·unpack4AVX2(SB), NOSPLIT, $0-25
 	VPCMPEQW Y1, Y1, Y1
 	VPSRLW   $0x0c, Y1, Y1
 
-	// Y3: sign in every byte.
-	VMOVD        AX, X3
+	// Y2: mask in every byte; Y3: sign in every byte.
+	VMOVD        AX, X2
+	VPBROADCASTB X2, Y2
+	VMOVD        BX, X3
 	VPBROADCASTB X3, Y3
 
 nibbles:
@@ -4142,6 +4145,7 @@ nibbles:
 	VPAND     Y1, Y4, Y4
 	VPSLLW    $0x08, Y4, Y4
 	VPOR      Y5, Y4, Y4
+	VPAND     Y2, Y4, Y4
 	VPXOR     Y3, Y4, Y4
 	VPSUBB    Y3, Y4, Y4
 	VMOVDQU   Y4, (DI)
@@ -4150,6 +4154,7 @@ nibbles:
 	VPAND     Y1, Y6, Y6
 	VPSLLW    $0x08, Y6, Y6
 	VPOR      Y7, Y6, Y6
+	VPAND     Y2, Y6, Y6
 	VPXOR     Y3, Y6, Y6
 	VPSUBB    Y3, Y6, Y6
 	VMOVDQU   Y6, 32(DI)

@@ -365,18 +365,23 @@ func packBitsGeneric(dst, src []byte, n, bits int) {
 
 func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 	i := 0
-	if bits == 4 && natural == 4 && fastWords {
+	if bits == 4 && fastWords {
 		// Four bytes to eight elements: spread the bytes to every other
-		// byte, split the nibbles, then sign-extend bytes with bit 3 set.
+		// byte, split the nibbles, keep the value's bits, then
+		// sign-extend the bytes whose top value bit is set (the multiply
+		// copies that bit into all the bits above it, within the byte).
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
 		sp := unsafe.Pointer(unsafe.SliceData(src))
+		keep := 0x0101010101010101 * uint64(1<<natural-1)
+		top := 0x0101010101010101 * uint64(1<<(natural-1))
+		fill := uint64(0xff<<natural&0xff) >> (natural - 1)
 		for ; i+8 <= n; i += 8 {
 			x := uint64(*(*uint32)(unsafe.Add(sp, i/2)))
 			x = (x | x<<16) & 0x0000ffff0000ffff
 			x = (x | x<<8) & 0x00ff00ff00ff00ff
-			out := (x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8
+			out := ((x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8) & keep
 			if signed {
-				out |= (out & 0x0808080808080808) * 0x1e
+				out |= (out & top) * fill
 			}
 			*(*uint64)(unsafe.Add(dp, i)) = out
 		}

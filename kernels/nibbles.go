@@ -11,14 +11,19 @@ import (
 // unpack4 emits unpack4AVX2, which unpacks n source bytes (a multiple of
 // 32) into 2n destination bytes: each source byte, zero-extended to a
 // word (VPMOVZXBW), becomes the word (b>>4) | (b&15)<<8, whose low byte
-// (the first element) is the high nibble. A sign of 8 sign-extends the
-// fields: (v^8)-8 byte by byte; a sign of 0 leaves them zero-extended.
+// (the first element) is the high nibble. Each byte then keeps the bits
+// under mask (the value's bits: 15 when it fills the field) and is
+// sign-extended from the bit sign: (v^sign)-sign byte by byte; a sign of
+// 0 leaves it zero-extended.
 func (g *gen) unpack4() {
-	g.text("unpack4AVX2", "func(dst *byte, src *byte, n int, sign byte)")
-	g.Load(g.Param("sign"), ax)
+	g.text("unpack4AVX2", "func(dst *byte, src *byte, n int, mask byte, sign byte)")
+	g.Load(g.Param("mask"), ax)
+	g.Load(g.Param("sign"), bx)
 	y := g.nibblesPrologue()
-	g.Comment("Y3: sign in every byte.")
-	g.VMOVD(ax.As32(), y[3].AsX())
+	g.Comment("Y2: mask in every byte; Y3: sign in every byte.")
+	g.VMOVD(ax.As32(), y[2].AsX())
+	g.VPBROADCASTB(y[2].AsX(), y[2])
+	g.VMOVD(bx.As32(), y[3].AsX())
 	g.VPBROADCASTB(y[3].AsX(), y[3])
 	g.Label("nibbles")
 	for k := range 2 {
@@ -28,6 +33,7 @@ func (g *gen) unpack4() {
 		g.VPAND(y[1], v, v)
 		g.VPSLLW(operand.U8(8), v, v)
 		g.VPOR(t, v, v)
+		g.VPAND(y[2], v, v)
 		g.VPXOR(y[3], v, v)
 		g.VPSUBB(y[3], v, v)
 		g.VMOVDQU(v, at(di, 32*k))
