@@ -19,7 +19,7 @@ type Options struct {
 	// Threads is the number of goroutines a Run may use; 0 means
 	// GOMAXPROCS, 1 the calling goroutine only. A destination under 4 MiB
 	// always runs on the calling goroutine, as do the unpack and pack
-	// stages of sub-byte packed layouts.
+	// stages of sub-byte packed layouts that cannot run slab by slab.
 	Threads int
 }
 

@@ -76,10 +76,17 @@ func (p *Plan) chooseSplit() {
 }
 
 // Chunks is the number of parts RunRange can run one at a time: the values
-// of the loop that Threads also splits. A plan that cannot be split (an
-// empty array, packed sub-byte sides, combined dims) has one chunk.
+// of the loop that Threads also splits, or for packed sub-byte sides the
+// slabs the stages run in. A plan that cannot be split (an empty array,
+// combined dims, packed sides that do not run in slabs) has one chunk.
 func (p *Plan) Chunks() int64 {
-	if p.stage != nil || (p.mode != modeStrided && p.mode != modeGather) {
+	if p.stage != nil {
+		if p.stage.slabs != nil {
+			return p.stage.slabs.count
+		}
+		return 1
+	}
+	if p.mode != modeStrided && p.mode != modeGather {
 		return 1
 	}
 	l := p.splitLoop()
@@ -108,6 +115,10 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 	if n == 1 {
 		return p.Run(dst, src)
 	}
+	if p.stage != nil {
+		p.stage.runSlabs(dst, src, lo, hi)
+		return nil
+	}
 	l := p.splitLoop()
 	if w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale); ok {
 		w.walk(0, dOff, sOff, false)
@@ -128,23 +139,33 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 		}
 		return 0, p.dstBytes
 	}
+	if p.stage != nil {
+		return p.stage.slabRange(lo, hi)
+	}
 	l := p.splitLoop()
-	rest := int64(1)
-	for i := range p.loops {
-		if o := &p.loops[i]; o != l {
-			rest += (o.size - 1) * o.dst
-		}
-	}
-	if p.outer != nil && p.outer != l {
-		rest += (p.outer.size - 1) * p.outer.dst
-	}
-	rest += (p.inner.size - 1) * p.inner.dst
+	rest := p.reach(l, func(o *ploop) int64 { return o.dst })
 	from = lo * l.scale * l.dst * p.width
 	to = min(((hi*l.scale-1)*l.dst+rest)*p.width, p.dstBytes)
 	if hi == p.Chunks() {
 		to = p.dstBytes
 	}
 	return from, to
+}
+
+// reach is how many elements, along the side whose stride stride
+// returns, one value of loop l spans: one plus how far the other loops
+// move from their first values to their last.
+func (p *Plan) reach(l *ploop, stride func(*ploop) int64) int64 {
+	n := int64(1)
+	for i := range p.loops {
+		if o := &p.loops[i]; o != l {
+			n += (o.size - 1) * stride(o)
+		}
+	}
+	if p.outer != nil && p.outer != l {
+		n += (p.outer.size - 1) * stride(p.outer)
+	}
+	return n + (p.inner.size-1)*stride(&p.inner)
 }
 
 // runParallel runs the nest in n chunks of threadLoop, one goroutine

@@ -378,24 +378,7 @@ func TestRunRange(t *testing.T) {
 		if err := Reference(want, src, to, from, opts.Pad); err != nil {
 			t.Fatal(err)
 		}
-		got := bytes.Repeat([]byte{0x5a}, len(want))
-		chunks := plan.Chunks()
-		r := rand.New(rand.NewPCG(seed, 3))
-		for lo := int64(0); lo < chunks; {
-			hi := min(chunks, lo+1+r.Int64N(3))
-			before := bytes.Clone(got)
-			if err := plan.RunRange(got, src, lo, hi); err != nil {
-				t.Fatalf("seed %d: RunRange(%d,%d): %v", seed, lo, hi, err)
-			}
-			a, b := plan.DestinationRange(lo, hi)
-			if !bytes.Equal(got[:a], before[:a]) || !bytes.Equal(got[b:], before[b:]) {
-				t.Fatalf("seed %d: %s -> %s: chunks [%d,%d) wrote outside [%d,%d)\n%s", seed, from, to, lo, hi, a, b, plan)
-			}
-			lo = hi
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("seed %d: %s -> %s: chunks of %d give wrong bytes\n%s", seed, from, to, chunks, plan)
-		}
+		checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 3)))
 	}
 	p, err := Compile(NewShape(F32, []int64{4, 4}, nil), NewShape(F32, []int64{4, 4}, &Layout{MinorToMajor: []int{0, 1}}), nil)
 	if err != nil {
@@ -404,6 +387,30 @@ func TestRunRange(t *testing.T) {
 	buf := make([]byte, 64)
 	if err := p.RunRange(buf, make([]byte, 64), 0, p.Chunks()+1); !errors.Is(err, ErrUnsupportedPlan) {
 		t.Errorf("range past the end: err = %v", err)
+	}
+}
+
+// checkRunRange runs plan chunk by chunk, in a random partition from r,
+// and checks that each RunRange writes only inside its DestinationRange
+// and that together they write want.
+func checkRunRange(t *testing.T, seed uint64, plan *Plan, src, want []byte, r *rand.Rand) {
+	t.Helper()
+	got := bytes.Repeat([]byte{0x5a}, len(want))
+	chunks := plan.Chunks()
+	for lo := int64(0); lo < chunks; {
+		hi := min(chunks, lo+1+r.Int64N(3))
+		before := bytes.Clone(got)
+		if err := plan.RunRange(got, src, lo, hi); err != nil {
+			t.Fatalf("seed %d: RunRange(%d,%d): %v", seed, lo, hi, err)
+		}
+		a, b := plan.DestinationRange(lo, hi)
+		if !bytes.Equal(got[:a], before[:a]) || !bytes.Equal(got[b:], before[b:]) {
+			t.Fatalf("seed %d: %s -> %s: chunks [%d,%d) wrote outside [%d,%d)\n%s", seed, plan.from, plan.to, lo, hi, a, b, plan)
+		}
+		lo = hi
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("seed %d: %s -> %s: chunks of %d give wrong bytes\n%s", seed, plan.from, plan.to, chunks, plan)
 	}
 }
 

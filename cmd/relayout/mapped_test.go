@@ -111,6 +111,10 @@ func TestMappedSteps(t *testing.T) {
 		{"u16[9,10,11,12]", "u16[9,10,11,12]{1,3,2,0}", relayout.Padding{}, ""},
 		{"f32[30,20]", "f32[30,20]{0,1}", relayout.Padding{Kind: relayout.PadHighest, Widths: []int64{32, 24}}, "32,24"},
 		{"s4[30,20]", "s4[30,20]{0,1:E(4)}", relayout.Padding{}, ""},
+		// Packed and large enough for the stages to run in slabs: the tpu
+		// preset's 4-bit layout, both ways.
+		{"s4[1100,2000]", "s4[1100,2000]{1,0:T(8,128)(8,1)E(4)}", relayout.PadWith(-1), ""},
+		{"u2[1100,2000]{1,0:T(8,128)(8,1)E(4)}", "u2[1100,2000]", relayout.Padding{}, ""},
 		{"f32[0,5]", "f32[0,5]{1,0:T(8,128)}", relayout.Padding{}, ""},
 		{"f32[1000]", "f32[1000]{0:T(1024)}", relayout.Padding{}, ""},
 	}

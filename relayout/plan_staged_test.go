@@ -1,0 +1,140 @@
+package relayout
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestStagedSlabPath checks which staged plans run slab by slab at the
+// default slab size, and that the others keep whole-array temporaries.
+func TestStagedSlabPath(t *testing.T) {
+	tests := []struct {
+		from, to string
+		slabs    bool
+	}{
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true}, // tpu upload of unpacked 4-bit values
+		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true}, // and download
+		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true},
+		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true},
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false},     // each slab would read all the packed source
+		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false}, // one slab
+	}
+	for _, tc := range tests {
+		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
+			from, to := parsePair(t, tc.from, tc.to)
+			p, err := Compile(from, to, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.stage == nil || p.stage.fields != nil {
+				t.Fatalf("not a staged plan:\n%s", p)
+			}
+			sl := p.stage.slabs
+			if got := sl != nil; got != tc.slabs {
+				t.Fatalf("slabs %v, want %v\n%s", got, tc.slabs, p)
+			}
+			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
+				t.Errorf("%d slabs, temporaries %d + %d bytes, %d chunks", sl.count, sl.tempA, sl.tempB, p.Chunks())
+			}
+		})
+	}
+}
+
+// randomPackedPair draws a relayout of a sub-byte type with at least one
+// side packed, and tiles on either side.
+func randomPackedPair(r *rand.Rand) (from, to Shape, opts Options) {
+	types := []DType{S1, U1, S2, U2, S4, U4, F4E2M1FN}
+	typ := types[r.IntN(len(types))]
+	rank := 1 + r.IntN(4)
+	dims := make([]int64, rank)
+	count := int64(1)
+	for i := range dims {
+		dims[i] = sizes[r.IntN(len(sizes))] + int64(r.IntN(3))
+		if count*max(dims[i], 1) > 4000 {
+			dims[i] = 1
+		}
+		count *= max(dims[i], 1)
+	}
+	layout := func() *Layout {
+		if r.IntN(2) == 0 {
+			return randomLayout(r, typ, rank)
+		}
+		// A device-like layout: a minor_to_major, a 2-D tile (1-D at
+		// rank 1), sometimes a second level of rows per word.
+		l := &Layout{MinorToMajor: r.Perm(rank)}
+		if r.IntN(2) == 0 {
+			l.MinorToMajor = RowMajor(rank)
+		}
+		edge := []int64{1, 2, 4, 8}
+		tile := Tile{edge[r.IntN(4)], edge[r.IntN(4)]}
+		if rank == 1 {
+			tile = tile[1:]
+		}
+		l.Tiles = []Tile{tile}
+		if rank > 1 && r.IntN(2) == 0 {
+			l.Tiles = append(l.Tiles, Tile{edge[r.IntN(4)], 1})
+		}
+		if r.IntN(2) == 0 {
+			l.ElementSizeInBits = []int64{4, 4, 2, 1}[r.IntN(4)]
+			if l.ElementSizeInBits < int64(typ.Bits()) {
+				l.ElementSizeInBits = 4
+			}
+		}
+		return l
+	}
+	lf, lt := layout(), layout()
+	if lf.ElementSizeInBits == 0 && lt.ElementSizeInBits == 0 {
+		lt.ElementSizeInBits = []int64{4, 4, 2, 1}[r.IntN(4)]
+		if lt.ElementSizeInBits < int64(typ.Bits()) {
+			lt.ElementSizeInBits = 4
+		}
+	}
+	opts.Pad = padKinds[r.IntN(len(padKinds))]
+	return NewShape(typ, dims, lf), NewShape(typ, dims, lt), opts
+}
+
+// TestStagedSlabs runs random packed relayouts slab by slab, with slabs
+// from a single value of the split loop up, on one or more goroutines and
+// through RunRange in random pieces, against the oracle; each RunRange
+// piece must write inside its DestinationRange.
+func TestStagedSlabs(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 800
+	}
+	slabbed := 0
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0x51ab))
+		from, to, opts := randomPackedPair(r)
+		opts.Threads = 1 + r.IntN(3)
+		target := []int64{1, 5, 16, 64, 1000}[r.IntN(5)]
+		var plan *Plan
+		ok := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
+			plan = p
+			st := p.stage
+			if st == nil || st.fields != nil {
+				return
+			}
+			if err := st.chooseSlabs(p, &opts, target); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
+			}
+			st.parallelMin = 0
+			if st.slabs != nil {
+				slabbed++
+			}
+		})
+		if !ok || plan.stage == nil || plan.stage.slabs == nil {
+			continue
+		}
+		src := fillRandom(plan.SourceSize(), seed)
+		want := make([]byte, plan.DestinationSize())
+		if err := plan.Run(want, src); err != nil {
+			t.Fatal(err)
+		}
+		checkRunRange(t, seed, plan, src, want, r)
+	}
+	t.Logf("%d of %d cases ran in slabs", slabbed, n)
+	if slabbed < n/10 {
+		t.Errorf("only %d of %d cases ran in slabs, want a tenth at least", slabbed, n)
+	}
+}
