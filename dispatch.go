@@ -257,8 +257,8 @@ var (
 // elements at the level in use: the micro-kernel, for example "avx512
 // 16x16" (register block of 16 source rows by 16 elements) or "generic",
 // then, separated by "; ", the one the staged path for destinations
-// larger than the last-level cache uses and whether 2 or 4 columns run an
-// interleave.
+// larger than the last-level cache uses and whether 2 or 4 columns (or 8
+// of bytes) run an interleave.
 func Kernel(width int) string {
 	return kernelName(width)
 }
@@ -275,25 +275,7 @@ func Kernel(width int) string {
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	if rows == 8 && width == 1 && srcStride == 8 {
-		// A de-interleave of one byte stream into 8 rows.
-		if done := deinterleave8(dp, dstStride, sp, cols); done > 0 {
-			if done < cols {
-				transposeGeneric(width, dst[done:], dstStride, src[done*srcStride:], srcStride, rows, cols-done)
-			}
-			return
-		}
-	}
-	if cols == 8 && width == 1 && dstStride == 8 {
-		// An interleave of 8 source rows of bytes into one stream.
-		if done := interleave8(dp, sp, srcStride, rows); done > 0 {
-			if done < rows {
-				transposeGeneric(width, dst[8*done:], dstStride, src[done:], srcStride, rows-done, cols)
-			}
-			return
-		}
-	}
-	if (rows == 2 || rows == 4) && width <= 4 && srcStride == rows*width {
+	if ((rows == 2 || rows == 4) && width <= 4 || rows == 8 && width == 1) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			if done < cols {
@@ -302,7 +284,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if (cols == 2 || cols == 4) && width <= 4 && dstStride == cols*width {
+	if ((cols == 2 || cols == 4) && width <= 4 || cols == 8 && width == 1) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			if done < rows {
@@ -362,57 +344,6 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		}
 	}
 	transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
-}
-
-// deinterleave8 de-interleaves cols groups of 8 bytes at src into 8
-// destination rows, dstStride apart, as two de-interleaves through a
-// scratch that stays in L1: the groups' halves (4-byte elements) into
-// two rows, then each of those, by bytes, into 4 destination rows. It
-// works in blocks of a multiple of 64 columns (which every chunk of
-// both kernels divides) and returns how many columns it did: 0 where
-// the level has no de-interleave kernels. An 8-row de-interleave is the
-// last pass of untiling 4-bit fields from T(8,128)(8,1)E(4) (s4 8192²:
-// 4096 × 8 bytes a batch at 5.2 GB/s in the generic code).
-func deinterleave8(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, cols int) int {
-	const block = 512
-	var tmp [2 * 4 * block]byte
-	done := 0
-	for done+64 <= cols {
-		n := min(block, (cols-done)/64*64)
-		d := unsafe.Add(dst, done)
-		if deinterleaveAsm(4, &tmp[0], 4*block, (*byte)(unsafe.Add(src, 8*done)), 2, n) != n ||
-			deinterleaveAsm(1, (*byte)(d), dstStride, &tmp[0], 4, n) != n ||
-			deinterleaveAsm(1, (*byte)(unsafe.Add(d, 4*dstStride)), dstStride, &tmp[4*block], 4, n) != n {
-			break
-		}
-		done += n
-	}
-	return done
-}
-
-// interleave8 interleaves the first n bytes of 8 source rows, srcStride
-// apart, into n groups of 8 bytes at dst, the inverse of deinterleave8
-// and built the same way: each half of the rows interleaved by bytes
-// into a scratch row of 4-byte elements, then the two scratch rows
-// interleaved into dst. It returns how many bytes of each row it did, a
-// multiple of 64. Tiling bytes to T(8,128)(8,1), a pass of the upload of
-// 4-bit values to the tpu preset, is such an interleave per 8 rows
-// (u8 8192² in the generic code: 0.13 of copy()).
-func interleave8(dst unsafe.Pointer, src unsafe.Pointer, srcStride int, n int) int {
-	const block = 512
-	var tmp [2 * 4 * block]byte
-	done := 0
-	for done+64 <= n {
-		k := min(block, (n-done)/64*64)
-		s := unsafe.Add(src, done)
-		if interleaveAsm(1, &tmp[0], (*byte)(s), srcStride, k, 4) != k ||
-			interleaveAsm(1, &tmp[4*block], (*byte)(unsafe.Add(s, 4*srcStride)), srcStride, k, 4) != k ||
-			interleaveAsm(4, (*byte)(unsafe.Add(dst, 8*done)), &tmp[0], 4*block, k, 2) != k {
-			break
-		}
-		done += k
-	}
-	return done
 }
 
 // lineUnit is the fewest columns, a multiple of the kernel's bj, that

@@ -370,9 +370,10 @@ func weaveChunk(width int) (chunk int, avx512 bool) {
 	return 0, false
 }
 
-// interleaveAsm runs the interleave of cols (2 or 4) source rows of width-byte
-// elements (1, 2 or 4) at the level in use over rows elements, and returns
-// how many it did (a multiple of its chunk), or 0 if it has no kernel.
+// interleaveAsm runs the interleave of cols source rows (2 or 4 of
+// width-byte elements, 1, 2 or 4; or 8 of bytes) at the level in use over
+// rows elements, and returns how many it did (a multiple of its chunk),
+// or 0 if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
 	if chunk == 0 || rows < chunk {
@@ -404,6 +405,10 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 		interleave4x4AVX512(dst, src, srcStride, n)
 	case cols == 4 && width == 4:
 		interleave4x4AVX2(dst, src, srcStride, n)
+	case cols == 8 && width == 1 && avx512:
+		interleave8x1AVX512(dst, src, srcStride, n)
+	case cols == 8 && width == 1:
+		interleave8x1AVX2(dst, src, srcStride, n)
 	default:
 		return 0
 	}
@@ -594,10 +599,28 @@ func deinterleave4x4AVX512(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
 
-// deinterleaveAsm runs the de-interleave into rows (2 or 4) destination
-// rows of width-byte elements (1, 2 or 4) at the level in use over cols
-// elements, and returns how many it did (a multiple of its chunk), or 0 if
-// it has no kernel.
+// interleave8x1AVX512 and interleave8x1AVX2 interleave 8 source rows of
+// bytes, chunk by chunk as the other interleaves do;
+// deinterleave8x1AVX512 and deinterleave8x1AVX2 split a stream of groups
+// of 8 bytes into 8 rows. They tile bytes to T(8,128)(8,1) and untile,
+// the passes next to the packing of the tpu preset's 4-bit layout.
+//
+//go:noescape
+func interleave8x1AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8x1AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave8x1AVX2(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleaveAsm runs the de-interleave into rows (2 or 4 of width-byte
+// elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
+// use over cols elements, and returns how many it did (a multiple of its
+// chunk), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
 	if chunk == 0 || cols < chunk {
@@ -629,6 +652,10 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 		deinterleave4x4AVX512(dst, dstStride, src, n)
 	case rows == 4 && width == 4:
 		deinterleave4x4AVX2(dst, dstStride, src, n)
+	case rows == 8 && width == 1 && avx512:
+		deinterleave8x1AVX512(dst, dstStride, src, n)
+	case rows == 8 && width == 1:
+		deinterleave8x1AVX2(dst, dstStride, src, n)
 	default:
 		return 0
 	}
@@ -741,7 +768,10 @@ func kernelName(width int) string {
 	if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	if width <= 4 && (useAVX512 && (width > 1 || useVBMI) || useAVX2) {
+	switch {
+	case width == 1 && useAVX2:
+		name += "; 2, 4 or 8 columns: interleave"
+	case width <= 4 && useAVX2:
 		name += "; 2 or 4 columns: interleave"
 	}
 	return name

@@ -65,17 +65,7 @@ func (g *gen) transposeFields(bits int, stream bool) {
 	// Stage k interleaves registers 2^k apart at 2^k-byte elements; the
 	// results go back into the pair's registers, in the order of the
 	// interleaved stream.
-	spec := weaveSpec{lvl: avx2, k: e, width: 1}
-	for d := 1; d < e; d *= 2 {
-		next := make([]reg.VecPhysical, 0, e)
-		for a := range rows {
-			if a&d == 0 {
-				g.weavePair(spec, d, rows[a], rows[a+d], rows[a], rows[a+d])
-				next = append(next, rows[a], rows[a+d])
-			}
-		}
-		rows = next
-	}
+	rows = g.weaveStages(weaveSpec{lvl: avx2, k: e, width: 1}, rows, []int{1, 2, 4}[:log2(e)])
 	for i, x := range rows {
 		g.fieldSwaps(x, avx2.v(10), shifts, masks)
 		store(x, at(di, 32*i))

@@ -110,6 +110,12 @@ func (g *gen) file() {
 		}
 	}
 
+	for _, inverse := range []bool{false, true} {
+		for _, lvl := range []*level{avx512, avx2} {
+			g.weave8(lvl, inverse)
+		}
+	}
+
 	g.fillRuns()
 	g.copyRunsNTPrefetch()
 	g.copyRunsAhead()

@@ -9,7 +9,7 @@ import (
 
 // The interleaves: Transpose with 2 or 4 columns and a contiguous
 // destination, the shape of the planner's row-pair and row-quad tiles
-// ((2,1), (4,1)).
+// ((2,1), (4,1)); weave8 makes those of 8 rows of bytes ((8,1)).
 //
 //	func interleaveKxW...(dst *byte, src *byte, srcStride int, n int)
 //
@@ -279,4 +279,122 @@ func (g *gen) unpacks(w int) (lo, hi func(...operand.Op)) {
 		return g.VPUNPCKLDQ, g.VPUNPCKHDQ
 	}
 	return g.VPUNPCKLQDQ, g.VPUNPCKHQDQ
+}
+
+// weave8 emits interleave8x1<level> or deinterleave8x1<level>, the
+// interleave of 8 source rows of bytes into one stream and its inverse,
+// with the signatures of the other interleaves: three stages at 1-, 2-
+// and 4-byte elements (interleave) or 4, 2 and 1 (de-interleave), pairing
+// registers 1, 2 and 4 apart, as weave pairs them for four rows. The
+// eight rows are reached from two bases, the second four rows on (R9).
+// With AVX2 each stage writes its results back into the pair's
+// registers (Y14 holds a de-interleave's low lanes on the way); with
+// AVX-512 the stages alternate between Z0..Z7 and Z8..Z15, each loading
+// its two tables into Z30 and Z31.
+func (g *gen) weave8(l *level, inverse bool) {
+	s := weaveSpec{lvl: l, k: 8, width: 1, inverse: inverse}
+	stride, rows := bx, si // the side that has rows
+	if inverse {
+		stride, rows = dx, di
+		g.text(s.name(), "func(dst *byte, dstStride int, src *byte, n int)")
+		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+	} else {
+		g.text(s.name(), "func(dst *byte, src *byte, srcStride int, n int)")
+		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+	}
+	g.LEAQ(atIdx(stride, stride, 2, 0), r8)
+	g.LEAQ(atIdx(rows, stride, 4, 0), r9)
+	if inverse {
+		g.Commentf("A chunk: %d bytes of groups of 8 bytes, split into %d bytes of each of 8 rows.", 8*l.bytes, l.bytes)
+	} else {
+		g.Commentf("A chunk: %d bytes of each of 8 rows, interleaved by bytes into %d bytes.", l.bytes, 8*l.bytes)
+	}
+	rowAt := func(i int) operand.Mem {
+		if i < 4 {
+			return row(rows, stride, r8, i, 0)
+		}
+		return row(r9, stride, r8, i-4, 0)
+	}
+	g.Label("loop")
+	v := l.vs(0, 8)
+	for i, r := range v {
+		if inverse {
+			g.vmov(l)(at(si, i*l.bytes), r)
+		} else {
+			g.vmov(l)(rowAt(i), r)
+		}
+	}
+	widths := []int{1, 2, 4}
+	if inverse {
+		widths = []int{4, 2, 1}
+	}
+	v = g.weaveStages(s, v, widths)
+	store := g.vmov(l)
+	for i, r := range v {
+		if inverse {
+			store(r, rowAt(i))
+		} else {
+			store(r, at(di, i*l.bytes))
+		}
+	}
+	srcStep, dstStep := l.bytes, 8*l.bytes
+	if inverse {
+		srcStep, dstStep = dstStep, srcStep
+	}
+	g.ADDQ(imm(srcStep), si)
+	g.ADDQ(imm(dstStep), di)
+	g.ADDQ(imm(l.bytes), r9)
+	g.loopEnd("loop")
+}
+
+// weaveStages emits the stages of s at the element widths widths over
+// the rows (interleave) or vectors of the stream (de-interleave) in v,
+// stage i pairing registers 2^i apart, and returns the registers of the
+// result in order: with AVX2 in v's own registers, with AVX-512
+// alternately in V8..V15 and V0..V7 (for up to 8 registers), each stage
+// loading its tables into Z30 and Z31.
+func (g *gen) weaveStages(s weaveSpec, v []reg.VecPhysical, widths []int) []reg.VecPhysical {
+	l := s.lvl
+	for stage, w := range widths {
+		out := v
+		if l == avx512 {
+			g.weaveTables(s, w)
+			out = l.vs(8*((stage+1)%2), len(v))
+		}
+		d := 1 << stage
+		next := make([]reg.VecPhysical, 0, len(v))
+		j := 0
+		for a := range v {
+			if a&d != 0 {
+				continue
+			}
+			o0, o1 := out[j], out[j+1]
+			if l == avx512 {
+				j += 2
+			} else {
+				o0, o1 = v[a], v[a+d]
+			}
+			if l == avx2 && s.inverse {
+				g.weavePairInPlace(w, v[a], v[a+d])
+			} else {
+				g.weavePair(s, w, v[a], v[a+d], o0, o1)
+			}
+			next = append(next, o0, o1)
+		}
+		v = next
+	}
+	return v
+}
+
+// weavePairInPlace is weavePair's AVX2 de-interleave at element width w
+// (its VPSHUFB mask, deShufW, loaded into Y15 here) with the results
+// back in a (the even elements) and b (the odd ones), through Y14.
+func (g *gen) weavePairInPlace(w int, a, b reg.VecPhysical) {
+	g.VMOVDQU(deShuf[w].addr(), avx2.v(15))
+	for _, r := range []reg.VecPhysical{a, b} {
+		g.VPSHUFB(avx2.v(15), r, r)
+		g.VPERMQ(operand.U8(0xD8), r, r)
+	}
+	g.joinLanes(a, b, avx2.v(14), b)
+	g.VMOVDQA(avx2.v(14), a)
 }
