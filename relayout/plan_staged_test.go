@@ -17,6 +17,7 @@ func TestStagedSlabPath(t *testing.T) {
 		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true},
 		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true},
 		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false},     // each slab would read all the packed source
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", false},          // or a strip of every source row
 		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false}, // one slab
 	}
 	for _, tc := range tests {
