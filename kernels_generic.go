@@ -337,16 +337,36 @@ func deinterleave(width, rows int, dp unsafe.Pointer, ds int, sp unsafe.Pointer,
 
 func packBitsGeneric(dst, src []byte, n, bits int) {
 	i := 0
-	if bits == 4 && fastWords {
-		// Eight elements to four bytes: pair each element with the next in
-		// a byte, then gather the even bytes.
+	if fastWords {
+		// A word of eight elements at a time: pair neighbouring lanes,
+		// the first one's field above the second's, into lanes twice as
+		// wide (16, 32, 64 bits) until each holds a byte of fields, then
+		// gather those bytes.
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
 		sp := unsafe.Pointer(unsafe.SliceData(src))
-		for ; i+8 <= n; i += 8 {
-			v := *(*uint64)(unsafe.Add(sp, i)) & 0x0f0f0f0f0f0f0f0f
-			t := (v<<4 | v>>8) & 0x00ff00ff00ff00ff
-			t = (t | t>>8) & 0x0000ffff0000ffff
-			*(*uint32)(unsafe.Add(dp, i/2)) = uint32(t | t>>16)
+		// One loop per field width, each a word of elements a step.
+		switch bits {
+		case 4:
+			for ; i+8 <= n; i += 8 {
+				v := *(*uint64)(unsafe.Add(sp, i)) & 0x0f0f0f0f0f0f0f0f
+				v = (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+				v = (v | v>>8) & 0x0000ffff0000ffff
+				*(*uint32)(unsafe.Add(dp, i/2)) = uint32(v | v>>16)
+			}
+		case 2:
+			for ; i+8 <= n; i += 8 {
+				v := *(*uint64)(unsafe.Add(sp, i)) & 0x0303030303030303
+				v = (v<<2 | v>>8) & 0x000f000f000f000f
+				v = (v<<4 | v>>16) & 0x000000ff000000ff
+				*(*uint16)(unsafe.Add(dp, i/4)) = uint16(v | v>>24)
+			}
+		default:
+			for ; i+8 <= n; i += 8 {
+				v := *(*uint64)(unsafe.Add(sp, i)) & 0x0101010101010101
+				v = (v<<1 | v>>8) & 0x0003000300030003
+				v = (v<<2 | v>>16) & 0x0000000f0000000f
+				*(*uint8)(unsafe.Add(dp, i/8)) = uint8(v<<4 | v>>32)
+			}
 		}
 	}
 	per := 8 / bits
@@ -365,25 +385,51 @@ func packBitsGeneric(dst, src []byte, n, bits int) {
 
 func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 	i := 0
-	if bits == 4 && fastWords {
-		// Four bytes to eight elements: spread the bytes to every other
-		// byte, split the nibbles, keep the value's bits, then
-		// sign-extend the bytes whose top value bit is set (the multiply
-		// copies that bit into all the bits above it, within the byte).
+	if fastWords {
+		// The bytes of eight elements (bits of them) at a time: spread
+		// them to lanes of 64/bits bits, split each lane into two halves,
+		// the upper field into the lower half, until the lanes are bytes;
+		// keep the value's bits, then sign-extend the bytes whose top
+		// value bit is set (the multiply copies that bit into all the
+		// bits above it, within the byte).
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
 		sp := unsafe.Pointer(unsafe.SliceData(src))
 		keep := 0x0101010101010101 * uint64(1<<natural-1)
 		top := 0x0101010101010101 * uint64(1<<(natural-1))
 		fill := uint64(0xff<<natural&0xff) >> (natural - 1)
-		for ; i+8 <= n; i += 8 {
-			x := uint64(*(*uint32)(unsafe.Add(sp, i/2)))
-			x = (x | x<<16) & 0x0000ffff0000ffff
-			x = (x | x<<8) & 0x00ff00ff00ff00ff
-			out := ((x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8) & keep
+		value := func(x uint64) uint64 {
+			x &= keep
 			if signed {
-				out |= (out & top) * fill
+				x |= (x & top) * fill
 			}
-			*(*uint64)(unsafe.Add(dp, i)) = out
+			return x
+		}
+		// One loop per field width, each eight elements a step.
+		switch bits {
+		case 4:
+			for ; i+8 <= n; i += 8 {
+				x := uint64(*(*uint32)(unsafe.Add(sp, i/2)))
+				x = (x | x<<16) & 0x0000ffff0000ffff
+				x = (x | x<<8) & 0x00ff00ff00ff00ff
+				x = (x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8
+				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+			}
+		case 2:
+			for ; i+8 <= n; i += 8 {
+				x := uint64(*(*uint16)(unsafe.Add(sp, i/4)))
+				x = (x | x<<24) & 0x000000ff000000ff
+				x = (x>>4)&0x0000000f0000000f | (x&0x0000000f0000000f)<<16
+				x = (x>>2)&0x0003000300030003 | (x&0x0003000300030003)<<8
+				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+			}
+		default:
+			for ; i+8 <= n; i += 8 {
+				x := uint64(*(*uint8)(unsafe.Add(sp, i/8)))
+				x = (x>>4)&0xf | (x&0xf)<<32
+				x = (x>>2)&0x0000000300000003 | (x&0x0000000300000003)<<16
+				x = (x>>1)&0x0001000100010001 | (x&0x0001000100010001)<<8
+				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+			}
 		}
 	}
 	per := 8 / bits

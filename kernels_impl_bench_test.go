@@ -202,22 +202,31 @@ func BenchmarkRepackBits(b *testing.B) {
 		unpacked[i] = byte(i)
 	}
 	benchCopy(b, unpacked[:n/2], packed)
-	b.Run("unpack", func(b *testing.B) {
-		benchLevels(b, func(b *testing.B) {
-			b.SetBytes(n + n/2)
-			for b.Loop() {
-				UnpackBits(unpacked, packed, n, 4, 4, true)
-			}
+	// 4-bit fields, then 2- and 1-bit ones, which only the generic code
+	// has (E2 and E1 in the names).
+	for _, bits := range []int{4, 2, 1} {
+		suffix := ""
+		if bits != 4 {
+			suffix = fmt.Sprintf("E%d", bits)
+		}
+		size := int64(n + n*bits/8)
+		b.Run("unpack"+suffix, func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(size)
+				for b.Loop() {
+					UnpackBits(unpacked, packed, n, bits, bits, true)
+				}
+			})
 		})
-	})
-	b.Run("pack", func(b *testing.B) {
-		benchLevels(b, func(b *testing.B) {
-			b.SetBytes(n + n/2)
-			for b.Loop() {
-				PackBits(packed, unpacked, n, 4)
-			}
+		b.Run("pack"+suffix, func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(size)
+				for b.Loop() {
+					PackBits(packed, unpacked, n, bits)
+				}
+			})
 		})
-	})
+	}
 }
 
 // BenchmarkTransposeFields runs the field pass of a packed transpose of
