@@ -64,13 +64,17 @@ const slabBytes = 1 << 20
 // destination are contiguous and disjoint, and each starts on a whole
 // byte.
 type slabs struct {
-	loop   *ploop // the byte plan's split loop
-	sReach int64  // source elements one value of loop reads from, at most
-	align  int64  // per is a multiple of this
-	per    int64  // values of loop in a slab
-	count  int64  // slabs
-	tempA  int64  // bytes of the unpacked source temporary
-	tempB  int64  // bytes of the temporary for the packed destination
+	// identity is set when the byte plan copies the array unchanged: the
+	// slabs are then runs of elements, unpacked into the destination,
+	// packed from the source, or repacked through one temporary.
+	identity bool
+	loop     *ploop // the byte plan's split loop (for identity, the elements)
+	sReach   int64  // source elements one value of loop reads from, at most
+	align    int64  // per is a multiple of this
+	per      int64  // values of loop in a slab
+	count    int64  // slabs
+	tempA    int64  // bytes of the unpacked source temporary
+	tempB    int64  // bytes of the temporary for the packed destination
 }
 
 // planSlabs returns how st runs slab by slab with the byte plan mid, or
@@ -79,6 +83,11 @@ type slabs struct {
 // disjoint, ordered stretches of a packed destination; and a slab must
 // not read a source stretch much larger than what it writes.
 func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
+	if identityCopy(mid) {
+		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8}
+		sl.resize(st, target)
+		return sl
+	}
 	if mid.mode != modeStrided || mid.Chunks() <= 1 {
 		return nil
 	}
@@ -112,6 +121,22 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	return sl
 }
 
+// identityCopy reports whether p copies its whole source unchanged: one
+// run of all its elements, no padding.
+func identityCopy(p *Plan) bool {
+	in := &p.inner
+	if p.mode != modeStrided || p.kern != kernRun || len(p.loops) != 0 || p.outer != nil ||
+		in.dst != 1 || in.src != 1 || in.size != p.srcBytes || in.size != p.dstBytes || p.tail[1] > p.tail[0] {
+		return false
+	}
+	for _, d := range p.dims {
+		if d.n != d.e {
+			return false
+		}
+	}
+	return true
+}
+
 // resize sets per to about target destination bytes of the byte plan
 // (at least align values), and the count and temporaries that follow.
 func (sl *slabs) resize(st *staged, target int64) {
@@ -119,6 +144,12 @@ func (sl *slabs) resize(st *staged, target int64) {
 	sl.per = max(sl.align, target/l.dst/sl.align*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
+	if sl.identity {
+		if st.unpack && st.pack {
+			sl.tempA = min(sl.per, l.size)
+		}
+		return
+	}
 	if st.unpack {
 		perByte := int64(8 / st.srcBits)
 		sl.tempA = min((sl.per-1)*l.src+sl.sReach+2*perByte, st.srcCount)
@@ -245,6 +276,10 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	sl, mid := st.slabs, st.mid
 	l := sl.loop
 	v0, v1 := c*sl.per, min((c+1)*sl.per, l.size)
+	if sl.identity {
+		st.repack(dst, src, tmp, v0, v1)
+		return
+	}
 	a, aBase := src, int64(0)
 	if st.unpack {
 		perByte := int64(8 / st.srcBits)
@@ -277,14 +312,40 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	tilecopy.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
 }
 
+// repack runs elements [from, to) of an identity byte plan: unpacks them
+// into dst, packs them into dst, or both through tmp.
+func (st *staged) repack(dst, src, tmp []byte, from, to int64) {
+	n := int(to - from)
+	perD, perS := int64(1), int64(1)
+	if st.pack {
+		perD = int64(8 / st.dstBits)
+	}
+	if st.unpack {
+		perS = int64(8 / st.srcBits)
+	}
+	switch {
+	case !st.pack:
+		tilecopy.UnpackBits(dst[from:to], src[from/perS:], n, st.srcBits, st.natural, st.signed)
+	case !st.unpack:
+		tilecopy.PackBits(dst[from/perD:], src[from:to], n, st.dstBits)
+	default:
+		t := tmp[:n]
+		tilecopy.UnpackBits(t, src[from/perS:], n, st.srcBits, st.natural, st.signed)
+		tilecopy.PackBits(dst[from/perD:], t, n, st.dstBits)
+	}
+}
+
 // slabRange returns the destination bytes slabs [lo, hi) write into.
 func (st *staged) slabRange(lo, hi int64) (from, to int64) {
 	sl := st.slabs
 	l := sl.loop
-	if !st.pack {
+	if !st.pack && !sl.identity {
 		return st.mid.DestinationRange(lo*sl.per/l.scale, min(hi*sl.per, l.size)/l.scale)
 	}
-	perByte := int64(8 / st.dstBits)
+	perByte := int64(1)
+	if st.pack {
+		perByte = int64(8 / st.dstBits)
+	}
 	from = min(lo*sl.per*l.dst, st.dstCount) / perByte
 	if hi == sl.count {
 		return from, st.dstBytes
@@ -336,6 +397,12 @@ func (st *staged) explain(b *strings.Builder) {
 	}
 	if st.pack {
 		fmt.Fprintf(b, "  stage 3: pack bytes to %d-bit fields (%d elements)\n", st.dstBits, st.dstCount)
+	}
+	if sl := st.slabs; sl != nil && sl.identity {
+		fmt.Fprintf(b, "  the byte plan copies: the stages run straight from source to destination in %d slabs of %d elements; a Run shares them among up to %d goroutines\n",
+			sl.count, sl.per, st.threads)
+		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
+		return
 	}
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",

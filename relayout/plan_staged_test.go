@@ -11,14 +11,19 @@ func TestStagedSlabPath(t *testing.T) {
 	tests := []struct {
 		from, to string
 		slabs    bool
+		identity bool // the byte plan is a plain copy
 	}{
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true}, // tpu upload of unpacked 4-bit values
-		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true}, // and download
-		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true},
-		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true},
-		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false},     // each slab would read all the packed source
-		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", false},          // or a strip of every source row
-		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false}, // one slab
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false}, // tpu upload of unpacked 4-bit values
+		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false}, // and download
+		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false},
+		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false},
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false},     // each slab would read all the packed source
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", false, false},          // or a strip of every source row
+		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false}, // one slab
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true},            // packing alone
+		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true},
+		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true},
+		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false}, // a copy, but with padding
 	}
 	for _, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
@@ -31,8 +36,8 @@ func TestStagedSlabPath(t *testing.T) {
 				t.Fatalf("not a staged plan:\n%s", p)
 			}
 			sl := p.stage.slabs
-			if got := sl != nil; got != tc.slabs {
-				t.Fatalf("slabs %v, want %v\n%s", got, tc.slabs, p)
+			if got := sl != nil; got != tc.slabs || got && sl.identity != tc.identity {
+				t.Fatalf("slabs %v, want %v (identity %v)\n%s", got, tc.slabs, tc.identity, p)
 			}
 			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
 				t.Errorf("%d slabs, temporaries %d + %d bytes, %d chunks", sl.count, sl.tempA, sl.tempB, p.Chunks())
