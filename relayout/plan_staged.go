@@ -11,9 +11,11 @@ import (
 )
 
 // staged is how a plan with a packed side runs: unpack the source to one
-// byte per element, relayout bytes with a byte plan, pack the result. Each
-// stage is one streaming pass; the price is a temporary buffer of one byte
-// per element for each packed side.
+// byte per element, relayout bytes with a byte plan, pack the result.
+// Where it can (slabs), the stages run a slab at a time through
+// temporaries that stay in the caches; otherwise each stage is one pass
+// over the whole array, through a temporary of one byte per element for
+// each packed side.
 type staged struct {
 	mid *Plan // the byte plan between the unpacked shapes
 
