@@ -196,6 +196,66 @@ func packBitsFast(dst, src []byte, n, bits int) {
 	packBitsGeneric(dst, src, n, bits)
 }
 
+// interleave8Pack4AVX512 and interleave8Pack4AVX2 pack n chunks of 8
+// source rows (64 or 32 bytes of each row a chunk) into words of nibbles
+// (PackRows8); unpack4Deinterleave8AVX512 and unpack4Deinterleave8AVX2
+// are the inverse (UnpackRows8), keeping the bits under mask of each
+// field and sign-extending from the bit sign. Preconditions: the level
+// (with VBMI for AVX-512); n ≥ 1; every byte inside the caller's slices.
+//
+//go:noescape
+func interleave8Pack4AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8Pack4AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
+
+//go:noescape
+func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
+
+// packRows8Fast is PackRows8 after its checks: whole chunks (weaveChunk
+// of bytes) take the kernel of the level, the rest the generic code.
+func packRows8Fast(dst, src []byte, srcStride, n int) {
+	chunk, avx512 := weaveChunk(1)
+	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
+		if avx512 {
+			interleave8Pack4AVX512(&dst[0], &src[0], srcStride, k)
+		} else {
+			interleave8Pack4AVX2(&dst[0], &src[0], srcStride, k)
+		}
+		if done := k * chunk; done < n {
+			packRows8Generic(dst[4*done:], src[done:], srcStride, n-done)
+		}
+		return
+	}
+	packRows8Generic(dst, src, srcStride, n)
+}
+
+// unpackRows8Fast is UnpackRows8 after its checks, split as
+// packRows8Fast splits.
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	chunk, avx512 := weaveChunk(1)
+	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
+		var sign byte
+		if signed {
+			sign = 1 << (natural - 1)
+		}
+		mask := byte(1)<<natural - 1
+		if avx512 {
+			unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
+		} else {
+			unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
+		}
+		if done := k * chunk; done < n {
+			unpackRows8Generic(dst[done:], dstStride, src[4*done:], n-done, natural, signed)
+		}
+		return
+	}
+	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+}
+
 // transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2
 // transpose the 8×8, 4×4 or 2×2 blocks of 1-, 2- or 4-bit fields of
 // groups of e = 8, 4 or 2 rows (TransposeFields): for each group, n

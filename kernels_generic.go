@@ -490,6 +490,53 @@ func transposeFieldsGeneric(dst, src []byte, srcStride, rows, n, b0, bits int) {
 	}
 }
 
+// packRows8Generic is PackRows8 after its checks: a word of each pair of
+// rows at a time packs eight bytes of fields (row 2i over row 2i+1),
+// which spread to every fourth byte of the destination.
+func packRows8Generic(dst, src []byte, srcStride, n int) {
+	j := 0
+	if fastWords {
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		for ; j+8 <= n; j += 8 {
+			var out [4]uint64 // words j..j+7, two to an element
+			for i := range 4 {
+				hi := *(*uint64)(unsafe.Add(sp, 2*i*srcStride+j)) & 0x0f0f0f0f0f0f0f0f
+				lo := *(*uint64)(unsafe.Add(sp, (2*i+1)*srcStride+j)) & 0x0f0f0f0f0f0f0f0f
+				p := hi<<4 | lo // byte k: the fields of rows 2i, 2i+1 at column j+k
+				for k := range 4 {
+					b := p >> (16 * k) // columns j+2k and j+2k+1 in its low two bytes
+					out[k] |= (b&0xff)<<(8*i) | (b>>8&0xff)<<(8*i+32)
+				}
+			}
+			for k, w := range out {
+				*(*uint64)(unsafe.Add(dp, 4*j+8*k)) = w
+			}
+		}
+	}
+	for ; j < n; j++ {
+		for i := range 4 {
+			dst[4*j+i] = src[2*i*srcStride+j]&0x0f<<4 | src[(2*i+1)*srcStride+j]&0x0f
+		}
+	}
+}
+
+// unpackRows8Generic is UnpackRows8 after its checks, a field at a time.
+func unpackRows8Generic(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	mask := byte(1)<<natural - 1
+	var sign byte
+	if signed {
+		sign = 1 << (natural - 1)
+	}
+	for j := range n {
+		for i := range 4 {
+			b := src[4*j+i]
+			dst[2*i*dstStride+j] = (b>>4&mask ^ sign) - sign
+			dst[(2*i+1)*dstStride+j] = (b&mask ^ sign) - sign
+		}
+	}
+}
+
 // spread2 returns the four bytes of v two bytes apart in a word.
 func spread2(v uint32) uint64 {
 	x := uint64(v)

@@ -268,3 +268,31 @@ func BenchmarkTransposeFields(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackRows8 times PackRows8 and UnpackRows8 on 8 rows of 4096
+// bytes (in cache) and of 4 MiB, per level; bytes are those read and
+// written (8n + 4n).
+func BenchmarkPackRows8(b *testing.B) {
+	for _, n := range []int{4096, 4 << 20} {
+		rows, words := make([]byte, 8*n), make([]byte, 4*n)
+		for i := range rows {
+			rows[i] = byte(i)
+		}
+		b.Run(fmt.Sprintf("pack/%d", n), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(int64(12 * n))
+				for b.Loop() {
+					PackRows8(words, rows, n, n)
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("unpack/%d", n), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(int64(12 * n))
+				for b.Loop() {
+					UnpackRows8(rows, n, words, n, 4, true)
+				}
+			})
+		})
+	}
+}

@@ -62,6 +62,12 @@ func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 
 func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
 
+func packRows8Fast(dst, src []byte, srcStride, n int) { packRows8Generic(dst, src, srcStride, n) }
+
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+}
+
 func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 }

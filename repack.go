@@ -30,6 +30,36 @@ func UnpackBits(dst, src []byte, n, bits, natural int, signed bool) {
 	unpackBitsFast(dst, src, n, bits, natural, signed)
 }
 
+// PackRows8 packs 8 source rows of one 4-bit value a byte (the low
+// nibble), srcStride apart, into n 4-byte words at dst: word j holds byte
+// j of rows 0 to 7 as 4-bit fields, row 0 first (in the high nibble of
+// the word's first byte, as PackBits orders fields). It is the (8,1) tile
+// of the tpu preset's T(8,128)(8,1)E(4) layout, which Transpose with 8
+// columns followed by PackBits would make in two passes.
+func PackRows8(dst, src []byte, srcStride, n int) {
+	checkSpan("source", src, 8, srcStride, n)
+	checkSpan("destination", dst, 1, 0, 4*n)
+	if n > 0 {
+		packRows8Fast(dst, src, srcStride, n)
+	}
+}
+
+// UnpackRows8 is the inverse of PackRows8: it unpacks n 4-byte words of
+// 4-bit fields at src into 8 destination rows of n bytes, dstStride
+// apart, field k of word j into byte j of row k. Each value is the low
+// natural bits of its field, sign-extended when signed (as UnpackBits
+// does); natural is 1 to 4.
+func UnpackRows8(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	if natural < 1 || natural > 4 {
+		panic(fmt.Sprintf("tilecopy: %d-bit values in 4-bit fields", natural))
+	}
+	checkSpan("source", src, 1, 0, 4*n)
+	checkSpan("destination", dst, 8, dstStride, n)
+	if n > 0 {
+		unpackRows8Fast(dst, dstStride, src, n, natural, signed)
+	}
+}
+
 func checkBits(bits int) {
 	if bits != 1 && bits != 2 && bits != 4 {
 		panic(fmt.Sprintf("tilecopy: %d-bit packing", bits))

@@ -187,3 +187,64 @@ func FuzzTransposeFields(f *testing.F) {
 		checkFields(t, rand.New(rand.NewPCG(seed, 9)), rows, int(n%2048), int(n%2048)+int(gap), bits, flags&1 != 0)
 	})
 }
+
+// TestPackRows8 runs PackRows8 and UnpackRows8 at every level, in guarded
+// buffers, against their definitions (field k of word j is byte j of row
+// k, by the field function) on lengths around the kernels' chunks, with
+// padded strides, and checks that unpacking gives back the rows' values.
+func TestPackRows8(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, n := range []int{0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 127, 128, 129, 300, 1000 + r.IntN(100)} {
+			stride := n + r.IntN(3)*r.IntN(70)
+			checkRows8(t, r, n, stride, r.IntN(2) == 0)
+		}
+	})
+}
+
+// checkRows8 packs 8 random rows of n bytes, stride apart, and unpacks
+// the words into rows again at every natural width, signed and not.
+func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
+	t.Helper()
+	src := guarded(t, span(8, stride, n), atEnd)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	words := guarded(t, 4*n, !atEnd)
+	PackRows8(words, src, stride, n)
+	for j := range n {
+		for k := range 8 {
+			if got, want := field(words, 8*j+k, 4), src[k*stride+j]&0x0f; got != want {
+				t.Fatalf("n=%d stride=%d: field %d of word %d = %x, want %x", n, stride, k, j, got, want)
+			}
+		}
+	}
+	for natural := 1; natural <= 4; natural++ {
+		for _, signed := range []bool{false, true} {
+			dstStride := n + r.IntN(3)*r.IntN(70)
+			out := guarded(t, span(8, dstStride, n), atEnd)
+			UnpackRows8(out, dstStride, words, n, natural, signed)
+			for j := range n {
+				for k := range 8 {
+					v := src[k*stride+j] & (1<<natural - 1)
+					if signed && v&(1<<(natural-1)) != 0 {
+						v |= ^byte(1<<natural - 1)
+					}
+					if got := out[k*dstStride+j]; got != v {
+						t.Fatalf("n=%d natural=%d signed=%v: row %d byte %d = %x, want %x", n, natural, signed, k, j, got, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPackRows8 runs checkRows8 at the level in use on fuzzed lengths and
+// strides.
+func FuzzPackRows8(f *testing.F) {
+	f.Add(uint16(64), uint16(3), uint64(1))
+	f.Add(uint16(129), uint16(0), uint64(2))
+	f.Fuzz(func(t *testing.T, n, pad uint16, seed uint64) {
+		checkRows8(t, rand.New(rand.NewPCG(seed, 9)), int(n%2048), int(n%2048)+int(pad%200), seed%2 == 0)
+	})
+}

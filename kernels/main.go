@@ -115,6 +115,10 @@ func (g *gen) file() {
 			g.weave8(lvl, inverse)
 		}
 	}
+	for _, lvl := range []*level{avx512, avx2} {
+		g.weavePack4(lvl)
+		g.unweavePack4(lvl)
+	}
 
 	g.fillRuns()
 	g.copyRunsNTPrefetch()

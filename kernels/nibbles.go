@@ -81,3 +81,147 @@ func (g *gen) nibblesPrologue() []reg.VecPhysical {
 	g.VPSRLW(operand.U8(12), y[1], y[1])
 	return y
 }
+
+// The (8,1) tiles of 4-bit fields: 8 rows of one value a byte interleaved
+// into 4-byte words of nibbles (the tpu preset's T(8,128)(8,1)E(4)), and
+// back.
+
+// weavePack4 emits interleave8Pack4<level>, which reads n chunks of 8
+// source rows (l.bytes of each row per chunk) and writes l.bytes words
+// per chunk: word j packs byte j of rows 0 to 7, row 0 in the high nibble
+// of the word's first byte. Rows 2i and 2i+1 pack into one register of
+// bytes (the low nibble of row 2i shifted up over that of row 2i+1,
+// masked with 0x0f in every byte), then the four such registers
+// interleave by bytes as interleave4x1 does.
+func (g *gen) weavePack4(l *level) {
+	s := weaveSpec{lvl: l, k: 4, width: 1}
+	name := "interleave8Pack4" + l.name
+	g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
+	g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
+	g.LEAQ(atIdx(si, bx, 4, 0), r9)
+	m := g.nibbleMask(l)
+	g.Commentf("A chunk: %d bytes of each of 8 rows into %d bytes of words of nibbles.", l.bytes, 4*l.bytes)
+	g.Label("loop")
+	v := l.vs(0, 8)
+	for i, r := range v {
+		base := si
+		if i >= 4 {
+			base = r9
+		}
+		g.vmov(l)(row(base, bx, r8, i%4, 0), r)
+	}
+	for i := range 4 {
+		hi, lo := v[2*i], v[2*i+1]
+		g.and(l, m, hi, hi)
+		g.VPSLLW(operand.U8(4), hi, hi)
+		g.and(l, m, lo, lo)
+		g.or(l, lo, hi, v[i])
+	}
+	for i, r := range g.weaveStages(s, v[:4], []int{1, 2}) {
+		g.vmov(l)(r, at(di, i*l.bytes))
+	}
+	g.ADDQ(imm(l.bytes), si)
+	g.ADDQ(imm(l.bytes), r9)
+	g.ADDQ(imm(4*l.bytes), di)
+	g.loopEnd("loop")
+}
+
+// unweavePack4 emits unpack4Deinterleave8<level>, the inverse: n chunks
+// of 4*l.bytes bytes of words of nibbles de-interleave by bytes into four
+// registers, each holding the packed pairs of rows 2i and 2i+1; each
+// nibble then becomes a byte of its row, keeping the bits under mask and
+// sign-extended from the bit sign ((v^sign)-sign; sign 0 for unsigned),
+// as unpack4 does.
+func (g *gen) unweavePack4(l *level) {
+	s := weaveSpec{lvl: l, k: 4, width: 1, inverse: true}
+	name := "unpack4Deinterleave8" + l.name
+	g.text(name, "func(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)")
+	g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+	g.Load(g.Param("mask"), ax)
+	g.Load(g.Param("sign"), bx)
+	g.LEAQ(atIdx(dx, dx, 2, 0), r8)
+	g.LEAQ(atIdx(di, dx, 4, 0), r9)
+	// Constants above the registers the stages use: Y11-Y13 with AVX2
+	// (the stages take Y14 and Y15), Z26-Z28 with AVX-512.
+	c := l.vs(11, 3)
+	if l == avx512 {
+		c = l.vs(26, 3)
+	}
+	mask, sign, t := c[0], c[1], c[2]
+	g.broadcastByte(l, ax, mask)
+	g.broadcastByte(l, bx, sign)
+	g.Commentf("A chunk: %d bytes of words of nibbles into %d bytes of each of 8 rows.", 4*l.bytes, l.bytes)
+	g.Label("loop")
+	v := l.vs(0, 4)
+	for i, r := range v {
+		g.vmov(l)(at(si, i*l.bytes), r)
+	}
+	for i, p := range g.weaveStages(s, v, []int{2, 1}) {
+		g.VPSRLW(operand.U8(4), p, t)
+		for k, x := range []reg.VecPhysical{t, p} {
+			g.and(l, mask, x, x)
+			g.xor(l, sign, x, x)
+			g.VPSUBB(sign, x, x)
+			base := di
+			if 2*i+k >= 4 {
+				base = r9
+			}
+			g.vmov(l)(x, row(base, dx, r8, (2*i+k)%4, 0))
+		}
+	}
+	g.ADDQ(imm(4*l.bytes), si)
+	g.ADDQ(imm(l.bytes), di)
+	g.ADDQ(imm(l.bytes), r9)
+	g.loopEnd("loop")
+}
+
+// nibbleMask puts 0x0f in every byte of a register above the ones the
+// weave stages use (Y12, or Z29) and returns it.
+func (g *gen) nibbleMask(l *level) reg.VecPhysical {
+	m := l.v(12)
+	if l == avx512 {
+		m = l.v(29)
+	}
+	g.MOVL(operand.U32(0x0f), ax.As32())
+	g.broadcastByte(l, ax, m)
+	return m
+}
+
+// broadcastByte puts the low byte of the general register r in every
+// byte of v.
+func (g *gen) broadcastByte(l *level, r reg.Register, v reg.VecPhysical) {
+	if l == avx512 {
+		g.VPBROADCASTB(r.(reg.GPPhysical).As32(), v)
+		return
+	}
+	g.VMOVD(r.(reg.GPPhysical).As32(), v.AsX())
+	g.VPBROADCASTB(v.AsX(), v)
+}
+
+// and, or and xor emit the bitwise operation of the level: VPANDQ,
+// VPORQ, VPXORQ with AVX-512 (whose ZMM registers the VEX forms cannot
+// name), VPAND, VPOR, VPXOR with AVX2.
+func (g *gen) and(l *level, a, b, dst reg.VecPhysical) {
+	if l == avx512 {
+		g.VPANDQ(a, b, dst)
+		return
+	}
+	g.VPAND(a, b, dst)
+}
+
+func (g *gen) or(l *level, a, b, dst reg.VecPhysical) {
+	if l == avx512 {
+		g.VPORQ(a, b, dst)
+		return
+	}
+	g.VPOR(a, b, dst)
+}
+
+func (g *gen) xor(l *level, a, b, dst reg.VecPhysical) {
+	if l == avx512 {
+		g.VPXORQ(a, b, dst)
+		return
+	}
+	g.VPXOR(a, b, dst)
+}
