@@ -70,13 +70,19 @@ type slabs struct {
 	// slabs are then runs of elements, unpacked into the destination,
 	// packed from the source, or repacked through one temporary.
 	identity bool
-	loop     *ploop // the byte plan's split loop (for identity, the elements)
-	sReach   int64  // source elements one value of loop reads from, at most
-	align    int64  // per is a multiple of this
-	per      int64  // values of loop in a slab
-	count    int64  // slabs
-	tempA    int64  // bytes of the unpacked source temporary
-	tempB    int64  // bytes of the temporary for the packed destination
+	// rows8 is set when every kernel call of the byte plan is the (8,1)
+	// tile of 4-bit fields without its packing: an 8-row byte interleave
+	// into a packed destination, or a de-interleave from a packed source.
+	// A slab with no padding then runs tilecopy.PackRows8 or UnpackRows8
+	// per call, straight between source and destination.
+	rows8  bool
+	loop   *ploop // the byte plan's split loop (for identity, the elements)
+	sReach int64  // source elements one value of loop reads from, at most
+	align  int64  // per is a multiple of this
+	per    int64  // values of loop in a slab
+	count  int64  // slabs
+	tempA  int64  // bytes of the unpacked source temporary
+	tempB  int64  // bytes of the temporary for the packed destination
 }
 
 // planSlabs returns how st runs slab by slab with the byte plan mid, or
@@ -106,7 +112,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if l.dst <= 0 || (st.pack && mid.reach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale}
+	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8(mid)}
 	if st.pack {
 		per := int64(8 / st.dstBits) // elements to a byte
 		sl.align *= per / gcd(per, l.scale*l.dst)
@@ -121,6 +127,34 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 		return nil
 	}
 	return sl
+}
+
+// rows8 reports whether every kernel call of the byte plan mid is the
+// (8,1) tile of 4-bit fields: with a packed destination (and an unpacked
+// source) an interleave of 8 contiguous source rows into a contiguous
+// destination, with a packed source the de-interleave; and whether every
+// call starts on a whole byte of the packed side.
+func (st *staged) rows8(mid *Plan) bool {
+	o, in := mid.outer, &mid.inner
+	if mid.kern != kernTranspose || mid.stage != nil || o == nil || mid.spans == nil {
+		return false
+	}
+	var ok bool
+	switch {
+	case st.pack && !st.unpack && st.dstBits == 4:
+		ok = in.size == 8 && in.dst == 1 && o.dst == 8 && o.src == 1
+		for _, l := range mid.loops {
+			ok = ok && l.dst%2 == 0
+		}
+	case st.unpack && !st.pack && st.srcBits == 4:
+		// The 8 rows are the kernel's outer loop, which a slab must not
+		// cut.
+		ok = o.size == 8 && o.src == 1 && in.src == 8 && in.dst == 1 && mid.splitLoop() != o
+		for _, l := range mid.loops {
+			ok = ok && l.src%2 == 0
+		}
+	}
+	return ok
 }
 
 // identityCopy reports whether p copies its whole source unchanged: one
@@ -282,6 +316,9 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		st.repack(dst, src, tmp, v0, v1)
 		return
 	}
+	if sl.rows8 && st.slabRows8(dst, src, v0, v1) {
+		return
+	}
 	a, aBase := src, int64(0)
 	if st.unpack {
 		perByte := int64(8 / st.srcBits)
@@ -312,6 +349,30 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	}
 	perByte := int64(8 / st.dstBits)
 	tilecopy.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
+}
+
+// slabRows8 runs the values [v0, v1) of the split loop of a rows8 slab
+// with PackRows8 or UnpackRows8 when they hold no padding (the kernel
+// calls are then the whole work), and reports whether it did.
+func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
+	mid := st.mid
+	w, dOff, sOff, ok := mid.chunkWalker(nil, nil, st.slabs.loop, v0, v1)
+	if !ok || w.spans == nil || !w.dense(0) {
+		return false
+	}
+	if t := mid.tail; t[1] > t[0] && t[0] < min(v1*st.slabs.loop.dst, st.dstCount) {
+		return false
+	}
+	o, in := w.outer, &mid.inner // the chunk's outer loop: cut when it is what splits
+	ctr := make([]int64, len(w.loops))
+	for more := true; more; dOff, sOff, more = advance(w.loops, ctr, dOff, sOff) {
+		if st.pack {
+			tilecopy.PackRows8(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
+		} else {
+			tilecopy.UnpackRows8(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
+		}
+	}
+	return true
 }
 
 // repack runs elements [from, to) of an identity byte plan: unpacks them

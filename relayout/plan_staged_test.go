@@ -144,3 +144,55 @@ func TestStagedSlabs(t *testing.T) {
 		t.Errorf("only %d of %d cases ran in slabs, want a tenth at least", slabbed, n)
 	}
 }
+
+// TestStagedRows8 runs relayouts to and from the tpu preset's 4-bit
+// layout, whose slabs pack or unpack (8,1) tiles in one pass where they
+// hold no padding, against the oracle: sizes with and without padding,
+// 2- and 4-bit values, signed or not, slabs of every size, one or more
+// goroutines.
+func TestStagedRows8(t *testing.T) {
+	tests := []struct {
+		host  string
+		rows8 [2]bool // to the device, back
+	}{
+		{"s4[64,256]", [2]bool{true, true}},
+		{"u4[40,300]", [2]bool{true, true}}, // padded rows and columns
+		{"s2[3,16,384]", [2]bool{true, true}},
+		{"u2[17,130]", [2]bool{true, true}},
+		{"f4e2m1fn[16,256]", [2]bool{true, true}},
+		{"s4[64,256]{0,1}", [2]bool{false, false}}, // a transpose, not the tile's interleave
+		// One tile row: the slabs split the 8 rows, which a
+		// de-interleave of whole tiles cannot take.
+		{"u4[8,512]", [2]bool{true, false}},
+	}
+	for _, tc := range tests {
+		host, err := ParseShape(tc.host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev, err := ForDevice(host, PresetTPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for dir, pair := range [][2]Shape{{host, dev}, {dev, host}} {
+			from, to := pair[0], pair[1]
+			took := false
+			for _, target := range []int64{1, 300, 2048, 5000, 1 << 20} {
+				for _, threads := range []int{1, 3} {
+					opts := Options{Threads: threads, Pad: PadWith(1)}
+					checkPairWith(t, uint64(target), from, to, opts, -1, func(p *Plan) {
+						st := p.stage
+						if err := st.chooseSlabs(p, &opts, target); err != nil {
+							t.Fatal(err)
+						}
+						st.parallelMin = 0
+						took = took || st.slabs != nil && st.slabs.rows8
+					})
+				}
+			}
+			if took != tc.rows8[dir] {
+				t.Errorf("%s -> %s: slabs of (8,1) tiles %v, want %v", from, to, took, tc.rows8[dir])
+			}
+		}
+	}
+}
