@@ -215,6 +215,13 @@ func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask
 //go:noescape
 func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
+// unpack4Deinterleave8StreamAVX512 is unpack4Deinterleave8AVX512 with
+// non-temporal stores, fenced at the end. Preconditions as well: dst and
+// dstStride multiples of 64.
+//
+//go:noescape
+func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
+
 // packRows8Fast is PackRows8 after its checks: whole chunks (weaveChunk
 // of bytes) take the kernel of the level, the rest the generic code.
 func packRows8Fast(dst, src []byte, srcStride, n int) {
@@ -234,8 +241,9 @@ func packRows8Fast(dst, src []byte, srcStride, n int) {
 }
 
 // unpackRows8Fast is UnpackRows8 after its checks, split as
-// packRows8Fast splits.
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+// packRows8Fast splits; with stream, rows aligned for them take the
+// streaming AVX-512 kernel.
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
 	chunk, avx512 := weaveChunk(1)
 	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
 		var sign byte
@@ -243,9 +251,12 @@ func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, sign
 			sign = 1 << (natural - 1)
 		}
 		mask := byte(1)<<natural - 1
-		if avx512 {
+		switch {
+		case avx512 && stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0:
+			unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)
+		case avx512:
 			unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
-		} else {
+		default:
 			unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
 		}
 		if done := k * chunk; done < n {

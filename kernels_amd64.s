@@ -4499,6 +4499,91 @@ loop:
 	VZEROUPPER
 	RET
 
+// func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·unpack4Deinterleave8StreamAVX512(SB), NOSPLIT, $0-34
+	MOVQ         dst+0(FP), DI
+	MOVQ         dstStride+8(FP), DX
+	MOVQ         src+16(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVBQZX      mask+32(FP), AX
+	MOVBQZX      sign+33(FP), BX
+	LEAQ         (DX)(DX*2), R8
+	LEAQ         (DI)(DX*4), R9
+	VPBROADCASTB AX, Z26
+	VPBROADCASTB BX, Z27
+
+	// A chunk: 256 bytes of words of nibbles into 64 bytes of each of 8 rows.
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VMOVDQU64 deEven2<>+0(SB), Z30
+	VMOVDQU64 deOdd2<>+0(SB), Z31
+	VMOVDQA64 Z0, Z8
+	VPERMT2W  Z1, Z30, Z8
+	VMOVDQA64 Z0, Z9
+	VPERMT2W  Z1, Z31, Z9
+	VMOVDQA64 Z2, Z10
+	VPERMT2W  Z3, Z30, Z10
+	VMOVDQA64 Z2, Z11
+	VPERMT2W  Z3, Z31, Z11
+	VMOVDQU64 deEven1<>+0(SB), Z30
+	VMOVDQU64 deOdd1<>+0(SB), Z31
+	VMOVDQA64 Z8, Z0
+	VPERMT2B  Z10, Z30, Z0
+	VMOVDQA64 Z8, Z1
+	VPERMT2B  Z10, Z31, Z1
+	VMOVDQA64 Z9, Z2
+	VPERMT2B  Z11, Z30, Z2
+	VMOVDQA64 Z9, Z3
+	VPERMT2B  Z11, Z31, Z3
+	VPSRLW    $0x04, Z0, Z28
+	VPANDQ    Z26, Z28, Z28
+	VPXORQ    Z27, Z28, Z28
+	VPSUBB    Z27, Z28, Z28
+	VMOVNTDQ  Z28, (DI)
+	VPANDQ    Z26, Z0, Z0
+	VPXORQ    Z27, Z0, Z0
+	VPSUBB    Z27, Z0, Z0
+	VMOVNTDQ  Z0, (DI)(DX*1)
+	VPSRLW    $0x04, Z1, Z28
+	VPANDQ    Z26, Z28, Z28
+	VPXORQ    Z27, Z28, Z28
+	VPSUBB    Z27, Z28, Z28
+	VMOVNTDQ  Z28, (DI)(DX*2)
+	VPANDQ    Z26, Z1, Z1
+	VPXORQ    Z27, Z1, Z1
+	VPSUBB    Z27, Z1, Z1
+	VMOVNTDQ  Z1, (DI)(R8*1)
+	VPSRLW    $0x04, Z2, Z28
+	VPANDQ    Z26, Z28, Z28
+	VPXORQ    Z27, Z28, Z28
+	VPSUBB    Z27, Z28, Z28
+	VMOVNTDQ  Z28, (R9)
+	VPANDQ    Z26, Z2, Z2
+	VPXORQ    Z27, Z2, Z2
+	VPSUBB    Z27, Z2, Z2
+	VMOVNTDQ  Z2, (R9)(DX*1)
+	VPSRLW    $0x04, Z3, Z28
+	VPANDQ    Z26, Z28, Z28
+	VPXORQ    Z27, Z28, Z28
+	VPSUBB    Z27, Z28, Z28
+	VMOVNTDQ  Z28, (R9)(DX*2)
+	VPANDQ    Z26, Z3, Z3
+	VPXORQ    Z27, Z3, Z3
+	VPSUBB    Z27, Z3, Z3
+	VMOVNTDQ  Z3, (R9)(R8*1)
+	ADDQ      $+256, SI
+	ADDQ      $+64, DI
+	ADDQ      $+64, R9
+	DECQ      CX
+	JNZ       loop
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
 // Requires: AVX
 TEXT ·fillRunsAVX2(SB), NOSPLIT, $0-40

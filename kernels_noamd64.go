@@ -64,7 +64,7 @@ func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, b
 
 func packRows8Fast(dst, src []byte, srcStride, n int) { packRows8Generic(dst, src, srcStride, n) }
 
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
 	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
 }
 

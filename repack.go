@@ -50,14 +50,30 @@ func PackRows8(dst, src []byte, srcStride, n int) {
 // natural bits of its field, sign-extended when signed (as UnpackBits
 // does); natural is 1 to 4.
 func UnpackRows8(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	checkUnpackRows8(dst, dstStride, src, n, natural)
+	if n > 0 {
+		unpackRows8Fast(dst, dstStride, src, n, natural, signed, false)
+	}
+}
+
+// UnpackRows8Streaming is UnpackRows8 writing dst with non-temporal
+// stores where the level has them (AVX-512) and the rows are aligned for
+// them (dst and dstStride multiples of 64): for a destination larger
+// than the caches.
+func UnpackRows8Streaming(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	checkUnpackRows8(dst, dstStride, src, n, natural)
+	if n > 0 {
+		unpackRows8Fast(dst, dstStride, src, n, natural, signed, true)
+	}
+}
+
+// checkUnpackRows8 panics unless UnpackRows8 can run on these arguments.
+func checkUnpackRows8(dst []byte, dstStride int, src []byte, n, natural int) {
 	if natural < 1 || natural > 4 {
 		panic(fmt.Sprintf("tilecopy: %d-bit values in 4-bit fields", natural))
 	}
 	checkSpan("source", src, 1, 0, 4*n)
 	checkSpan("destination", dst, 8, dstStride, n)
-	if n > 0 {
-		unpackRows8Fast(dst, dstStride, src, n, natural, signed)
-	}
 }
 
 func checkBits(bits int) {

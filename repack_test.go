@@ -221,9 +221,14 @@ func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	}
 	for natural := 1; natural <= 4; natural++ {
 		for _, signed := range []bool{false, true} {
-			dstStride := n + r.IntN(3)*r.IntN(70)
-			out := guarded(t, span(8, dstStride, n), atEnd)
-			UnpackRows8(out, dstStride, words, n, natural, signed)
+			unpack, dstStride, outAtEnd := UnpackRows8, n+r.IntN(3)*r.IntN(70), atEnd
+			if natural%2 == 0 {
+				// The streaming kernel wants rows aligned to 64 bytes: a
+				// buffer starting on its page and a stride to match.
+				unpack, dstStride, outAtEnd = UnpackRows8Streaming, (n+63)/64*64+64*r.IntN(2), false
+			}
+			out := guarded(t, span(8, dstStride, n), outAtEnd)
+			unpack(out, dstStride, words, n, natural, signed)
 			for j := range n {
 				for k := range 8 {
 					v := src[k*stride+j] & (1<<natural - 1)

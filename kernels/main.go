@@ -117,8 +117,9 @@ func (g *gen) file() {
 	}
 	for _, lvl := range []*level{avx512, avx2} {
 		g.weavePack4(lvl)
-		g.unweavePack4(lvl)
+		g.unweavePack4(lvl, false)
 	}
+	g.unweavePack4(avx512, true)
 
 	g.fillRuns()
 	g.copyRunsNTPrefetch()

@@ -127,15 +127,22 @@ func (g *gen) weavePack4(l *level) {
 	g.loopEnd("loop")
 }
 
-// unweavePack4 emits unpack4Deinterleave8<level>, the inverse: n chunks
+// unweavePack4 emits unpack4Deinterleave8<level> (with stream,
+// unpack4Deinterleave8Stream<level>, whose stores are non-temporal and
+// fenced at the end), the inverse: n chunks
 // of 4*l.bytes bytes of words of nibbles de-interleave by bytes into four
 // registers, each holding the packed pairs of rows 2i and 2i+1; each
 // nibble then becomes a byte of its row, keeping the bits under mask and
 // sign-extended from the bit sign ((v^sign)-sign; sign 0 for unsigned),
 // as unpack4 does.
-func (g *gen) unweavePack4(l *level) {
+func (g *gen) unweavePack4(l *level, stream bool) {
 	s := weaveSpec{lvl: l, k: 4, width: 1, inverse: true}
 	name := "unpack4Deinterleave8" + l.name
+	store := g.vmov(l)
+	if stream {
+		name = "unpack4Deinterleave8Stream" + l.name
+		store = g.VMOVNTDQ
+	}
 	g.text(name, "func(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)")
 	g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
 	g.Load(g.Param("mask"), ax)
@@ -167,13 +174,19 @@ func (g *gen) unweavePack4(l *level) {
 			if 2*i+k >= 4 {
 				base = r9
 			}
-			g.vmov(l)(x, row(base, dx, r8, (2*i+k)%4, 0))
+			store(x, row(base, dx, r8, (2*i+k)%4, 0))
 		}
 	}
 	g.ADDQ(imm(4*l.bytes), si)
 	g.ADDQ(imm(l.bytes), di)
 	g.ADDQ(imm(l.bytes), r9)
-	g.loopEnd("loop")
+	if !stream {
+		g.loopEnd("loop")
+		return
+	}
+	g.countDown("loop")
+	g.SFENCE()
+	g.ret()
 }
 
 // nibbleMask puts 0x0f in every byte of a register above the ones the

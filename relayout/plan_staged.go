@@ -352,8 +352,9 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 }
 
 // slabRows8 runs the values [v0, v1) of the split loop of a rows8 slab
-// with PackRows8 or UnpackRows8 when they hold no padding (the kernel
-// calls are then the whole work), and reports whether it did.
+// with PackRows8 or UnpackRows8 (streaming when the byte plan streams:
+// a download writes the destination directly) when they hold no padding
+// (the kernel calls are then the whole work), and reports whether it did.
 func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
 	mid := st.mid
 	w, dOff, sOff, ok := mid.chunkWalker(nil, nil, st.slabs.loop, v0, v1)
@@ -368,6 +369,8 @@ func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
 	for more := true; more; dOff, sOff, more = advance(w.loops, ctr, dOff, sOff) {
 		if st.pack {
 			tilecopy.PackRows8(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
+		} else if mid.stream {
+			tilecopy.UnpackRows8Streaming(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
 		} else {
 			tilecopy.UnpackRows8(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
 		}
