@@ -209,6 +209,16 @@ func interleave8Pack4AVX512(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func interleave8Pack4AVX2(dst *byte, src *byte, srcStride int, n int)
 
+// interleave8Pack4StreamAVX512 and interleave8Pack4StreamAVX2 are the
+// packing kernels with non-temporal stores, fenced at the end.
+// Preconditions as well: dst a multiple of 64.
+//
+//go:noescape
+func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+
 //go:noescape
 func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
@@ -223,13 +233,20 @@ func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, 
 func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
 // packRows8Fast is PackRows8 after its checks: whole chunks (weaveChunk
-// of bytes) take the kernel of the level, the rest the generic code.
-func packRows8Fast(dst, src []byte, srcStride, n int) {
+// of bytes) take the kernel of the level, the streaming one with stream
+// and an aligned dst, the rest the generic code.
+func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
 	chunk, avx512 := weaveChunk(1)
 	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
-		if avx512 {
+		stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+		switch {
+		case avx512 && stream:
+			interleave8Pack4StreamAVX512(&dst[0], &src[0], srcStride, k)
+		case avx512:
 			interleave8Pack4AVX512(&dst[0], &src[0], srcStride, k)
-		} else {
+		case stream:
+			interleave8Pack4StreamAVX2(&dst[0], &src[0], srcStride, k)
+		default:
 			interleave8Pack4AVX2(&dst[0], &src[0], srcStride, k)
 		}
 		if done := k * chunk; done < n {

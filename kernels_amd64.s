@@ -4250,6 +4250,77 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·interleave8Pack4StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         srcStride+16(FP), BX
+	MOVQ         n+24(FP), CX
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (SI)(BX*4), R9
+	MOVL         $0x0000000f, AX
+	VPBROADCASTB AX, Z29
+
+	// A chunk: 64 bytes of each of 8 rows into 256 bytes of words of nibbles.
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64 (R9), Z4
+	VMOVDQU64 (R9)(BX*1), Z5
+	VMOVDQU64 (R9)(BX*2), Z6
+	VMOVDQU64 (R9)(R8*1), Z7
+	VPANDQ    Z29, Z0, Z0
+	VPSLLW    $0x04, Z0, Z0
+	VPANDQ    Z29, Z1, Z1
+	VPORQ     Z1, Z0, Z0
+	VPANDQ    Z29, Z2, Z2
+	VPSLLW    $0x04, Z2, Z2
+	VPANDQ    Z29, Z3, Z3
+	VPORQ     Z3, Z2, Z1
+	VPANDQ    Z29, Z4, Z4
+	VPSLLW    $0x04, Z4, Z4
+	VPANDQ    Z29, Z5, Z5
+	VPORQ     Z5, Z4, Z2
+	VPANDQ    Z29, Z6, Z6
+	VPSLLW    $0x04, Z6, Z6
+	VPANDQ    Z29, Z7, Z7
+	VPORQ     Z7, Z6, Z3
+	VMOVDQU64 ilLo1<>+0(SB), Z30
+	VMOVDQU64 ilHi1<>+0(SB), Z31
+	VMOVDQA64 Z0, Z8
+	VPERMT2B  Z1, Z30, Z8
+	VMOVDQA64 Z0, Z9
+	VPERMT2B  Z1, Z31, Z9
+	VMOVDQA64 Z2, Z10
+	VPERMT2B  Z3, Z30, Z10
+	VMOVDQA64 Z2, Z11
+	VPERMT2B  Z3, Z31, Z11
+	VMOVDQU64 ilLo2<>+0(SB), Z30
+	VMOVDQU64 ilHi2<>+0(SB), Z31
+	VMOVDQA64 Z8, Z0
+	VPERMT2W  Z10, Z30, Z0
+	VMOVDQA64 Z8, Z1
+	VPERMT2W  Z10, Z31, Z1
+	VMOVDQA64 Z9, Z2
+	VPERMT2W  Z11, Z30, Z2
+	VMOVDQA64 Z9, Z3
+	VPERMT2W  Z11, Z31, Z3
+	VMOVNTDQ  Z0, (DI)
+	VMOVNTDQ  Z1, 64(DI)
+	VMOVNTDQ  Z2, 128(DI)
+	VMOVNTDQ  Z3, 192(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+64, R9
+	ADDQ      $+256, DI
+	DECQ      CX
+	JNZ       loop
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·unpack4Deinterleave8AVX512(SB), NOSPLIT, $0-34
@@ -4398,6 +4469,74 @@ loop:
 	ADDQ       $+128, DI
 	DECQ       CX
 	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave8Pack4StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         srcStride+16(FP), BX
+	MOVQ         n+24(FP), CX
+	LEAQ         (BX)(BX*2), R8
+	LEAQ         (SI)(BX*4), R9
+	MOVL         $0x0000000f, AX
+	VMOVD        AX, X12
+	VPBROADCASTB X12, Y12
+
+	// A chunk: 32 bytes of each of 8 rows into 128 bytes of words of nibbles.
+loop:
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	VMOVDQU    (R9), Y4
+	VMOVDQU    (R9)(BX*1), Y5
+	VMOVDQU    (R9)(BX*2), Y6
+	VMOVDQU    (R9)(R8*1), Y7
+	VPAND      Y12, Y0, Y0
+	VPSLLW     $0x04, Y0, Y0
+	VPAND      Y12, Y1, Y1
+	VPOR       Y1, Y0, Y0
+	VPAND      Y12, Y2, Y2
+	VPSLLW     $0x04, Y2, Y2
+	VPAND      Y12, Y3, Y3
+	VPOR       Y3, Y2, Y1
+	VPAND      Y12, Y4, Y4
+	VPSLLW     $0x04, Y4, Y4
+	VPAND      Y12, Y5, Y5
+	VPOR       Y5, Y4, Y2
+	VPAND      Y12, Y6, Y6
+	VPSLLW     $0x04, Y6, Y6
+	VPAND      Y12, Y7, Y7
+	VPOR       Y7, Y6, Y3
+	VPUNPCKLBW Y1, Y0, Y14
+	VPUNPCKHBW Y1, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y1
+	VPUNPCKLBW Y3, Y2, Y14
+	VPUNPCKHBW Y3, Y2, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y2
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VPUNPCKLWD Y2, Y0, Y14
+	VPUNPCKHWD Y2, Y0, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y0
+	VPERM2I128 $0x31, Y15, Y14, Y2
+	VPUNPCKLWD Y3, Y1, Y14
+	VPUNPCKHWD Y3, Y1, Y15
+	VPERM2I128 $0x20, Y15, Y14, Y1
+	VPERM2I128 $0x31, Y15, Y14, Y3
+	VMOVNTDQ   Y0, (DI)
+	VMOVNTDQ   Y2, 32(DI)
+	VMOVNTDQ   Y1, 64(DI)
+	VMOVNTDQ   Y3, 96(DI)
+	ADDQ       $+32, SI
+	ADDQ       $+32, R9
+	ADDQ       $+128, DI
+	DECQ       CX
+	JNZ        loop
+	SFENCE
 	VZEROUPPER
 	RET
 

@@ -62,7 +62,9 @@ func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 
 func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
 
-func packRows8Fast(dst, src []byte, srcStride, n int) { packRows8Generic(dst, src, srcStride, n) }
+func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
+	packRows8Generic(dst, src, srcStride, n)
+}
 
 func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
 	unpackRows8Generic(dst, dstStride, src, n, natural, signed)

@@ -40,7 +40,18 @@ func PackRows8(dst, src []byte, srcStride, n int) {
 	checkSpan("source", src, 8, srcStride, n)
 	checkSpan("destination", dst, 1, 0, 4*n)
 	if n > 0 {
-		packRows8Fast(dst, src, srcStride, n)
+		packRows8Fast(dst, src, srcStride, n, false)
+	}
+}
+
+// PackRows8Streaming is PackRows8 writing dst with non-temporal stores
+// where the level has them and dst is aligned for them (to 64 bytes):
+// for a destination larger than the caches.
+func PackRows8Streaming(dst, src []byte, srcStride, n int) {
+	checkSpan("source", src, 8, srcStride, n)
+	checkSpan("destination", dst, 1, 0, 4*n)
+	if n > 0 {
+		packRows8Fast(dst, src, srcStride, n, true)
 	}
 }
 

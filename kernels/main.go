@@ -116,7 +116,9 @@ func (g *gen) file() {
 		}
 	}
 	for _, lvl := range []*level{avx512, avx2} {
-		g.weavePack4(lvl)
+		for _, stream := range []bool{false, true} {
+			g.weavePack4(lvl, stream)
+		}
 		g.unweavePack4(lvl, false)
 	}
 	g.unweavePack4(avx512, true)

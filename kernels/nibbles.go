@@ -86,16 +86,23 @@ func (g *gen) nibblesPrologue() []reg.VecPhysical {
 // into 4-byte words of nibbles (the tpu preset's T(8,128)(8,1)E(4)), and
 // back.
 
-// weavePack4 emits interleave8Pack4<level>, which reads n chunks of 8
+// weavePack4 emits interleave8Pack4<level> (with stream,
+// interleave8Pack4Stream<level>, whose stores are non-temporal and fenced
+// at the end), which reads n chunks of 8
 // source rows (l.bytes of each row per chunk) and writes l.bytes words
 // per chunk: word j packs byte j of rows 0 to 7, row 0 in the high nibble
 // of the word's first byte. Rows 2i and 2i+1 pack into one register of
 // bytes (the low nibble of row 2i shifted up over that of row 2i+1,
 // masked with 0x0f in every byte), then the four such registers
 // interleave by bytes as interleave4x1 does.
-func (g *gen) weavePack4(l *level) {
+func (g *gen) weavePack4(l *level, stream bool) {
 	s := weaveSpec{lvl: l, k: 4, width: 1}
 	name := "interleave8Pack4" + l.name
+	store := g.vmov(l)
+	if stream {
+		name = "interleave8Pack4Stream" + l.name
+		store = g.VMOVNTDQ
+	}
 	g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
 	g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
 	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
@@ -119,12 +126,24 @@ func (g *gen) weavePack4(l *level) {
 		g.or(l, lo, hi, v[i])
 	}
 	for i, r := range g.weaveStages(s, v[:4], []int{1, 2}) {
-		g.vmov(l)(r, at(di, i*l.bytes))
+		store(r, at(di, i*l.bytes))
 	}
 	g.ADDQ(imm(l.bytes), si)
 	g.ADDQ(imm(l.bytes), r9)
 	g.ADDQ(imm(4*l.bytes), di)
-	g.loopEnd("loop")
+	g.endLoop(stream)
+}
+
+// endLoop closes a kernel's loop over CX: with stream, fences the
+// non-temporal stores before returning.
+func (g *gen) endLoop(stream bool) {
+	if !stream {
+		g.loopEnd("loop")
+		return
+	}
+	g.countDown("loop")
+	g.SFENCE()
+	g.ret()
 }
 
 // unweavePack4 emits unpack4Deinterleave8<level> (with stream,
@@ -180,13 +199,7 @@ func (g *gen) unweavePack4(l *level, stream bool) {
 	g.ADDQ(imm(4*l.bytes), si)
 	g.ADDQ(imm(l.bytes), di)
 	g.ADDQ(imm(l.bytes), r9)
-	if !stream {
-		g.loopEnd("loop")
-		return
-	}
-	g.countDown("loop")
-	g.SFENCE()
-	g.ret()
+	g.endLoop(stream)
 }
 
 // nibbleMask puts 0x0f in every byte of a register above the ones the

@@ -41,6 +41,7 @@ type staged struct {
 	threads     int
 	parallelMin int64
 	dstBytes    int64
+	streamDst   bool // the packed destination is past the caches (Plan.streamMin)
 
 	// temps keeps the temporary byte buffers between Runs (*[]byte of
 	// tempBytes): faulting in fresh pages costs as much as a stage.
@@ -230,6 +231,7 @@ func compileStaged(p *Plan, opts *Options) error {
 	}
 	st := p.stage
 	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
+	st.streamDst = p.dstBytes >= p.streamMin
 	if st.fields = planFields(p, mid); st.fields != nil {
 		return nil
 	}
@@ -352,9 +354,10 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 }
 
 // slabRows8 runs the values [v0, v1) of the split loop of a rows8 slab
-// with PackRows8 or UnpackRows8 (streaming when the byte plan streams:
-// a download writes the destination directly) when they hold no padding
-// (the kernel calls are then the whole work), and reports whether it did.
+// with PackRows8 or UnpackRows8 when they hold no padding (the kernel
+// calls are then the whole work), and reports whether it did. They
+// stream a destination past the caches: a packed one as large as the
+// plan's threshold, an unpacked one where the byte plan streams.
 func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
 	mid := st.mid
 	w, dOff, sOff, ok := mid.chunkWalker(nil, nil, st.slabs.loop, v0, v1)
@@ -367,7 +370,9 @@ func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
 	o, in := w.outer, &mid.inner // the chunk's outer loop: cut when it is what splits
 	ctr := make([]int64, len(w.loops))
 	for more := true; more; dOff, sOff, more = advance(w.loops, ctr, dOff, sOff) {
-		if st.pack {
+		if st.pack && st.streamDst {
+			tilecopy.PackRows8Streaming(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
+		} else if st.pack {
 			tilecopy.PackRows8(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
 		} else if mid.stream {
 			tilecopy.UnpackRows8Streaming(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
