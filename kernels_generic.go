@@ -521,14 +521,43 @@ func packRows8Generic(dst, src []byte, srcStride, n int) {
 	}
 }
 
-// unpackRows8Generic is UnpackRows8 after its checks, a field at a time.
+// unpackRows8Generic is UnpackRows8 after its checks: eight words at a
+// time gather, for each pair of rows, the eight bytes that hold its
+// fields, which split into the two rows' bytes (as unpackBitsGeneric
+// masks and sign-extends them); the rest a field at a time.
 func unpackRows8Generic(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
 	mask := byte(1)<<natural - 1
 	var sign byte
 	if signed {
 		sign = 1 << (natural - 1)
 	}
-	for j := range n {
+	j := 0
+	if fastWords {
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		keep := 0x0101010101010101 * uint64(mask)
+		top := 0x0101010101010101 * uint64(sign)
+		fill := uint64(0xff<<natural&0xff) >> (natural - 1)
+		value := func(x uint64) uint64 {
+			x &= keep
+			return x | (x&top)*fill
+		}
+		for ; j+8 <= n; j += 8 {
+			var w [4]uint64 // words j..j+7, two to an element
+			for k := range w {
+				w[k] = *(*uint64)(unsafe.Add(sp, 4*j+8*k))
+			}
+			for i := range 4 {
+				var p uint64 // byte m: the fields of rows 2i, 2i+1 at column j+m
+				for k, x := range w {
+					p |= (x>>(8*i)&0xff)<<(16*k) | (x>>(8*i+32)&0xff)<<(16*k+8)
+				}
+				*(*uint64)(unsafe.Add(dp, 2*i*dstStride+j)) = value(p >> 4)
+				*(*uint64)(unsafe.Add(dp, (2*i+1)*dstStride+j)) = value(p)
+			}
+		}
+	}
+	for ; j < n; j++ {
 		for i := range 4 {
 			b := src[4*j+i]
 			dst[2*i*dstStride+j] = (b>>4&mask ^ sign) - sign
