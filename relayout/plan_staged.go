@@ -87,7 +87,8 @@ type slabs struct {
 }
 
 // planSlabs returns how st runs slab by slab with the byte plan mid, or
-// nil when it cannot: mid must be strided, split into chunks, and step
+// nil when it cannot. A byte plan that copies the array unchanged always
+// can (identity slabs); any other must be strided, split into chunks, and step
 // forward on both sides; the values of the split loop must write
 // disjoint, ordered stretches of a packed destination; and a slab must
 // not read a source stretch much larger than what it writes.
@@ -478,6 +479,9 @@ func (st *staged) explain(b *strings.Builder) {
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst, st.threads)
+		if sl.rows8 {
+			b.WriteString("  a slab without padding packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8)\n")
+		}
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
 		return
 	}
