@@ -58,6 +58,9 @@ type walker struct {
 	b, e     []int64 // per dim: valid and held counts left at the current depth
 	idx      []int64 // gather mode: logical index reached, per dim
 	ctr      []int64 // runDense's odometer
+	// rows8, when set, moves the kernel's blocks and fills between a
+	// packed side and the other (slabs of a staged plan's (8,1) tiles).
+	rows8 *rows8Walk
 }
 
 // walk runs loop lv and the loops inside it. dOff and sOff are element
@@ -134,7 +137,7 @@ func (w *walker) runDense(lv int, dOff, sOff int64) {
 	// a streamed transpose the two innermost loops' as its grid.
 	W := p.width
 	var grid *tilecopy.Grid // in bytes
-	if p.stream && w.outer != nil && len(loops) > 0 {
+	if p.stream && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
 		l := loops[len(loops)-1]
 		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * W), SrcInner: int(l.src * W)}
 		loops = loops[:len(loops)-1]
@@ -185,6 +188,10 @@ func advance(loops []ploop, ctr []int64, dOff, sOff int64) (int64, int64, bool) 
 // row r starts at destination element dOff+r*oDst and source element
 // sOff+r*oSrc.
 func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
+	if w.rows8 != nil {
+		w.rows8.block(w, dOff, sOff, rows, cols)
+		return
+	}
 	p := w.p
 	W := p.width
 	switch p.kern {
@@ -248,6 +255,10 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 
 // fill writes padding into rows rows of n destination elements.
 func (w *walker) fill(dOff, rowStride, n, rows int64) {
+	if w.rows8 != nil && w.rows8.st.pack {
+		w.rows8.fill(w.dst, w.p, dOff, rowStride, n, rows)
+		return
+	}
 	p := w.p
 	if p.inner.dst == 1 {
 		W := p.width

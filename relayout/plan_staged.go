@@ -74,8 +74,8 @@ type slabs struct {
 	// rows8 is set when every kernel call of the byte plan is the (8,1)
 	// tile of 4-bit fields without its packing: an 8-row byte interleave
 	// into a packed destination, or a de-interleave from a packed source.
-	// A slab with no padding then runs tilecopy.PackRows8 or UnpackRows8
-	// per call, straight between source and destination.
+	// The slabs then run straight between source and destination
+	// (rows8Walk), needing no temporaries.
 	rows8  bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
 	sReach int64  // source elements one value of loop reads from, at most
@@ -138,7 +138,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 // call starts on a whole byte of the packed side.
 func (st *staged) rows8(mid *Plan) bool {
 	o, in := mid.outer, &mid.inner
-	if mid.kern != kernTranspose || mid.stage != nil || o == nil || mid.spans == nil {
+	if mid.kern != kernTranspose || mid.stage != nil || o == nil {
 		return false
 	}
 	var ok bool
@@ -182,6 +182,9 @@ func (sl *slabs) resize(st *staged, target int64) {
 	sl.per = max(sl.align, target/l.dst/sl.align*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
+	if sl.rows8 {
+		return // straight between source and destination
+	}
 	if sl.identity {
 		if st.unpack && st.pack {
 			sl.tempA = min(sl.per, l.size)
@@ -319,7 +322,8 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		st.repack(dst, src, tmp, v0, v1)
 		return
 	}
-	if sl.rows8 && st.slabRows8(dst, src, v0, v1) {
+	if sl.rows8 {
+		st.slabRows8(dst, src, v0, v1)
 		return
 	}
 	a, aBase := src, int64(0)
@@ -355,33 +359,109 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 }
 
 // slabRows8 runs the values [v0, v1) of the split loop of a rows8 slab
-// with PackRows8 or UnpackRows8 when they hold no padding (the kernel
-// calls are then the whole work), and reports whether it did. They
-// stream a destination past the caches: a packed one as large as the
-// plan's threshold, an unpacked one where the byte plan streams.
-func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) bool {
+// straight between source and destination (rows8Walk), and the tail
+// padding with the last. It streams a destination past the caches: a
+// packed one as large as the plan's threshold, an unpacked one where the
+// byte plan streams.
+func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) {
 	mid := st.mid
-	w, dOff, sOff, ok := mid.chunkWalker(nil, nil, st.slabs.loop, v0, v1)
-	if !ok || w.spans == nil || !w.dense(0) {
-		return false
+	r := &rows8Walk{st: st, stream: st.pack && st.streamDst || !st.pack && mid.stream}
+	if w, dOff, sOff, ok := mid.chunkWalker(dst, src, st.slabs.loop, v0, v1); ok {
+		w.rows8 = r
+		w.walk(0, dOff, sOff, false)
 	}
-	if t := mid.tail; t[1] > t[0] && t[0] < min(v1*st.slabs.loop.dst, st.dstCount) {
-		return false
+	if v1 < st.slabs.loop.size {
+		return
 	}
-	o, in := w.outer, &mid.inner // the chunk's outer loop: cut when it is what splits
-	ctr := make([]int64, len(w.loops))
-	for more := true; more; dOff, sOff, more = advance(w.loops, ctr, dOff, sOff) {
-		if st.pack && st.streamDst {
-			tilecopy.PackRows8Streaming(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
-		} else if st.pack {
-			tilecopy.PackRows8(dst[dOff/2:], src[sOff:], int(in.src), int(o.size))
-		} else if mid.stream {
-			tilecopy.UnpackRows8Streaming(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
+	if t := mid.tail; t[1] > t[0] {
+		if st.pack {
+			r.fill(dst, mid, t[0], 0, t[1]-t[0], 1)
 		} else {
-			tilecopy.UnpackRows8(dst[dOff:], int(o.dst), src[sOff/2:], int(in.size), st.natural, st.signed)
+			mid.fillElements(dst, t[0], t[1])
 		}
 	}
-	return true
+	if st.pack && st.dstCount%2 != 0 {
+		dst[len(dst)-1] &= 0xf0 // the unused field of the last byte, cleared as PackBits clears it
+	}
+}
+
+// rows8Walk is how a walker runs the byte plan of a rows8 slab: straight
+// between the packed side and the other, a kernel call of whole (8,1)
+// tiles by tilecopy.PackRows8 or UnpackRows8 and the calls cut by
+// padding (the last tiles of the rows or columns) a field at a time.
+type rows8Walk struct {
+	st     *staged
+	stream bool
+}
+
+// block moves the walker's block at element offsets (dOff, sOff): rows
+// × cols of the byte plan's transpose, cols (packing) or rows
+// (unpacking) being the tile's 8 rows when the block is whole.
+func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
+	st, in := r.st, &w.p.inner
+	if st.pack {
+		// Destination element (i, j) at dOff + 8i + j, from source
+		// element sOff + j*in.src + i.
+		switch {
+		case cols == 8 && r.stream:
+			tilecopy.PackRows8Streaming(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
+		case cols == 8:
+			tilecopy.PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
+		default:
+			for i := range rows {
+				for j := range cols {
+					setField4(w.dst, dOff+8*i+j, w.src[sOff+j*in.src+i])
+				}
+			}
+		}
+		return
+	}
+	// Destination element (i, j) at dOff + i*oDst + j, from the packed
+	// source element sOff + 8j + i.
+	oDst := w.outer.dst
+	switch {
+	case rows == 8 && r.stream:
+		tilecopy.UnpackRows8Streaming(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
+	case rows == 8:
+		tilecopy.UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
+	default:
+		mask := byte(1)<<st.natural - 1
+		var sign byte
+		if st.signed {
+			sign = 1 << (st.natural - 1)
+		}
+		for i := range rows {
+			for j := range cols {
+				w.dst[dOff+i*oDst+j] = (field4(w.src, sOff+8*j+i)&mask ^ sign) - sign
+			}
+		}
+	}
+}
+
+// fill writes the byte plan p's padding into rows rows of n elements of
+// the packed destination dst, rowStride apart (p's inner stride between
+// elements): whole bytes with FillRuns, otherwise a field at a time.
+func (r *rows8Walk) fill(dst []byte, p *Plan, dOff, rowStride, n, rows int64) {
+	v := p.pat[0] & 0x0f
+	if dOff%2 == 0 && n%2 == 0 && rowStride%2 == 0 && (p.inner.dst == 1 || n <= 1) {
+		tilecopy.FillRuns(dst[dOff/2:], int(rowStride/2), int(n/2), int(rows), []byte{v<<4 | v})
+		return
+	}
+	for i := range rows {
+		for j := range n {
+			setField4(dst, dOff+i*rowStride+j*p.inner.dst, v)
+		}
+	}
+}
+
+// field4 returns 4-bit field e of the packed buffer b (the first of a
+// byte in its high nibble).
+func field4(b []byte, e int64) byte { return b[e/2] >> (4 - 4*(e%2)) & 0x0f }
+
+// setField4 sets 4-bit field e of the packed buffer b to the low bits of v.
+func setField4(b []byte, e int64, v byte) {
+	shift := 4 - 4*(e%2)
+	b[e/2] = b[e/2]&^(0x0f<<shift) | (v&0x0f)<<shift
 }
 
 // repack runs elements [from, to) of an identity byte plan: unpacks them
@@ -480,7 +560,7 @@ func (st *staged) explain(b *strings.Builder) {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst, st.threads)
 		if sl.rows8 {
-			b.WriteString("  a slab without padding packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8)\n")
+			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
 		}
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
 		return

@@ -153,17 +153,21 @@ func TestStagedSlabs(t *testing.T) {
 func TestStagedRows8(t *testing.T) {
 	tests := []struct {
 		host  string
+		dev   string  // the tpu preset's when empty
 		rows8 [2]bool // to the device, back
 	}{
-		{"s4[64,256]", [2]bool{true, true}},
-		{"u4[40,300]", [2]bool{true, true}}, // padded rows and columns
-		{"s2[3,16,384]", [2]bool{true, true}},
-		{"u2[17,130]", [2]bool{true, true}},
-		{"f4e2m1fn[16,256]", [2]bool{true, true}},
-		{"s4[64,256]{0,1}", [2]bool{false, false}}, // a transpose, not the tile's interleave
+		{"s4[64,256]", "", [2]bool{true, true}},
+		{"u4[40,300]", "", [2]bool{true, true}}, // padded rows and columns
+		{"s2[3,16,384]", "", [2]bool{true, true}},
+		{"u2[17,130]", "", [2]bool{true, true}},
+		{"f4e2m1fn[16,256]", "", [2]bool{true, true}},
+		{"s4[64,256]{0,1}", "", [2]bool{false, false}}, // a transpose, not the tile's interleave
 		// One tile row: the slabs split the 8 rows, which a
 		// de-interleave of whole tiles cannot take.
-		{"u4[8,512]", [2]bool{true, false}},
+		{"u4[8,512]", "", [2]bool{true, false}},
+		// Tail padding after the tiles (an odd number of fields).
+		{"s4[16,256]", "s4[16,256]{1,0:T(8,128)(8,1)L(3)E(4)}", [2]bool{true, true}},
+		{"u4[24,130]", "u4[24,130]{1,0:T(8,128)(8,1)L(5)E(4)}", [2]bool{true, true}},
 	}
 	for _, tc := range tests {
 		host, err := ParseShape(tc.host)
@@ -171,6 +175,9 @@ func TestStagedRows8(t *testing.T) {
 			t.Fatal(err)
 		}
 		dev, err := ForDevice(host, PresetTPU)
+		if tc.dev != "" {
+			dev, err = ParseShape(tc.dev)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
