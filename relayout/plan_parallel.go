@@ -156,16 +156,31 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 // returns, one value of loop l spans: one plus how far the other loops
 // move from their first values to their last.
 func (p *Plan) reach(l *ploop, stride func(*ploop) int64) int64 {
+	return p.reachOf(l, stride, func(o *ploop) int64 { return o.size })
+}
+
+// heldReach is reach counting only the values of each loop that can
+// hold a destination place (the walker skips a digit whose value is past
+// its dim's held count): loops that run over a source tile's padding
+// reach no further than the destination's dims.
+func (p *Plan) heldReach(l *ploop, stride func(*ploop) int64) int64 {
+	return p.reachOf(l, stride, func(o *ploop) int64 {
+		return max(1, min(o.size, ceilDiv(p.dims[o.dim].e*o.scale, o.w)))
+	})
+}
+
+// reachOf is reach with each loop's values counted by values.
+func (p *Plan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 	n := int64(1)
 	for i := range p.loops {
 		if o := &p.loops[i]; o != l {
-			n += (o.size - 1) * stride(o)
+			n += (values(o) - 1) * stride(o)
 		}
 	}
 	if p.outer != nil && p.outer != l {
-		n += (p.outer.size - 1) * stride(p.outer)
+		n += (values(p.outer) - 1) * stride(p.outer)
 	}
-	return n + (p.inner.size-1)*stride(&p.inner)
+	return n + (values(&p.inner)-1)*stride(&p.inner)
 }
 
 // runParallel runs the nest in n chunks of threadLoop, one goroutine

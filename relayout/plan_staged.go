@@ -71,12 +71,13 @@ type slabs struct {
 	// slabs are then runs of elements, unpacked into the destination,
 	// packed from the source, or repacked through one temporary.
 	identity bool
-	// rows8 is set when every kernel call of the byte plan is the (8,1)
+	// rows8 says whether every kernel call of the byte plan is the (8,1)
 	// tile of 4-bit fields without its packing: an 8-row byte interleave
-	// into a packed destination, or a de-interleave from a packed source.
-	// The slabs then run straight between source and destination
-	// (rows8Walk), needing no temporaries.
-	rows8  bool
+	// into the packed destination (rows8Pack), or a de-interleave from the
+	// packed source (rows8Unpack). The kernel calls then move fields
+	// straight between that packed side and the other (rows8Walk); only
+	// the other side, if it is packed too, goes through a temporary.
+	rows8  rows8Mode
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
 	sReach int64  // source elements one value of loop reads from, at most
 	align  int64  // per is a multiple of this
@@ -111,10 +112,10 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 		}
 	}
 	l := mid.splitLoop()
-	if l.dst <= 0 || (st.pack && mid.reach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
+	if l.dst <= 0 || (st.pack && mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8(mid)}
+	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8Of(mid)}
 	if st.pack {
 		per := int64(8 / st.dstBits) // elements to a byte
 		sl.align *= per / gcd(per, l.scale*l.dst)
@@ -131,32 +132,44 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	return sl
 }
 
-// rows8 reports whether every kernel call of the byte plan mid is the
-// (8,1) tile of 4-bit fields: with a packed destination (and an unpacked
-// source) an interleave of 8 contiguous source rows into a contiguous
-// destination, with a packed source the de-interleave; and whether every
-// call starts on a whole byte of the packed side.
-func (st *staged) rows8(mid *Plan) bool {
+// rows8Mode is how a slab's kernel calls treat (8,1) tiles of 4-bit
+// fields (slabs.rows8).
+type rows8Mode uint8
+
+const (
+	rows8None   rows8Mode = iota
+	rows8Pack             // interleave 8 rows into the packed destination
+	rows8Unpack           // de-interleave the packed source into 8 rows
+)
+
+// rows8Of returns the rows8 mode of the byte plan mid: rows8Pack when
+// every call interleaves 8 contiguous source rows into a contiguous part
+// of a packed destination, rows8Unpack when every call de-interleaves a
+// contiguous part of a packed source into 8 destination rows (which a
+// slab must not cut); either only when every call starts on a whole byte
+// of the packed side.
+func (st *staged) rows8Of(mid *Plan) rows8Mode {
 	o, in := mid.outer, &mid.inner
 	if mid.kern != kernTranspose || mid.stage != nil || o == nil {
-		return false
+		return rows8None
 	}
-	var ok bool
+	even := func(stride func(l *ploop) int64) bool {
+		for i := range mid.loops {
+			if stride(&mid.loops[i])%2 != 0 {
+				return false
+			}
+		}
+		return true
+	}
 	switch {
-	case st.pack && !st.unpack && st.dstBits == 4:
-		ok = in.size == 8 && in.dst == 1 && o.dst == 8 && o.src == 1
-		for _, l := range mid.loops {
-			ok = ok && l.dst%2 == 0
-		}
-	case st.unpack && !st.pack && st.srcBits == 4:
-		// The 8 rows are the kernel's outer loop, which a slab must not
-		// cut.
-		ok = o.size == 8 && o.src == 1 && in.src == 8 && in.dst == 1 && mid.splitLoop() != o
-		for _, l := range mid.loops {
-			ok = ok && l.src%2 == 0
-		}
+	case st.pack && st.dstBits == 4 && in.size == 8 && in.dst == 1 && o.dst == 8 && o.src == 1 &&
+		even(func(l *ploop) int64 { return l.dst }):
+		return rows8Pack
+	case st.unpack && st.srcBits == 4 && o.size == 8 && o.src == 1 && in.src == 8 && in.dst == 1 &&
+		mid.splitLoop() != o && even(func(l *ploop) int64 { return l.src }):
+		return rows8Unpack
 	}
-	return ok
+	return rows8None
 }
 
 // identityCopy reports whether p copies its whole source unchanged: one
@@ -182,9 +195,6 @@ func (sl *slabs) resize(st *staged, target int64) {
 	sl.per = max(sl.align, target/l.dst/sl.align*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
-	if sl.rows8 {
-		return // straight between source and destination
-	}
 	if sl.identity {
 		if st.unpack && st.pack {
 			sl.tempA = min(sl.per, l.size)
@@ -197,6 +207,13 @@ func (sl *slabs) resize(st *staged, target int64) {
 	}
 	if st.pack {
 		sl.tempB = max(sl.per*l.dst, st.dstCount-(sl.count-1)*sl.per*l.dst)
+	}
+	// The packed side of (8,1) tiles needs none.
+	switch sl.rows8 {
+	case rows8Pack:
+		sl.tempB = 0
+	case rows8Unpack:
+		sl.tempA = 0
 	}
 }
 
@@ -236,6 +253,12 @@ func compileStaged(p *Plan, opts *Options) error {
 	st := p.stage
 	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
 	st.streamDst = p.dstBytes >= p.streamMin
+	// Both sides packed, the field plan transposes without unpacking.
+	// Slabs of (8,1) tiles that unpack the row-major side are no faster
+	// there (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back, relayout
+	// bench --runs 5, two rounds: 14.4-14.6 and 16.3-16.5 GB/s in such
+	// slabs, 16.4-16.9 and 13.6-14.0 as fields; with TILECOPY_CPU=generic
+	// 1.4 and 1.4-1.5 against 1.3 and 2.3-2.4).
 	if st.fields = planFields(p, mid); st.fields != nil {
 		return nil
 	}
@@ -322,12 +345,8 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		st.repack(dst, src, tmp, v0, v1)
 		return
 	}
-	if sl.rows8 {
-		st.slabRows8(dst, src, v0, v1)
-		return
-	}
 	a, aBase := src, int64(0)
-	if st.unpack {
+	if st.unpack && sl.rows8 != rows8Unpack {
 		perByte := int64(8 / st.srcBits)
 		from := min(v0*l.src, st.srcCount) / perByte * perByte
 		to := min(ceilDiv((v1-1)*l.src+sl.sReach, perByte)*perByte, st.srcCount)
@@ -339,13 +358,30 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	if v1 == l.size {
 		dTo = st.dstCount
 	}
-	if st.pack {
+	if st.pack && sl.rows8 != rows8Pack {
 		b, bBase = tmp[sl.tempA:][:dTo-dFrom], dFrom
 	}
+	var r *rows8Walk
+	if sl.rows8 != rows8None {
+		// Stream a destination past the caches: a packed one as large as
+		// the plan's threshold; an unpacked one where the byte plan
+		// streams (not when it writes a temporary: planned without).
+		r = &rows8Walk{st: st, mode: sl.rows8, stream: sl.rows8 == rows8Pack && st.streamDst || sl.rows8 == rows8Unpack && mid.stream}
+	}
 	if w, dOff, sOff, ok := mid.chunkWalker(b, a, l, v0, v1); ok {
+		w.rows8 = r
 		w.walk(0, dOff-bBase, sOff-aBase, false)
 	}
-	if !st.pack {
+	switch {
+	case sl.rows8 == rows8Pack:
+		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
+			r.fill(dst, mid, from, 0, to-from, 1)
+		}
+		if v1 == l.size && st.dstCount%2 != 0 {
+			dst[len(dst)-1] &= 0xf0 // the unused field of the last byte, cleared as PackBits clears it
+		}
+		return
+	case !st.pack:
 		if v1 == l.size && mid.tail[1] > mid.tail[0] {
 			mid.fillElements(dst, mid.tail[0], mid.tail[1])
 		}
@@ -358,39 +394,13 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	tilecopy.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
 }
 
-// slabRows8 runs the values [v0, v1) of the split loop of a rows8 slab
-// straight between source and destination (rows8Walk), and the tail
-// padding with the last. It streams a destination past the caches: a
-// packed one as large as the plan's threshold, an unpacked one where the
-// byte plan streams.
-func (st *staged) slabRows8(dst, src []byte, v0, v1 int64) {
-	mid := st.mid
-	r := &rows8Walk{st: st, stream: st.pack && st.streamDst || !st.pack && mid.stream}
-	if w, dOff, sOff, ok := mid.chunkWalker(dst, src, st.slabs.loop, v0, v1); ok {
-		w.rows8 = r
-		w.walk(0, dOff, sOff, false)
-	}
-	if v1 < st.slabs.loop.size {
-		return
-	}
-	if t := mid.tail; t[1] > t[0] {
-		if st.pack {
-			r.fill(dst, mid, t[0], 0, t[1]-t[0], 1)
-		} else {
-			mid.fillElements(dst, t[0], t[1])
-		}
-	}
-	if st.pack && st.dstCount%2 != 0 {
-		dst[len(dst)-1] &= 0xf0 // the unused field of the last byte, cleared as PackBits clears it
-	}
-}
-
 // rows8Walk is how a walker runs the byte plan of a rows8 slab: straight
 // between the packed side and the other, a kernel call of whole (8,1)
 // tiles by tilecopy.PackRows8 or UnpackRows8 and the calls cut by
 // padding (the last tiles of the rows or columns) a field at a time.
 type rows8Walk struct {
 	st     *staged
+	mode   rows8Mode
 	stream bool
 }
 
@@ -399,7 +409,7 @@ type rows8Walk struct {
 // (unpacking) being the tile's 8 rows when the block is whole.
 func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	st, in := r.st, &w.p.inner
-	if st.pack {
+	if r.mode == rows8Pack {
 		// Destination element (i, j) at dOff + 8i + j, from source
 		// element sOff + j*in.src + i.
 		switch {
@@ -559,7 +569,7 @@ func (st *staged) explain(b *strings.Builder) {
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst, st.threads)
-		if sl.rows8 {
+		if sl.rows8 != rows8None {
 			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
 		}
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
