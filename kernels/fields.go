@@ -56,11 +56,7 @@ func (g *gen) transposeFields(bits int, stream bool) {
 	g.Label("chunk")
 	rows := avx2.vs(0, e)
 	for m, r := range rows {
-		base := si
-		if m >= 4 {
-			base = r9
-		}
-		g.VMOVDQU(row(base, bx, r8, m%4, 0), r)
+		g.VMOVDQU(row8(si, bx, m), r)
 	}
 	// Stage k interleaves registers 2^k apart at 2^k-byte elements; the
 	// results go back into the pair's registers, in the order of the

@@ -268,6 +268,16 @@ func atIdx(base, index reg.Register, scale uint8, disp int) operand.Mem {
 	return operand.Mem{Base: base, Index: index, Scale: scale, Disp: disp}
 }
 
+// row8 is the address of row i (0 to 7) of eight rows stride apart:
+// rows 0 to 3 from base, rows 4 to 7 from R9, which the kernel holds at
+// base + 4*stride (R8 = 3*stride, as for row).
+func row8(base, stride reg.Register, i int) operand.Mem {
+	if i >= 4 {
+		base = r9
+	}
+	return row(base, stride, r8, i%4, 0)
+}
+
 // row is the address of row i (0 to 3) of four rows stride apart from
 // base, with stride3 holding 3*stride: (base), (base)(stride*1),
 // (base)(stride*2), (base)(stride3*1); disp added.

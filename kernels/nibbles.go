@@ -112,11 +112,7 @@ func (g *gen) weavePack4(l *level, stream bool) {
 	g.Label("loop")
 	v := l.vs(0, 8)
 	for i, r := range v {
-		base := si
-		if i >= 4 {
-			base = r9
-		}
-		g.vmov(l)(row(base, bx, r8, i%4, 0), r)
+		g.vmov(l)(row8(si, bx, i), r)
 	}
 	for i := range 4 {
 		hi, lo := v[2*i], v[2*i+1]
@@ -189,11 +185,7 @@ func (g *gen) unweavePack4(l *level, stream bool) {
 			g.and(l, mask, x, x)
 			g.xor(l, sign, x, x)
 			g.VPSUBB(sign, x, x)
-			base := di
-			if 2*i+k >= 4 {
-				base = r9
-			}
-			store(x, row(base, dx, r8, (2*i+k)%4, 0))
+			store(x, row8(di, dx, 2*i+k))
 		}
 	}
 	g.ADDQ(imm(4*l.bytes), si)

@@ -309,19 +309,13 @@ func (g *gen) weave8(l *level, inverse bool) {
 	} else {
 		g.Commentf("A chunk: %d bytes of each of 8 rows, interleaved by bytes into %d bytes.", l.bytes, 8*l.bytes)
 	}
-	rowAt := func(i int) operand.Mem {
-		if i < 4 {
-			return row(rows, stride, r8, i, 0)
-		}
-		return row(r9, stride, r8, i-4, 0)
-	}
 	g.Label("loop")
 	v := l.vs(0, 8)
 	for i, r := range v {
 		if inverse {
 			g.vmov(l)(at(si, i*l.bytes), r)
 		} else {
-			g.vmov(l)(rowAt(i), r)
+			g.vmov(l)(row8(rows, stride, i), r)
 		}
 	}
 	widths := []int{1, 2, 4}
@@ -332,7 +326,7 @@ func (g *gen) weave8(l *level, inverse bool) {
 	store := g.vmov(l)
 	for i, r := range v {
 		if inverse {
-			store(r, rowAt(i))
+			store(r, row8(rows, stride, i))
 		} else {
 			store(r, at(di, i*l.bytes))
 		}
