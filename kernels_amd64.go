@@ -170,11 +170,8 @@ func pack4AVX2(dst *byte, src *byte, n int)
 // and pack at 42-45 against 10; copy() of the packed bytes runs at 54.
 func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 	if m := n &^ 63; bits == 4 && m > 0 && useAVX2 {
-		var sign byte
-		if signed {
-			sign = 1 << (natural - 1)
-		}
-		unpack4AVX2(&dst[0], &src[0], m/2, 1<<natural-1, sign)
+		fv := newFieldValues(natural, signed)
+		unpack4AVX2(&dst[0], &src[0], m/2, fv.mask, fv.sign)
 		if m < n {
 			unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
 		}
@@ -263,11 +260,8 @@ func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
 func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
 	chunk, avx512 := weaveChunk(1)
 	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
-		var sign byte
-		if signed {
-			sign = 1 << (natural - 1)
-		}
-		mask := byte(1)<<natural - 1
+		fv := newFieldValues(natural, signed)
+		mask, sign := fv.mask, fv.sign
 		switch {
 		case avx512 && stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0:
 			unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)

@@ -384,6 +384,7 @@ func packBitsGeneric(dst, src []byte, n, bits int) {
 }
 
 func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
+	fv := newFieldValues(natural, signed)
 	i := 0
 	if fastWords {
 		// The bytes of eight elements (bits of them) at a time: spread
@@ -394,16 +395,6 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 		// bits above it, within the byte).
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
 		sp := unsafe.Pointer(unsafe.SliceData(src))
-		keep := 0x0101010101010101 * uint64(1<<natural-1)
-		top := 0x0101010101010101 * uint64(1<<(natural-1))
-		fill := uint64(0xff<<natural&0xff) >> (natural - 1)
-		value := func(x uint64) uint64 {
-			x &= keep
-			if signed {
-				x |= (x & top) * fill
-			}
-			return x
-		}
 		// One loop per field width, each eight elements a step.
 		switch bits {
 		case 4:
@@ -412,7 +403,7 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 				x = (x | x<<16) & 0x0000ffff0000ffff
 				x = (x | x<<8) & 0x00ff00ff00ff00ff
 				x = (x>>4)&0x000f000f000f000f | (x&0x000f000f000f000f)<<8
-				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+				*(*uint64)(unsafe.Add(dp, i)) = fv.word(x)
 			}
 		case 2:
 			for ; i+8 <= n; i += 8 {
@@ -420,7 +411,7 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 				x = (x | x<<24) & 0x000000ff000000ff
 				x = (x>>4)&0x0000000f0000000f | (x&0x0000000f0000000f)<<16
 				x = (x>>2)&0x0003000300030003 | (x&0x0003000300030003)<<8
-				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+				*(*uint64)(unsafe.Add(dp, i)) = fv.word(x)
 			}
 		default:
 			for ; i+8 <= n; i += 8 {
@@ -428,20 +419,45 @@ func unpackBitsGeneric(dst, src []byte, n, bits, natural int, signed bool) {
 				x = (x>>4)&0xf | (x&0xf)<<32
 				x = (x>>2)&0x0000000300000003 | (x&0x0000000300000003)<<16
 				x = (x>>1)&0x0001000100010001 | (x&0x0001000100010001)<<8
-				*(*uint64)(unsafe.Add(dp, i)) = value(x)
+				*(*uint64)(unsafe.Add(dp, i)) = fv.word(x)
 			}
 		}
 	}
 	per := 8 / bits
-	fieldMask := byte(1)<<natural - 1
 	for ; i < n; i++ {
-		shift := uint(8 - bits - (i%per)*bits)
-		v := src[i/per] >> shift & fieldMask
-		if signed && v&(1<<(natural-1)) != 0 {
-			v |= ^fieldMask
-		}
-		dst[i] = v
+		dst[i] = fv.byte(src[i/per] >> uint(8-bits-(i%per)*bits))
 	}
+}
+
+// fieldValues turns fields, one a byte in its low bits (or eight a word),
+// into the values UnpackBits gives: the low natural bits, sign-extended
+// when signed.
+type fieldValues struct {
+	mask, sign      byte   // the value's bits; its top bit when signed, else 0
+	keep, top, fill uint64 // mask and sign in every byte of a word; the multiplier that copies the sign bit up
+}
+
+// newFieldValues returns the fieldValues of natural-bit values.
+func newFieldValues(natural int, signed bool) fieldValues {
+	f := fieldValues{mask: byte(1)<<natural - 1}
+	if signed {
+		f.sign = 1 << (natural - 1)
+	}
+	f.keep = 0x0101010101010101 * uint64(f.mask)
+	f.top = 0x0101010101010101 * uint64(f.sign)
+	f.fill = uint64(0xff<<natural&0xff) >> (natural - 1)
+	return f
+}
+
+// byte returns the value of the field in the low bits of b.
+func (f fieldValues) byte(b byte) byte { return (b&f.mask ^ f.sign) - f.sign }
+
+// word returns the values of the fields in the low bits of each byte of
+// x: the bytes whose top value bit is set sign-extended by a multiply
+// that copies that bit into the bits above it, within the byte.
+func (f fieldValues) word(x uint64) uint64 {
+	x &= f.keep
+	return x | (x&f.top)*f.fill
 }
 
 // transposeFieldsGeneric is TransposeFields after its checks, from byte
@@ -526,22 +542,11 @@ func packRows8Generic(dst, src []byte, srcStride, n int) {
 // fields, which split into the two rows' bytes (as unpackBitsGeneric
 // masks and sign-extends them); the rest a field at a time.
 func unpackRows8Generic(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
-	mask := byte(1)<<natural - 1
-	var sign byte
-	if signed {
-		sign = 1 << (natural - 1)
-	}
+	fv := newFieldValues(natural, signed)
 	j := 0
 	if fastWords {
 		sp := unsafe.Pointer(unsafe.SliceData(src))
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
-		keep := 0x0101010101010101 * uint64(mask)
-		top := 0x0101010101010101 * uint64(sign)
-		fill := uint64(0xff<<natural&0xff) >> (natural - 1)
-		value := func(x uint64) uint64 {
-			x &= keep
-			return x | (x&top)*fill
-		}
 		for ; j+8 <= n; j += 8 {
 			var w [4]uint64 // words j..j+7, two to an element
 			for k := range w {
@@ -552,16 +557,16 @@ func unpackRows8Generic(dst []byte, dstStride int, src []byte, n, natural int, s
 				for k, x := range w {
 					p |= (x>>(8*i)&0xff)<<(16*k) | (x>>(8*i+32)&0xff)<<(16*k+8)
 				}
-				*(*uint64)(unsafe.Add(dp, 2*i*dstStride+j)) = value(p >> 4)
-				*(*uint64)(unsafe.Add(dp, (2*i+1)*dstStride+j)) = value(p)
+				*(*uint64)(unsafe.Add(dp, 2*i*dstStride+j)) = fv.word(p >> 4)
+				*(*uint64)(unsafe.Add(dp, (2*i+1)*dstStride+j)) = fv.word(p)
 			}
 		}
 	}
 	for ; j < n; j++ {
 		for i := range 4 {
 			b := src[4*j+i]
-			dst[2*i*dstStride+j] = (b>>4&mask ^ sign) - sign
-			dst[(2*i+1)*dstStride+j] = (b&mask ^ sign) - sign
+			dst[2*i*dstStride+j] = fv.byte(b >> 4)
+			dst[(2*i+1)*dstStride+j] = fv.byte(b)
 		}
 	}
 }
