@@ -448,18 +448,19 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	}
 }
 
-// fill writes the byte plan p's padding into rows rows of n elements of
-// the packed destination dst, rowStride apart (p's inner stride between
-// elements): whole bytes with FillRuns, otherwise a field at a time.
+// fill writes the byte plan p's padding into rows rows of n contiguous
+// elements of the packed destination dst, rowStride apart (rows8Pack
+// plans write rows of contiguous elements): whole bytes with FillRuns,
+// otherwise a field at a time.
 func (r *rows8Walk) fill(dst []byte, p *Plan, dOff, rowStride, n, rows int64) {
 	v := p.pat[0] & 0x0f
-	if dOff%2 == 0 && n%2 == 0 && rowStride%2 == 0 && (p.inner.dst == 1 || n <= 1) {
+	if dOff%2 == 0 && n%2 == 0 && rowStride%2 == 0 {
 		tilecopy.FillRuns(dst[dOff/2:], int(rowStride/2), int(n/2), int(rows), []byte{v<<4 | v})
 		return
 	}
 	for i := range rows {
 		for j := range n {
-			setField4(dst, dOff+i*rowStride+j*p.inner.dst, v)
+			setField4(dst, dOff+i*rowStride+j, v)
 		}
 	}
 }
