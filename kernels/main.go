@@ -95,7 +95,7 @@ func (g *gen) file() {
 	g.transposeSplit(avx2, 2)
 	g.transposeSplit(avx2, 1)
 	g.transposeSquare(avx2, 8, g.VMOVDQU)
-	g.transpose16AVX2(g.VMOVDQU)
+	g.transposeSquare(avx2, 16, g.VMOVDQU)
 	g.tables(permBytes4x16, permWords2x16)
 
 	for _, grid := range []bool{false, true} {

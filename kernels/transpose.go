@@ -49,49 +49,15 @@ func (g *gen) transposeKernel(name, doc string, shift, srcStep int, body func())
 // log2 returns the base-2 logarithm of the power of two n.
 func log2(n int) int { return bits.TrailingZeros(uint(n)) }
 
-// rowsMov returns the move that loads and stores whole rows of
-// width-byte elements at level l: VMOVDQU32 for dwords and VMOVDQU64
-// otherwise with AVX-512 (the two differ only under a mask), VMOVDQU with
-// AVX2.
-func (g *gen) rowsMov(l *level, width int) mov {
-	if l == avx512 && width == 4 {
-		return g.vmovdqu32()
-	}
-	return g.vmov(l)
-}
-
-// load4 loads four source rows from R10 into regs and advances R10 by
-// four rows.
-func (g *gen) load4(op mov, regs []reg.VecPhysical) {
-	for i, r := range regs {
-		op(row(r10, bx, r8, i, 0), r)
-	}
-	g.LEAQ(atIdx(r10, bx, 4, 0), r10)
-}
-
-// store4 stores regs to four destination rows at R11+off and advances
-// R11 by four rows.
-func (g *gen) store4(op mov, off int, regs []reg.VecPhysical) {
-	for i, r := range regs {
-		op(r, row(r11, dx, r9, i, off))
-	}
-	g.LEAQ(atIdx(r11, dx, 4, 0), r11)
-}
-
-// loadRows loads len(regs) (a multiple of 4) source rows from R10, four
-// at a time.
-func (g *gen) loadRows(op mov, regs []reg.VecPhysical) {
-	for i := 0; i < len(regs); i += 4 {
-		g.load4(op, regs[i:i+4])
-	}
-}
-
 // storeRows stores regs to as many destination rows from DI (at offset
-// off in each row), four at a time, through R11.
+// off in each row), four at a time through R11.
 func (g *gen) storeRows(op mov, off int, regs []reg.VecPhysical) {
 	g.MOVQ(di, r11)
-	for i := 0; i < len(regs); i += 4 {
-		g.store4(op, off, regs[i:i+4])
+	for i, r := range regs {
+		if i > 0 && i%4 == 0 {
+			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
+		}
+		op(r, row(r11, dx, r9, i%4, off))
 	}
 }
 
@@ -140,53 +106,26 @@ func (g *gen) joinLanes(a, b, lo, hi operand.Op) {
 	g.VPERM2I128(operand.U8(0x31), b, a, hi)
 }
 
-// xposeSquare transposes the n×n matrix of width-byte elements (4, 8 or
-// 16) held one row a register in the first n vector registers of level l
-// (n = l.bytes/width), and returns the registers holding its columns,
-// column c in the c-th. Elements within 128-bit lanes first (dwords: a
-// 4×4 transpose per lane; qwords: a 2×2), then the lanes: with AVX-512
-// 4×4 transposes of the lanes of four registers n/4 apart, with AVX2 2×2
-// transposes of two registers n/2 apart. Scratch and results take the registers after
-// the last one holding data:
-//
-//	AVX-512 dwords (16×16): in place, scratch Z16..Z31
-//	AVX-512 qwords (8×8):   columns in Z8..Z15, scratch Z16..Z23
-//	AVX-512 lanes (4×4):    in place, scratch Z4..Z7
-//	AVX2 dwords (8×8):      columns in Y8..Y15
-//	AVX2 qwords (4×4):      columns in Y8..Y11
-func (g *gen) xposeSquare(l *level, width int) []reg.VecPhysical {
-	n := l.bytes / width
-	live, next := l.vs(0, n), n
-	switch width {
-	case 4:
-		g.dwordsInLanes(live, l.vs(n, n))
-	case 8:
-		out := l.vs(n, n)
-		lo, hi := g.unpacks(8)
-		g.unpack(lo, hi, live, out)
-		live, next = out, 2*n
+// xposeDwords transposes the 16×16 matrix of dwords held one row a
+// register in Z0..Z15, in place (column c in Zc), with Z16..Z31 as
+// scratch: a 4×4 transpose in each lane of each group of four rows, then
+// 4×4 transposes of the lanes of the registers c, c+4, c+8, c+12.
+func (g *gen) xposeDwords() []reg.VecPhysical {
+	live := avx512.vs(0, 16)
+	g.dwordsInLanes(live, avx512.vs(16, 16))
+	for c := range 4 {
+		g.xpose4Lanes(live[c], live[c+4], live[c+8], live[c+12], avx512.vs(16+4*c, 4))
 	}
-	stride := n / (l.bytes / 16) // registers between the rows of a lane transpose
-	if l == avx512 {
-		for c := 0; c < stride; c++ {
-			g.xpose4Lanes(live[c], live[c+stride], live[c+2*stride], live[c+3*stride], l.vs(next+4*c, 4))
-		}
-		return live
-	}
-	out := l.vs(next, n)
-	for c := 0; c < stride; c++ {
-		g.joinLanes(live[c], live[c+stride], out[c], out[c+stride])
-	}
-	return out
+	return live
 }
 
 // transposeSquare emits transpose<width><level> for width-byte elements
-// (4, 8 or 16; AVX2 16 is transpose16AVX2): load n = vector/width source
-// rows, transpose the n×n square in registers (xposeSquare), store the n
-// columns as destination rows with store (the kernels use the plain
-// unaligned move; VMOVNTDQ would make a streaming one). With AVX2 it does
-// that twice, the second square's columns at offset 32 of the destination
-// rows, so that a block writes whole 64-byte lines of its destination rows.
+// (4, 8 or 16): load n = vector/width source rows and transpose the n×n
+// square they make (xposeLoaded), then store the n columns as
+// destination rows with store (the kernels use the plain unaligned move;
+// VMOVNTDQ would make a streaming one). With AVX2 it does that twice,
+// the second square's columns at offset 32 of the destination rows, so
+// that a block writes whole 64-byte lines of its destination rows.
 func (g *gen) transposeSquare(l *level, width int, store mov) {
 	n := l.bytes / width
 	halves := 64 / l.bytes
@@ -197,29 +136,57 @@ func (g *gen) transposeSquare(l *level, width int, store mov) {
 	}
 	g.transposeKernel(name, doc, log2(n), l.bytes, func() {
 		for h := range halves {
-			g.loadRows(g.rowsMov(l, width), l.vs(0, n))
-			g.storeRows(store, h*l.bytes, g.xposeSquare(l, width))
+			g.storeRows(store, h*l.bytes, g.xposeLoaded(l, width))
 		}
 	})
 }
 
-// transpose16AVX2 emits the AVX2 kernel for 16-byte elements: four source
-// rows of two elements, two 2×2 transposes of lanes (VPERM2I128), written
-// as two destination rows of 64 bytes.
-func (g *gen) transpose16AVX2(store mov) {
-	doc := "A block: 4 source rows of 2 16-byte elements, two 2×2 transposes of lanes side by side in the destination rows."
-	g.transposeKernel("transpose16AVX2", doc, 1, 32, func() {
-		y := avx2.vs(0, 8)
-		for i := range 4 {
-			g.VMOVDQU(row(r10, bx, r8, i, 0), y[i])
+// xposeLoaded loads n source rows of width-byte elements (4, 8 or 16)
+// from R10, n = l.bytes/width, and transposes the n×n matrix they make,
+// moving the 128-bit lanes as it loads them: with m lanes a register and
+// s = n/m, register c + s*L gets lane L of source row c + s*k in its
+// lane k, by a load (k = 0) or an insert from memory. What is left is the
+// transpose within the lanes (dwords: a 4×4 in each lane of each group
+// of four registers; qwords: a 2×2 of pairs; 16-byte elements: none).
+// The loads and inserts replace the shuffles across lanes that
+// xposeDwords runs after whole-row loads: 32 of the 64 shuffles of a
+// 16×16 dword transpose, 16 of the 24 of an 8×8 qword one. Rows are read
+// in order, each row's lanes one after another, so that its line is
+// fetched once even where the rows share an L1 set. Returns the
+// registers holding the columns, column c in the c-th; R10 ends n rows
+// on.
+func (g *gen) xposeLoaded(l *level, width int) []reg.VecPhysical {
+	n, m := l.bytes/width, l.bytes/16
+	s := n / m
+	insert := g.VINSERTI32X4
+	if l == avx2 {
+		insert = func(ops ...operand.Op) { g.VINSERTI128(ops[0], ops[1], ops[2], ops[3]) }
+	}
+	live := l.vs(0, n)
+	for r := 0; r < n; r += 4 {
+		for i := range min(4, n-r) {
+			c, k := (r+i)%s, (r+i)/s
+			for L := range m {
+				z := live[c+s*L]
+				if k == 0 {
+					g.VMOVDQU(row(r10, bx, r8, i, 16*L), z.AsX())
+				} else {
+					insert(operand.U8(k), row(r10, bx, r8, i, 16*L), z, z)
+				}
+			}
 		}
-		g.joinLanes(y[0], y[1], y[4], y[5])
-		g.joinLanes(y[2], y[3], y[6], y[7])
-		store(y[4], at(di, 0))
-		store(y[6], at(di, 32))
-		store(y[5], atIdx(di, dx, 1, 0))
-		store(y[7], atIdx(di, dx, 1, 32))
-	})
+		g.LEAQ(atIdx(r10, bx, uint8(min(4, n-r)), 0), r10)
+	}
+	switch width {
+	case 4:
+		g.dwordsInLanes(live, l.vs(n, n))
+	case 8:
+		out := l.vs(n, n)
+		lo, hi := g.unpacks(8)
+		g.unpack(lo, hi, live, out)
+		return out
+	}
+	return live
 }
 
 // transposeGather emits transpose<width>AVX512 for 1- and 2-byte elements,
@@ -240,7 +207,7 @@ func (g *gen) transposeGather(width int, store mov) {
 		for _, z := range avx512.vs(0, 16) {
 			g.gather(width, z)
 		}
-		g.storeRows(store, 0, g.xposeSquare(avx512, 4))
+		g.storeRows(store, 0, g.xposeDwords())
 	})
 }
 
@@ -277,18 +244,17 @@ func (g *gen) transposeSplit(l *level, width int) {
 	}
 	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte elements, the %d×%d dword transpose, then each column of dwords split into %d destination rows.", n, l.bytes/width, width, n, n, 4/width)
 	g.transposeKernel(name, doc, log2(n*4/width), l.bytes, func() {
-		g.loadRows(g.rowsMov(l, 4), l.vs(0, n))
-		cols := g.xposeSquare(l, 4)
+		cols := g.xposeLoaded(l, 4)
 		switch {
 		case l == avx512 && width == 1:
 			g.VMOVDQU64(permBytes16x4.addr(), avx512.v(16))
 		case l == avx512:
 			g.VMOVDQU64(permWords16x2.addr(), avx512.v(16))
 		case width == 1:
-			g.VMOVDQU(shufBytes4x4.addr(), avx2.v(0))
-			g.VMOVDQU(permDwordsLanes.addr(), avx2.v(1))
+			g.VMOVDQU(shufBytes4x4.addr(), avx2.v(8))
+			g.VMOVDQU(permDwordsLanes.addr(), avx2.v(9))
 		default:
-			g.VMOVDQU(shufWords2x4.addr(), avx2.v(0))
+			g.VMOVDQU(shufWords2x4.addr(), avx2.v(8))
 		}
 		g.MOVQ(di, r11)
 		for _, c := range cols {
@@ -302,10 +268,10 @@ func (g *gen) transposeSplit(l *level, width int) {
 //
 //	AVX-512, bytes: VPERMB (index in Z16), then the four 16-byte lanes
 //	AVX-512, words: VPERMW (index in Z16), then the two 32-byte halves
-//	AVX2, words:    VPSHUFB (mask in Y0) sorts each lane, VPERMQ joins
+//	AVX2, words:    VPSHUFB (mask in Y8) sorts each lane, VPERMQ joins
 //	                the lanes, then the two 16-byte lanes
-//	AVX2, bytes:    VPSHUFB (mask in Y0), VPERMD (index in Y1), then the
-//	                four 8-byte pieces, through X2
+//	AVX2, bytes:    VPSHUFB (mask in Y8), VPERMD (index in Y9), then the
+//	                four 8-byte pieces, through X10
 func (g *gen) split(l *level, width int, c reg.VecPhysical) {
 	rows := 4 / width
 	switch {
@@ -320,19 +286,19 @@ func (g *gen) split(l *level, width int, c reg.VecPhysical) {
 		g.VMOVDQU(c.AsY(), at(r11, 0))
 		g.VEXTRACTI64X4(operand.U8(1), c, row(r11, dx, r9, 1, 0))
 	case width == 2:
-		g.VPSHUFB(avx2.v(0), c, c)
+		g.VPSHUFB(avx2.v(8), c, c)
 		g.VPERMQ(operand.U8(0xD8), c, c)
 		g.VMOVDQU(c.AsX(), at(r11, 0))
 		g.VEXTRACTI128(operand.U8(1), c, row(r11, dx, r9, 1, 0))
 	default:
-		x2 := vec(2, reg.S128)
-		g.VPSHUFB(avx2.v(0), c, c)
-		g.VPERMD(c, avx2.v(1), c)
+		x := vec(10, reg.S128)
+		g.VPSHUFB(avx2.v(8), c, c)
+		g.VPERMD(c, avx2.v(9), c)
 		g.VMOVQ(c.AsX(), at(r11, 0))
 		g.VPEXTRQ(operand.U8(1), c.AsX(), row(r11, dx, r9, 1, 0))
-		g.VEXTRACTI128(operand.U8(1), c, x2)
-		g.VMOVQ(x2, row(r11, dx, r9, 2, 0))
-		g.VPEXTRQ(operand.U8(1), x2, row(r11, dx, r9, 3, 0))
+		g.VEXTRACTI128(operand.U8(1), c, x)
+		g.VMOVQ(x, row(r11, dx, r9, 2, 0))
+		g.VPEXTRQ(operand.U8(1), x, row(r11, dx, r9, 3, 0))
 	}
 	g.LEAQ(atIdx(r11, dx, uint8(rows), 0), r11)
 }
