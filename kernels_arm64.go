@@ -82,7 +82,14 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	return shapes[transposeKernel(width)].name
+	name := shapes[transposeKernel(width)].name
+	switch {
+	case width == 1 && useNEON:
+		name += "; 2, 4 or 8 columns: interleave"
+	case width <= 4 && useNEON:
+		name += "; 2 or 4 columns: interleave"
+	}
+	return name
 }
 
 // strip runs kernel k on n blocks.
@@ -99,4 +106,116 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 	case k16NEON:
 		transpose16NEON(dst, dstStride, src, srcStride, n)
 	}
+}
+
+// The interleaves: Transpose of rows × C (C = 2 or 4 of 1-, 2- or 4-byte
+// elements, or 8 of bytes) with a contiguous destination.
+// interleaveCxWNEON reads n steps of 16 bytes of each of C source rows
+// and writes them to dst element by element (W bytes each). The
+// de-interleaves are their inverses: deinterleaveRxWNEON reads n steps
+// of 16*R contiguous bytes and writes 16 bytes to each of R destination
+// rows. Preconditions: n ≥ 1; every byte inside the caller's slices.
+
+//go:noescape
+func interleave2x1NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x2NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave2x4NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x1NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x2NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave4x4NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8x1NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func deinterleave2x1NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x2NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave2x4NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x1NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x2NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave4x4NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave8x1NEON(dst *byte, dstStride int, src *byte, n int)
+
+// interleaveAsm runs the interleave of cols source rows (2 or 4 of
+// width-byte elements, 1, 2 or 4; or 8 of bytes) with NEON over rows
+// elements, and returns how many it did (a multiple of 16/width), or 0
+// if it has no kernel.
+func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
+	chunk := 16 / width
+	if !useNEON || width > 4 || rows < chunk {
+		return 0
+	}
+	n := rows / chunk
+	switch {
+	case cols == 2 && width == 1:
+		interleave2x1NEON(dst, src, srcStride, n)
+	case cols == 2 && width == 2:
+		interleave2x2NEON(dst, src, srcStride, n)
+	case cols == 2 && width == 4:
+		interleave2x4NEON(dst, src, srcStride, n)
+	case cols == 4 && width == 1:
+		interleave4x1NEON(dst, src, srcStride, n)
+	case cols == 4 && width == 2:
+		interleave4x2NEON(dst, src, srcStride, n)
+	case cols == 4 && width == 4:
+		interleave4x4NEON(dst, src, srcStride, n)
+	case cols == 8 && width == 1:
+		interleave8x1NEON(dst, src, srcStride, n)
+	default:
+		return 0
+	}
+	return n * chunk
+}
+
+// deinterleaveAsm runs the de-interleave of one stream into rows
+// destination rows (2 or 4 of width-byte elements, or 8 of bytes) with
+// NEON over cols elements, and returns how many it did (a multiple of
+// 16/width), or 0 if it has no kernel.
+func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
+	chunk := 16 / width
+	if !useNEON || width > 4 || cols < chunk {
+		return 0
+	}
+	n := cols / chunk
+	switch {
+	case rows == 2 && width == 1:
+		deinterleave2x1NEON(dst, dstStride, src, n)
+	case rows == 2 && width == 2:
+		deinterleave2x2NEON(dst, dstStride, src, n)
+	case rows == 2 && width == 4:
+		deinterleave2x4NEON(dst, dstStride, src, n)
+	case rows == 4 && width == 1:
+		deinterleave4x1NEON(dst, dstStride, src, n)
+	case rows == 4 && width == 2:
+		deinterleave4x2NEON(dst, dstStride, src, n)
+	case rows == 4 && width == 4:
+		deinterleave4x4NEON(dst, dstStride, src, n)
+	case rows == 8 && width == 1:
+		deinterleave8x1NEON(dst, dstStride, src, n)
+	default:
+		return 0
+	}
+	return n * chunk
 }

@@ -48,6 +48,98 @@
 	VLD1.P (R5)(R3), [V14.arr]; \
 	VLD1.P (R5)(R3), [V15.arr]
 
+// The interleaves and de-interleaves: Transpose with 2 or 4 (or 8 of
+// bytes) columns and a contiguous destination, or as many rows and a
+// contiguous source. One step moves 16 bytes of each of those rows, with
+// the structure stores and loads (ST2/ST4, LD2/LD4) that interleave
+// elements of 1, 2 or 4 bytes in one instruction. Registers: R0 the
+// stream (interleave: destination; de-interleave: source), R1 row 0, R2
+// the row stride, R3 steps left, R4..R10 rows 1..7.
+
+// INTERLEAVE_PROLOGUE loads the frame of the interleaves,
+// func(dst *byte, src *byte, srcStride int, n int), and
+// DEINTERLEAVE_PROLOGUE that of the de-interleaves,
+// func(dst *byte, dstStride int, src *byte, n int), into R0 (the
+// stream), R1 (row 0), R2 (the row stride) and R3 (steps).
+#define INTERLEAVE_PROLOGUE \
+	MOVD dst+0(FP), R0; \
+	MOVD src+8(FP), R1; \
+	MOVD srcStride+16(FP), R2; \
+	MOVD n+24(FP), R3
+
+#define DEINTERLEAVE_PROLOGUE \
+	MOVD src+16(FP), R0; \
+	MOVD dst+0(FP), R1; \
+	MOVD dstStride+8(FP), R2; \
+	MOVD n+24(FP), R3
+
+// ROWS2, ROWS4 and ROWS8 point R4.. at the rows after row 0.
+#define ROWS2 \
+	ADD R2, R1, R4
+
+#define ROWS4 \
+	ROWS2; \
+	ADD R2, R4, R5; \
+	ADD R2, R5, R6
+
+#define ROWS8 \
+	ROWS4; \
+	ADD R2, R6, R7; \
+	ADD R2, R7, R8; \
+	ADD R2, R8, R9; \
+	ADD R2, R9, R10
+
+// INTERLEAVE2(arr) and INTERLEAVE4(arr) emit the loop of an interleave
+// of 2 or 4 rows of elements in arrangement arr (B16, H8 or S4).
+#define INTERLEAVE2(arr) \
+	INTERLEAVE_PROLOGUE; \
+	ROWS2; \
+loop: \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 16(R4), [V1.B16]; \
+	VST2.P [V0.arr, V1.arr], 32(R0); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
+#define INTERLEAVE4(arr) \
+	INTERLEAVE_PROLOGUE; \
+	ROWS4; \
+loop: \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 16(R4), [V1.B16]; \
+	VLD1.P 16(R5), [V2.B16]; \
+	VLD1.P 16(R6), [V3.B16]; \
+	VST4.P [V0.arr, V1.arr, V2.arr, V3.arr], 64(R0); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
+// DEINTERLEAVE2(arr) and DEINTERLEAVE4(arr) are their inverses.
+#define DEINTERLEAVE2(arr) \
+	DEINTERLEAVE_PROLOGUE; \
+	ROWS2; \
+loop: \
+	VLD2.P 32(R0), [V0.arr, V1.arr]; \
+	VST1.P [V0.B16], 16(R1); \
+	VST1.P [V1.B16], 16(R4); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
+#define DEINTERLEAVE4(arr) \
+	DEINTERLEAVE_PROLOGUE; \
+	ROWS4; \
+loop: \
+	VLD4.P 64(R0), [V0.arr, V1.arr, V2.arr, V3.arr]; \
+	VST1.P [V0.B16], 16(R1); \
+	VST1.P [V1.B16], 16(R4); \
+	VST1.P [V2.B16], 16(R5); \
+	VST1.P [V3.B16], 16(R6); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
 // func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //
 // Register block: 16 source rows of 4 elements (16 bytes) in, 4
@@ -353,4 +445,117 @@ loop:
 	VST1.P [V8.D2, V9.D2, V10.D2, V11.D2], (R6)(R1)
 	VST1   [V12.D2, V13.D2, V14.D2, V15.D2], (R6)
 	NEXT($64)
+	RET
+
+// func interleave2x1NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x1NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE2(B16)
+
+// func interleave2x2NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x2NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE2(H8)
+
+// func interleave2x4NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave2x4NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE2(S4)
+
+// func interleave4x1NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x1NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE4(B16)
+
+// func interleave4x2NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x2NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE4(H8)
+
+// func interleave4x4NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave4x4NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE4(S4)
+
+// func interleave8x1NEON(dst *byte, src *byte, srcStride int, n int)
+//
+// Eight rows of bytes: rows 2p and 2p+1 zipped into byte pairs (ZIP1 the
+// first 8 of each, ZIP2 the last 8), then the four registers of pairs
+// stored as halfwords by ST4, 64 bytes from the ZIP1s and 64 from the
+// ZIP2s.
+TEXT ·interleave8x1NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE_PROLOGUE
+	ROWS8
+
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	VLD1.P 16(R4), [V1.B16]
+	VLD1.P 16(R5), [V2.B16]
+	VLD1.P 16(R6), [V3.B16]
+	VLD1.P 16(R7), [V4.B16]
+	VLD1.P 16(R8), [V5.B16]
+	VLD1.P 16(R9), [V6.B16]
+	VLD1.P 16(R10), [V7.B16]
+	VZIP1 V1.B16, V0.B16, V16.B16
+	VZIP1 V3.B16, V2.B16, V17.B16
+	VZIP1 V5.B16, V4.B16, V18.B16
+	VZIP1 V7.B16, V6.B16, V19.B16
+	VZIP2 V1.B16, V0.B16, V20.B16
+	VZIP2 V3.B16, V2.B16, V21.B16
+	VZIP2 V5.B16, V4.B16, V22.B16
+	VZIP2 V7.B16, V6.B16, V23.B16
+	VST4.P [V16.H8, V17.H8, V18.H8, V19.H8], 64(R0)
+	VST4.P [V20.H8, V21.H8, V22.H8, V23.H8], 64(R0)
+	SUBS $1, R3
+	BNE  loop
+	RET
+
+// func deinterleave2x1NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x1NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE2(B16)
+
+// func deinterleave2x2NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x2NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE2(H8)
+
+// func deinterleave2x4NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave2x4NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE2(S4)
+
+// func deinterleave4x1NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x1NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE4(B16)
+
+// func deinterleave4x2NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x2NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE4(H8)
+
+// func deinterleave4x4NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave4x4NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE4(S4)
+
+// func deinterleave8x1NEON(dst *byte, dstStride int, src *byte, n int)
+//
+// The inverse of interleave8x1NEON: LD4 of halfwords takes the byte
+// pairs of rows 2p and 2p+1 apart (elements 0-7 from the first 64 bytes,
+// 8-15 from the next), UZP1 and UZP2 split the pairs into the rows.
+TEXT ·deinterleave8x1NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE_PROLOGUE
+	ROWS8
+
+loop:
+	VLD4.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
+	VLD4.P 64(R0), [V4.H8, V5.H8, V6.H8, V7.H8]
+	VUZP1 V4.B16, V0.B16, V16.B16
+	VUZP2 V4.B16, V0.B16, V17.B16
+	VUZP1 V5.B16, V1.B16, V18.B16
+	VUZP2 V5.B16, V1.B16, V19.B16
+	VUZP1 V6.B16, V2.B16, V20.B16
+	VUZP2 V6.B16, V2.B16, V21.B16
+	VUZP1 V7.B16, V3.B16, V22.B16
+	VUZP2 V7.B16, V3.B16, V23.B16
+	VST1.P [V16.B16], 16(R1)
+	VST1.P [V17.B16], 16(R4)
+	VST1.P [V18.B16], 16(R5)
+	VST1.P [V19.B16], 16(R6)
+	VST1.P [V20.B16], 16(R7)
+	VST1.P [V21.B16], 16(R8)
+	VST1.P [V22.B16], 16(R9)
+	VST1.P [V23.B16], 16(R10)
+	SUBS $1, R3
+	BNE  loop
 	RET

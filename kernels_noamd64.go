@@ -7,14 +7,6 @@ import "unsafe"
 // The kernels only amd64's assembly has, absent from every other build
 // (arm64 with NEON, and the builds without assembly).
 
-// interleaveAsm has no kernel here: it does none of the rows.
-func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int { return 0 }
-
-// deinterleaveAsm has no kernel here: it does none of the columns.
-func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
-	return 0
-}
-
 // weaveGridAsm has no kernel here: it does none of the blocks.
 func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid) (done int, inverse bool) {
 	return 0, false

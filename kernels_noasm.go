@@ -28,3 +28,11 @@ func kernelName(width int) string { return shapes[kNone].name }
 func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int) {
 	panic("tilecopy: no assembly kernels in this build")
 }
+
+// interleaveAsm has no kernel here: it does none of the rows.
+func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int { return 0 }
+
+// deinterleaveAsm has no kernel here: it does none of the columns.
+func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
+	return 0
+}
