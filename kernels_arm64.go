@@ -219,3 +219,79 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 	}
 	return n * chunk
 }
+
+// pack4NEON packs the low nibbles of 32n bytes from src into 16n bytes at
+// dst, two to a byte, the first in the high nibble; unpack4NEON is its
+// inverse, keeping the bits under mask of each field and sign-extending
+// from the bit sign (0 for zero-extended). packRows8NEON packs n steps of
+// 16 bytes of 8 source rows into words of nibbles (PackRows8), and
+// unpackRows8NEON is its inverse (UnpackRows8), fields as unpack4NEON
+// makes them. Preconditions: n ≥ 1; every byte inside the caller's
+// slices.
+//
+//go:noescape
+func pack4NEON(dst *byte, src *byte, n int)
+
+//go:noescape
+func unpack4NEON(dst *byte, src *byte, n int, mask, sign byte)
+
+//go:noescape
+func packRows8NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func unpackRows8NEON(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
+
+// unpackBitsFast is UnpackBits after its checks: whole 32-element pieces
+// of 4-bit fields take the NEON kernel, the rest the generic code.
+func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
+	if m := n &^ 31; bits == 4 && m > 0 && useNEON {
+		fv := newFieldValues(natural, signed)
+		unpack4NEON(&dst[0], &src[0], m/32, fv.mask, fv.sign)
+		if m < n {
+			unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
+		}
+		return
+	}
+	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+}
+
+// packBitsFast is PackBits after its checks: whole 32-element pieces of
+// 4-bit fields take the NEON kernel, the rest the generic code.
+func packBitsFast(dst, src []byte, n, bits int) {
+	if m := n &^ 31; bits == 4 && m > 0 && useNEON {
+		pack4NEON(&dst[0], &src[0], m/32)
+		if m < n {
+			packBitsGeneric(dst[m/2:], src[m:], n-m, bits)
+		}
+		return
+	}
+	packBitsGeneric(dst, src, n, bits)
+}
+
+// packRows8Fast is PackRows8 after its checks: whole 16-column steps
+// take the NEON kernel, the rest the generic code. arm64 has no
+// non-temporal vector stores here, so stream changes nothing.
+func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
+	if k := n / 16; k > 0 && useNEON {
+		packRows8NEON(&dst[0], &src[0], srcStride, k)
+		if done := 16 * k; done < n {
+			packRows8Generic(dst[4*done:], src[done:], srcStride, n-done)
+		}
+		return
+	}
+	packRows8Generic(dst, src, srcStride, n)
+}
+
+// unpackRows8Fast is UnpackRows8 after its checks, split as
+// packRows8Fast splits.
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
+	if k := n / 16; k > 0 && useNEON {
+		fv := newFieldValues(natural, signed)
+		unpackRows8NEON(&dst[0], dstStride, &src[0], k, fv.mask, fv.sign)
+		if done := 16 * k; done < n {
+			unpackRows8Generic(dst[done:], dstStride, src[4*done:], n-done, natural, signed)
+		}
+		return
+	}
+	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+}

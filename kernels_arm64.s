@@ -89,6 +89,28 @@
 	ADD R2, R8, R9; \
 	ADD R2, R9, R10
 
+// LOAD_ROWS8(a, ..., h) loads 16 bytes of each of rows 0..7 into a..h
+// and steps the rows on; STORE_ROWS8 stores a..h to them.
+#define LOAD_ROWS8(a, b, c, d, e, f, g, h) \
+	VLD1.P 16(R1), [a.B16]; \
+	VLD1.P 16(R4), [b.B16]; \
+	VLD1.P 16(R5), [c.B16]; \
+	VLD1.P 16(R6), [d.B16]; \
+	VLD1.P 16(R7), [e.B16]; \
+	VLD1.P 16(R8), [f.B16]; \
+	VLD1.P 16(R9), [g.B16]; \
+	VLD1.P 16(R10), [h.B16]
+
+#define STORE_ROWS8(a, b, c, d, e, f, g, h) \
+	VST1.P [a.B16], 16(R1); \
+	VST1.P [b.B16], 16(R4); \
+	VST1.P [c.B16], 16(R5); \
+	VST1.P [d.B16], 16(R6); \
+	VST1.P [e.B16], 16(R7); \
+	VST1.P [f.B16], 16(R8); \
+	VST1.P [g.B16], 16(R9); \
+	VST1.P [h.B16], 16(R10)
+
 // INTERLEAVE2(arr) and INTERLEAVE4(arr) emit the loop of an interleave
 // of 2 or 4 rows of elements in arrangement arr (B16, H8 or S4).
 #define INTERLEAVE2(arr) \
@@ -139,6 +161,26 @@ loop: \
 	SUBS $1, R3; \
 	BNE loop; \
 	RET
+
+// The 4-bit field kernels: PackBits and UnpackBits of 4-bit fields, and
+// PackRows8 and UnpackRows8. Packing is SLI (shift left and insert):
+// the first field's byte shifted into the high nibble of the second's.
+// Unpacking shifts the high nibble down (USHR) and keeps the bits under
+// the mask in V30 of both nibbles, then sign-extends them from the bit
+// in V31 as (v ^ sign) - sign (sign 0 leaves them zero-extended).
+
+// FIELD(v, d) sets d to the bits of v under V30, sign-extended from V31.
+#define FIELD(v, d) \
+	VAND V30.B16, v.B16, d.B16; \
+	VEOR V31.B16, d.B16, d.B16; \
+	VSUB V31.B16, d.B16, d.B16
+
+// SPLIT(v, hi, lo) sets hi and lo to the fields of the high and low
+// nibbles of v.
+#define SPLIT(v, hi, lo) \
+	VUSHR $4, v.B16, hi.B16; \
+	FIELD(hi, hi); \
+	FIELD(v, lo)
 
 // func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //
@@ -482,14 +524,7 @@ TEXT ·interleave8x1NEON(SB), NOSPLIT, $0-32
 	ROWS8
 
 loop:
-	VLD1.P 16(R1), [V0.B16]
-	VLD1.P 16(R4), [V1.B16]
-	VLD1.P 16(R5), [V2.B16]
-	VLD1.P 16(R6), [V3.B16]
-	VLD1.P 16(R7), [V4.B16]
-	VLD1.P 16(R8), [V5.B16]
-	VLD1.P 16(R9), [V6.B16]
-	VLD1.P 16(R10), [V7.B16]
+	LOAD_ROWS8(V0, V1, V2, V3, V4, V5, V6, V7)
 	VZIP1 V1.B16, V0.B16, V16.B16
 	VZIP1 V3.B16, V2.B16, V17.B16
 	VZIP1 V5.B16, V4.B16, V18.B16
@@ -548,14 +583,88 @@ loop:
 	VUZP2 V6.B16, V2.B16, V21.B16
 	VUZP1 V7.B16, V3.B16, V22.B16
 	VUZP2 V7.B16, V3.B16, V23.B16
-	VST1.P [V16.B16], 16(R1)
-	VST1.P [V17.B16], 16(R4)
-	VST1.P [V18.B16], 16(R5)
-	VST1.P [V19.B16], 16(R6)
-	VST1.P [V20.B16], 16(R7)
-	VST1.P [V21.B16], 16(R8)
-	VST1.P [V22.B16], 16(R9)
-	VST1.P [V23.B16], 16(R10)
+	STORE_ROWS8(V16, V17, V18, V19, V20, V21, V22, V23)
 	SUBS $1, R3
 	BNE  loop
+	RET
+
+// func pack4NEON(dst *byte, src *byte, n int)
+//
+// n steps of 32 source bytes into 16 packed ones: LD2 takes the first
+// and second fields of each byte apart.
+TEXT ·pack4NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+
+loop:
+	VLD2.P 32(R1), [V0.B16, V1.B16]
+	VSLI   $4, V0.B16, V1.B16
+	VST1.P [V1.B16], 16(R0)
+	SUBS   $1, R2
+	BNE    loop
+	RET
+
+// func unpack4NEON(dst *byte, src *byte, n int, mask, sign byte)
+//
+// n steps of 16 packed bytes into 32, ST2 putting each byte's two fields
+// side by side.
+TEXT ·unpack4NEON(SB), NOSPLIT, $0-26
+	MOVD  dst+0(FP), R0
+	MOVD  src+8(FP), R1
+	MOVD  n+16(FP), R2
+	MOVBU mask+24(FP), R3
+	MOVBU sign+25(FP), R4
+	VDUP  R3, V30.B16
+	VDUP  R4, V31.B16
+
+loop:
+	VLD1.P 16(R1), [V0.B16]
+	SPLIT(V0, V1, V2)
+	VST2.P [V1.B16, V2.B16], 32(R0)
+	SUBS   $1, R2
+	BNE    loop
+	RET
+
+// func packRows8NEON(dst *byte, src *byte, srcStride int, n int)
+//
+// n steps of 16 bytes of each of 8 source rows into 16 words of 4
+// bytes: rows 2i and 2i+1 packed into one byte by SLI (in V16+i), then
+// the four registers of bytes interleaved by ST4.
+TEXT ·packRows8NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE_PROLOGUE
+	ROWS8
+
+loop:
+	LOAD_ROWS8(V0, V16, V1, V17, V2, V18, V3, V19)
+	VSLI   $4, V0.B16, V16.B16
+	VSLI   $4, V1.B16, V17.B16
+	VSLI   $4, V2.B16, V18.B16
+	VSLI   $4, V3.B16, V19.B16
+	VST4.P [V16.B16, V17.B16, V18.B16, V19.B16], 64(R0)
+	SUBS   $1, R3
+	BNE    loop
+	RET
+
+// func unpackRows8NEON(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
+//
+// The inverse of packRows8NEON: LD4 takes 16 words apart into the bytes
+// of rows 2i and 2i+1 (in Vi), which split into the two rows.
+TEXT ·unpackRows8NEON(SB), NOSPLIT, $0-34
+	DEINTERLEAVE_PROLOGUE
+	ROWS8
+	MOVBU mask+32(FP), R11
+	MOVBU sign+33(FP), R12
+	VDUP  R11, V30.B16
+	VDUP  R12, V31.B16
+
+loop:
+	VLD4.P 64(R0), [V0.B16, V1.B16, V2.B16, V3.B16]
+	SPLIT(V0, V16, V17)
+	SPLIT(V1, V18, V19)
+	SPLIT(V2, V20, V21)
+	SPLIT(V3, V22, V23)
+	STORE_ROWS8(V16, V17, V18, V19, V20, V21, V22, V23)
+	SUBS   $1, R3
+	BNE    loop
 	RET

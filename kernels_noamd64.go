@@ -48,20 +48,6 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	return false
 }
 
-func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
-	unpackBitsGeneric(dst, src, n, bits, natural, signed)
-}
-
-func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
-
-func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
-	packRows8Generic(dst, src, srcStride, n)
-}
-
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
-	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
-}
-
 func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 }

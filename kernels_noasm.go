@@ -36,3 +36,17 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	return 0
 }
+
+func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
+	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+}
+
+func packBitsFast(dst, src []byte, n, bits int) { packBitsGeneric(dst, src, n, bits) }
+
+func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
+	packRows8Generic(dst, src, srcStride, n)
+}
+
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
+	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+}
