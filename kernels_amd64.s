@@ -2037,44 +2037,34 @@ TEXT ·deinterleave4x1AVX2(SB), NOSPLIT, $0-32
 
 	// A chunk: 128 bytes of groups of 4 1-byte elements, split into 32 bytes of each of 4 rows.
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVDQU    Y8, (DI)
-	VMOVDQU    Y9, (DI)(DX*1)
-	VMOVDQU    Y10, (DI)(DX*2)
-	VMOVDQU    Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VPSHUFB     deLanes4x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VPSHUFB     deLanes4x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VPSHUFB     deLanes4x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPSHUFB     deLanes4x1<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVDQU     Y0, (DI)
+	VMOVDQU     Y1, (DI)(DX*1)
+	VMOVDQU     Y2, (DI)(DX*2)
+	VMOVDQU     Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -2190,44 +2180,34 @@ TEXT ·deinterleave4x2AVX2(SB), NOSPLIT, $0-32
 
 	// A chunk: 128 bytes of groups of 4 2-byte elements, split into 32 bytes of each of 4 rows.
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVDQU    Y8, (DI)
-	VMOVDQU    Y9, (DI)(DX*1)
-	VMOVDQU    Y10, (DI)(DX*2)
-	VMOVDQU    Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VPSHUFB     deLanes4x2<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VPSHUFB     deLanes4x2<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VPSHUFB     deLanes4x2<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPSHUFB     deLanes4x2<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVDQU     Y0, (DI)
+	VMOVDQU     Y1, (DI)(DX*1)
+	VMOVDQU     Y2, (DI)(DX*2)
+	VMOVDQU     Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -2343,44 +2323,30 @@ TEXT ·deinterleave4x4AVX2(SB), NOSPLIT, $0-32
 
 	// A chunk: 128 bytes of groups of 4 4-byte elements, split into 32 bytes of each of 4 rows.
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf8<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVDQU    Y8, (DI)
-	VMOVDQU    Y9, (DI)(DX*1)
-	VMOVDQU    Y10, (DI)(DX*2)
-	VMOVDQU    Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVDQU     Y0, (DI)
+	VMOVDQU     Y1, (DI)(DX*1)
+	VMOVDQU     Y2, (DI)(DX*2)
+	VMOVDQU     Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -3287,56 +3253,46 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVNTDQ   Y8, (DI)
-	VMOVNTDQ   Y9, (DI)(DX*1)
-	VMOVNTDQ   Y10, (DI)(DX*2)
-	VMOVNTDQ   Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VPSHUFB     deLanes4x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VPSHUFB     deLanes4x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VPSHUFB     deLanes4x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPSHUFB     deLanes4x1<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVNTDQ    Y0, (DI)
+	VMOVNTDQ    Y1, (DI)(DX*1)
+	VMOVNTDQ    Y2, (DI)(DX*2)
+	VMOVNTDQ    Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	MOVQ        dstInner+48(FP), R14
+	ADDQ        R14, R11
+	MOVQ        srcInner+56(FP), R14
+	ADDQ        R14, R12
+	DECQ        R13
+	JNZ         inner
+	MOVQ        dstOuter+64(FP), R14
+	ADDQ        R14, R9
+	MOVQ        srcOuter+72(FP), R14
+	ADDQ        R14, R10
+	DECQ        AX
+	JNZ         outer
 	SFENCE
 	VZEROUPPER
 	RET
@@ -3536,56 +3492,46 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVNTDQ   Y8, (DI)
-	VMOVNTDQ   Y9, (DI)(DX*1)
-	VMOVNTDQ   Y10, (DI)(DX*2)
-	VMOVNTDQ   Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VPSHUFB     deLanes4x2<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VPSHUFB     deLanes4x2<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VPSHUFB     deLanes4x2<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPSHUFB     deLanes4x2<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVNTDQ    Y0, (DI)
+	VMOVNTDQ    Y1, (DI)(DX*1)
+	VMOVNTDQ    Y2, (DI)(DX*2)
+	VMOVNTDQ    Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	MOVQ        dstInner+48(FP), R14
+	ADDQ        R14, R11
+	MOVQ        srcInner+56(FP), R14
+	ADDQ        R14, R12
+	DECQ        R13
+	JNZ         inner
+	MOVQ        dstOuter+64(FP), R14
+	ADDQ        R14, R9
+	MOVQ        srcOuter+72(FP), R14
+	ADDQ        R14, R10
+	DECQ        AX
+	JNZ         outer
 	SFENCE
 	VZEROUPPER
 	RET
@@ -3785,56 +3731,42 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf8<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x31, Y1, Y0, Y5
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y6
-	VPERM2I128 $0x31, Y3, Y2, Y7
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y8
-	VPERM2I128 $0x31, Y6, Y4, Y9
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y10
-	VPERM2I128 $0x31, Y7, Y5, Y11
-	VMOVNTDQ   Y8, (DI)
-	VMOVNTDQ   Y9, (DI)(DX*1)
-	VMOVNTDQ   Y10, (DI)(DX*2)
-	VMOVNTDQ   Y11, (DI)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VMOVNTDQ    Y0, (DI)
+	VMOVNTDQ    Y1, (DI)(DX*1)
+	VMOVNTDQ    Y2, (DI)(DX*2)
+	VMOVNTDQ    Y3, (DI)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	MOVQ        dstInner+48(FP), R14
+	ADDQ        R14, R11
+	MOVQ        srcInner+56(FP), R14
+	ADDQ        R14, R12
+	DECQ        R13
+	JNZ         inner
+	MOVQ        dstOuter+64(FP), R14
+	ADDQ        R14, R9
+	MOVQ        srcOuter+72(FP), R14
+	ADDQ        R14, R10
+	DECQ        AX
+	JNZ         outer
 	SFENCE
 	VZEROUPPER
 	RET
@@ -4115,123 +4047,67 @@ TEXT ·deinterleave8x1AVX2(SB), NOSPLIT, $0-32
 
 	// A chunk: 256 bytes of groups of 8 bytes, split into 32 bytes of each of 8 rows.
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    128(SI), Y4
-	VMOVDQU    160(SI), Y5
-	VMOVDQU    192(SI), Y6
-	VMOVDQU    224(SI), Y7
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y14
-	VPERM2I128 $0x31, Y1, Y0, Y1
-	VMOVDQA    Y14, Y0
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y14
-	VPERM2I128 $0x31, Y3, Y2, Y3
-	VMOVDQA    Y14, Y2
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPERM2I128 $0x20, Y5, Y4, Y14
-	VPERM2I128 $0x31, Y5, Y4, Y5
-	VMOVDQA    Y14, Y4
-	VMOVDQU    deShuf4<>+0(SB), Y15
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y6, Y14
-	VPERM2I128 $0x31, Y7, Y6, Y7
-	VMOVDQA    Y14, Y6
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPERM2I128 $0x20, Y2, Y0, Y14
-	VPERM2I128 $0x31, Y2, Y0, Y2
-	VMOVDQA    Y14, Y0
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y1, Y14
-	VPERM2I128 $0x31, Y3, Y1, Y3
-	VMOVDQA    Y14, Y1
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y4, Y14
-	VPERM2I128 $0x31, Y6, Y4, Y6
-	VMOVDQA    Y14, Y4
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y5, Y14
-	VPERM2I128 $0x31, Y7, Y5, Y7
-	VMOVDQA    Y14, Y5
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y4, Y4
-	VPERMQ     $0xd8, Y4, Y4
-	VPERM2I128 $0x20, Y4, Y0, Y14
-	VPERM2I128 $0x31, Y4, Y0, Y4
-	VMOVDQA    Y14, Y0
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y6, Y6
-	VPERMQ     $0xd8, Y6, Y6
-	VPERM2I128 $0x20, Y6, Y2, Y14
-	VPERM2I128 $0x31, Y6, Y2, Y6
-	VMOVDQA    Y14, Y2
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPSHUFB    Y15, Y5, Y5
-	VPERMQ     $0xd8, Y5, Y5
-	VPERM2I128 $0x20, Y5, Y1, Y14
-	VPERM2I128 $0x31, Y5, Y1, Y5
-	VMOVDQA    Y14, Y1
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPSHUFB    Y15, Y7, Y7
-	VPERMQ     $0xd8, Y7, Y7
-	VPERM2I128 $0x20, Y7, Y3, Y14
-	VPERM2I128 $0x31, Y7, Y3, Y7
-	VMOVDQA    Y14, Y3
-	VMOVDQU    Y0, (DI)
-	VMOVDQU    Y4, (DI)(DX*1)
-	VMOVDQU    Y2, (DI)(DX*2)
-	VMOVDQU    Y6, (DI)(R8*1)
-	VMOVDQU    Y1, (R9)
-	VMOVDQU    Y5, (R9)(DX*1)
-	VMOVDQU    Y3, (R9)(DX*2)
-	VMOVDQU    Y7, (R9)(R8*1)
-	ADDQ       $+256, SI
-	ADDQ       $+32, DI
-	ADDQ       $+32, R9
-	DECQ       CX
-	JNZ        loop
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 128(SI), Y0, Y0
+	VPSHUFB     deLanes8x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 144(SI), Y1, Y1
+	VPSHUFB     deLanes8x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 160(SI), Y2, Y2
+	VPSHUFB     deLanes8x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 176(SI), Y3, Y3
+	VPSHUFB     deLanes8x1<>+0(SB), Y3, Y3
+	VMOVDQU     64(SI), X4
+	VINSERTI128 $0x01, 192(SI), Y4, Y4
+	VPSHUFB     deLanes8x1<>+0(SB), Y4, Y4
+	VMOVDQU     80(SI), X5
+	VINSERTI128 $0x01, 208(SI), Y5, Y5
+	VPSHUFB     deLanes8x1<>+0(SB), Y5, Y5
+	VMOVDQU     96(SI), X6
+	VINSERTI128 $0x01, 224(SI), Y6, Y6
+	VPSHUFB     deLanes8x1<>+0(SB), Y6, Y6
+	VMOVDQU     112(SI), X7
+	VINSERTI128 $0x01, 240(SI), Y7, Y7
+	VPSHUFB     deLanes8x1<>+0(SB), Y7, Y7
+	VPUNPCKLWD  Y4, Y0, Y8
+	VPUNPCKHWD  Y4, Y0, Y9
+	VPUNPCKLWD  Y5, Y1, Y10
+	VPUNPCKHWD  Y5, Y1, Y11
+	VPUNPCKLWD  Y6, Y2, Y12
+	VPUNPCKHWD  Y6, Y2, Y13
+	VPUNPCKLWD  Y7, Y3, Y14
+	VPUNPCKHWD  Y7, Y3, Y15
+	VPUNPCKLWD  Y12, Y8, Y0
+	VPUNPCKHWD  Y12, Y8, Y1
+	VPUNPCKLWD  Y13, Y9, Y2
+	VPUNPCKHWD  Y13, Y9, Y3
+	VPUNPCKLWD  Y14, Y10, Y4
+	VPUNPCKHWD  Y14, Y10, Y5
+	VPUNPCKLWD  Y15, Y11, Y6
+	VPUNPCKHWD  Y15, Y11, Y7
+	VPUNPCKLWD  Y4, Y0, Y8
+	VPUNPCKHWD  Y4, Y0, Y9
+	VPUNPCKLWD  Y5, Y1, Y10
+	VPUNPCKHWD  Y5, Y1, Y11
+	VPUNPCKLWD  Y6, Y2, Y12
+	VPUNPCKHWD  Y6, Y2, Y13
+	VPUNPCKLWD  Y7, Y3, Y14
+	VPUNPCKHWD  Y7, Y3, Y15
+	VMOVDQU     Y8, (DI)
+	VMOVDQU     Y9, (DI)(DX*1)
+	VMOVDQU     Y10, (DI)(DX*2)
+	VMOVDQU     Y11, (DI)(R8*1)
+	VMOVDQU     Y12, (R9)
+	VMOVDQU     Y13, (R9)(DX*1)
+	VMOVDQU     Y14, (R9)(DX*2)
+	VMOVDQU     Y15, (R9)(R8*1)
+	ADDQ        $+256, SI
+	ADDQ        $+32, DI
+	ADDQ        $+32, R9
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -4613,83 +4489,67 @@ TEXT ·unpack4Deinterleave8AVX2(SB), NOSPLIT, $0-34
 
 	// A chunk: 128 bytes of words of nibbles into 32 bytes of each of 8 rows.
 loop:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    32(SI), Y1
-	VMOVDQU    64(SI), Y2
-	VMOVDQU    96(SI), Y3
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPERM2I128 $0x20, Y1, Y0, Y14
-	VPERM2I128 $0x31, Y1, Y0, Y1
-	VMOVDQA    Y14, Y0
-	VMOVDQU    deShuf2<>+0(SB), Y15
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y2, Y14
-	VPERM2I128 $0x31, Y3, Y2, Y3
-	VMOVDQA    Y14, Y2
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y0, Y0
-	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y15, Y2, Y2
-	VPERMQ     $0xd8, Y2, Y2
-	VPERM2I128 $0x20, Y2, Y0, Y14
-	VPERM2I128 $0x31, Y2, Y0, Y2
-	VMOVDQA    Y14, Y0
-	VMOVDQU    deShuf1<>+0(SB), Y15
-	VPSHUFB    Y15, Y1, Y1
-	VPERMQ     $0xd8, Y1, Y1
-	VPSHUFB    Y15, Y3, Y3
-	VPERMQ     $0xd8, Y3, Y3
-	VPERM2I128 $0x20, Y3, Y1, Y14
-	VPERM2I128 $0x31, Y3, Y1, Y3
-	VMOVDQA    Y14, Y1
-	VPSRLW     $0x04, Y0, Y13
-	VPAND      Y11, Y13, Y13
-	VPXOR      Y12, Y13, Y13
-	VPSUBB     Y12, Y13, Y13
-	VMOVDQU    Y13, (DI)
-	VPAND      Y11, Y0, Y0
-	VPXOR      Y12, Y0, Y0
-	VPSUBB     Y12, Y0, Y0
-	VMOVDQU    Y0, (DI)(DX*1)
-	VPSRLW     $0x04, Y2, Y13
-	VPAND      Y11, Y13, Y13
-	VPXOR      Y12, Y13, Y13
-	VPSUBB     Y12, Y13, Y13
-	VMOVDQU    Y13, (DI)(DX*2)
-	VPAND      Y11, Y2, Y2
-	VPXOR      Y12, Y2, Y2
-	VPSUBB     Y12, Y2, Y2
-	VMOVDQU    Y2, (DI)(R8*1)
-	VPSRLW     $0x04, Y1, Y13
-	VPAND      Y11, Y13, Y13
-	VPXOR      Y12, Y13, Y13
-	VPSUBB     Y12, Y13, Y13
-	VMOVDQU    Y13, (R9)
-	VPAND      Y11, Y1, Y1
-	VPXOR      Y12, Y1, Y1
-	VPSUBB     Y12, Y1, Y1
-	VMOVDQU    Y1, (R9)(DX*1)
-	VPSRLW     $0x04, Y3, Y13
-	VPAND      Y11, Y13, Y13
-	VPXOR      Y12, Y13, Y13
-	VPSUBB     Y12, Y13, Y13
-	VMOVDQU    Y13, (R9)(DX*2)
-	VPAND      Y11, Y3, Y3
-	VPXOR      Y12, Y3, Y3
-	VPSUBB     Y12, Y3, Y3
-	VMOVDQU    Y3, (R9)(R8*1)
-	ADDQ       $+128, SI
-	ADDQ       $+32, DI
-	ADDQ       $+32, R9
-	DECQ       CX
-	JNZ        loop
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 64(SI), Y0, Y0
+	VPSHUFB     deLanes4x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 80(SI), Y1, Y1
+	VPSHUFB     deLanes4x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 96(SI), Y2, Y2
+	VPSHUFB     deLanes4x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI), X3
+	VINSERTI128 $0x01, 112(SI), Y3, Y3
+	VPSHUFB     deLanes4x1<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VPSRLW      $0x04, Y0, Y13
+	VPAND       Y11, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPSUBB      Y12, Y13, Y13
+	VMOVDQU     Y13, (DI)
+	VPAND       Y11, Y0, Y0
+	VPXOR       Y12, Y0, Y0
+	VPSUBB      Y12, Y0, Y0
+	VMOVDQU     Y0, (DI)(DX*1)
+	VPSRLW      $0x04, Y1, Y13
+	VPAND       Y11, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPSUBB      Y12, Y13, Y13
+	VMOVDQU     Y13, (DI)(DX*2)
+	VPAND       Y11, Y1, Y1
+	VPXOR       Y12, Y1, Y1
+	VPSUBB      Y12, Y1, Y1
+	VMOVDQU     Y1, (DI)(R8*1)
+	VPSRLW      $0x04, Y2, Y13
+	VPAND       Y11, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPSUBB      Y12, Y13, Y13
+	VMOVDQU     Y13, (R9)
+	VPAND       Y11, Y2, Y2
+	VPXOR       Y12, Y2, Y2
+	VPSUBB      Y12, Y2, Y2
+	VMOVDQU     Y2, (R9)(DX*1)
+	VPSRLW      $0x04, Y3, Y13
+	VPAND       Y11, Y13, Y13
+	VPXOR       Y12, Y13, Y13
+	VPSUBB      Y12, Y13, Y13
+	VMOVDQU     Y13, (R9)(DX*2)
+	VPAND       Y11, Y3, Y3
+	VPXOR       Y12, Y3, Y3
+	VPSUBB      Y12, Y3, Y3
+	VMOVDQU     Y3, (R9)(R8*1)
+	ADDQ        $+128, SI
+	ADDQ        $+32, DI
+	ADDQ        $+32, R9
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -6529,3 +6389,21 @@ DATA deShuf8<>+8(SB)/8, $0x0f0e0d0c0b0a0908
 DATA deShuf8<>+16(SB)/8, $0x0706050403020100
 DATA deShuf8<>+24(SB)/8, $0x0f0e0d0c0b0a0908
 GLOBL deShuf8<>(SB), RODATA|NOPTR, $32
+
+DATA deLanes4x1<>+0(SB)/8, $0x0d0905010c080400
+DATA deLanes4x1<>+8(SB)/8, $0x0f0b07030e0a0602
+DATA deLanes4x1<>+16(SB)/8, $0x0d0905010c080400
+DATA deLanes4x1<>+24(SB)/8, $0x0f0b07030e0a0602
+GLOBL deLanes4x1<>(SB), RODATA|NOPTR, $32
+
+DATA deLanes4x2<>+0(SB)/8, $0x0b0a030209080100
+DATA deLanes4x2<>+8(SB)/8, $0x0f0e07060d0c0504
+DATA deLanes4x2<>+16(SB)/8, $0x0b0a030209080100
+DATA deLanes4x2<>+24(SB)/8, $0x0f0e07060d0c0504
+GLOBL deLanes4x2<>(SB), RODATA|NOPTR, $32
+
+DATA deLanes8x1<>+0(SB)/8, $0x0b030a0209010800
+DATA deLanes8x1<>+8(SB)/8, $0x0f070e060d050c04
+DATA deLanes8x1<>+16(SB)/8, $0x0b030a0209010800
+DATA deLanes8x1<>+24(SB)/8, $0x0f070e060d050c04
+GLOBL deLanes8x1<>(SB), RODATA|NOPTR, $32

@@ -152,6 +152,9 @@ func (g *gen) file() {
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deShuf[w])
 	}
+	for _, ew := range deLaneShapes {
+		g.tables(deLanes(ew[0], ew[1]))
+	}
 }
 
 // gen emits kernels into an avo build context; the instruction methods

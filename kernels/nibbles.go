@@ -175,11 +175,17 @@ func (g *gen) unweavePack4(l *level, stream bool) {
 	g.broadcastByte(l, bx, sign)
 	g.Commentf("A chunk: %d bytes of words of nibbles into %d bytes of each of 8 rows.", 4*l.bytes, l.bytes)
 	g.Label("loop")
-	v := l.vs(0, 4)
-	for i, r := range v {
-		g.vmov(l)(at(si, i*l.bytes), r)
+	var rows []reg.VecPhysical
+	if l == avx2 {
+		rows = g.deweaveLanes(4, 1)
+	} else {
+		v := l.vs(0, 4)
+		for i, r := range v {
+			g.vmov(l)(at(si, i*l.bytes), r)
+		}
+		rows = g.weaveStages(s, v, []int{2, 1})
 	}
-	for i, p := range g.weaveStages(s, v, []int{2, 1}) {
+	for i, p := range rows {
 		g.VPSRLW(operand.U8(4), p, t)
 		for k, x := range []reg.VecPhysical{t, p} {
 			g.and(l, mask, x, x)

@@ -118,6 +118,17 @@ var (
 // odd W-byte elements.
 var ilLo, ilHi, deEven, deOdd, deShuf = map[int]table{}, map[int]table{}, map[int]table{}, map[int]table{}, map[int]table{}
 
+// deLanes is the VPSHUFB mask of deweaveLanes for groups of e elements of
+// w bytes (e*w < 16): each 16-byte lane gathered by the element's place
+// in its group, element r of every group of the lane together.
+func deLanes(e, w int) table {
+	return shuffle(fmt.Sprintf("deLanes%dx%d", e, w), w, gather(16/w, e))
+}
+
+// deLaneShapes are the groups (e, w) deweaveLanes takes with a mask: the
+// 4-row de-interleaves of 1 and 2 bytes, and 8 rows of bytes.
+var deLaneShapes = [][2]int{{4, 1}, {4, 2}, {8, 1}}
+
 func init() {
 	for _, w := range []int{1, 2, 4, 8} {
 		n := 64 / w
