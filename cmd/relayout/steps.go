@@ -54,7 +54,12 @@ func planSteps(p *relayout.Plan, budget, page int64) steps {
 	st.scattered = true
 	l, _ := from.Layout()
 	dims := from.Dims()
-	rows, run := int64(1), int64(from.DType().ByteWidth())
+	// run is in bits: a packed source (E(4), E(2), E(1)) holds several
+	// elements to a byte.
+	rows, run := int64(1), 8*int64(from.DType().ByteWidth())
+	if l.ElementSizeInBits > 0 {
+		run = l.ElementSizeInBits
+	}
 	slower := false // walking minor to major: past the split dim yet?
 	for _, d := range l.MinorToMajor {
 		switch {
@@ -67,7 +72,7 @@ func planSteps(p *relayout.Plan, budget, page int64) steps {
 		}
 	}
 	// Bytes of each source row that one chunk reads.
-	perRow := float64(run) * float64(dims[split]) / float64(n)
+	perRow := float64(run) * float64(dims[split]) / float64(8*n)
 	dstPerChunk := float64(dst) / float64(n)
 	cost := func(k int64) float64 {
 		stretch := (int64(math.Ceil(float64(k)*perRow)) + page - 1) / page * page
@@ -83,8 +88,8 @@ func planSteps(p *relayout.Plan, budget, page int64) steps {
 		}
 	}
 	st.perStep = lo
-	if len(l.Tiles) == 0 {
-		st.rows, st.rowStride, st.perRow = rows, run*dims[split], perRow
+	if stride := run * dims[split]; len(l.Tiles) == 0 && stride%8 == 0 {
+		st.rows, st.rowStride, st.perRow = rows, stride/8, perRow
 	}
 	return st
 }

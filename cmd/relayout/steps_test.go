@@ -19,6 +19,11 @@ func TestPlanSteps(t *testing.T) {
 		{"f32[32768,24576]", "f32[32768,24576]{1,0:T(8,128)}", false, 0},
 		{"f32[64,128,256,32]", "f32[64,128,256,32]{3,1,2,0}", false, 0},
 		{"f32[1,300]", "f32[1,300]{0,1}", false, 0},
+		// Packed two to a byte: 32768 source rows of 32 KiB, read in 128
+		// chunks (bands of the field plan) of 256 bytes of each row and
+		// 8 MiB of destination: 16 of them read one page of each row
+		// and write 128 MiB.
+		{"s4[32768,65536]{1,0:E(4)}", "s4[32768,65536]{0,1:E(4)}", true, 16},
 	}
 	for _, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
@@ -38,6 +43,9 @@ func TestPlanSteps(t *testing.T) {
 			}
 			if tc.perStep != 0 && st.perStep != tc.perStep {
 				t.Errorf("%d chunks per step, want %d", st.perStep, tc.perStep)
+			}
+			if st.rows > 0 && st.rows*st.rowStride != p.SourceSize() {
+				t.Errorf("%d source rows of %d bytes, want %d bytes in all", st.rows, st.rowStride, p.SourceSize())
 			}
 			if !st.scattered && st.chunks > 1 {
 				if per := (p.SourceSize() + p.DestinationSize()) / st.chunks; st.perStep > 1 && st.perStep*per > stepBudget {
