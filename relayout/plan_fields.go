@@ -23,11 +23,14 @@ type fieldPlan struct {
 	// elements apart; the source cols rows of rows elements, srcRow apart.
 	rows, cols     int64
 	dstRow, srcRow int64
-	stream         bool  // the byte transposes write past the caches
-	streamMin      int64 // the plan's: from this temporary size on, so do the field passes
-	threads        int
-	parallelMin    int64
-	dstBytes       int64
+	// band is how many of a batch's destination rows one chunk moves:
+	// rows, or a multiple of bandUnit below it (see fieldBandBytes).
+	band        int64
+	stream      bool  // the byte transposes write past the caches
+	streamMin   int64 // the plan's: from this temporary size on, so do the field passes
+	threads     int
+	parallelMin int64
+	dstBytes    int64
 
 	// temps keeps a batch's temporary (*[]byte) between Runs.
 	temps sync.Pool
@@ -78,79 +81,109 @@ func planFields(p, mid *Plan) *fieldPlan {
 	if !whole || (st.srcBits == 4 && o.size/e < 32 && !short) {
 		return nil
 	}
-	return &fieldPlan{
+	f := &fieldPlan{
 		bits: int64(st.srcBits), e: e, loops: mid.loops,
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
 	}
+	f.band = f.rows
+	if b := fieldBandBytes / (f.cols / e) / bandUnit * bandUnit; b > 0 && b < f.rows {
+		f.band = b
+	}
+	return f
 }
 
-// run runs every batch; the buffers have been checked. With threads and
-// a destination of parallelMin bytes or more, the batches are shared out
+// fieldBandBytes is about how large a chunk's temporary may grow: a
+// batch whose temporary would be larger runs in bands of its destination
+// rows, each through a temporary of about that size, so that a mapped
+// run goes in steps of bounded memory. Bands that keep the temporary in
+// L2 are slower, not faster: s4 8192² transposed (S1, a 32 MiB
+// temporary whole; relayout bench --runs 5, ratio to copy()) ran at
+// 0.24-0.26 whole, 0.24-0.25 in bands of 8 MiB, 0.22-0.24 of 16 MiB,
+// 0.22 of 4 MiB, 0.19 of 2 MiB and 1 MiB, and 0.24 of 256 KiB.
+const fieldBandBytes = 8 << 20
+
+// bandUnit is the step of band sizes: whole bytes of source fields and
+// whole lines of destination rows.
+const bandUnit = 128
+
+// run runs every chunk; the buffers have been checked. With threads and
+// a destination of parallelMin bytes or more, the chunks are shared out
 // among goroutines, or when they are fewer than the goroutines, the
-// passes of each batch.
+// passes of each chunk.
 func (f *fieldPlan) run(dst, src []byte) {
-	batches := f.batches()
+	chunks := f.chunks()
 	parts := int64(1)
 	if f.threads > 1 && f.dstBytes >= f.parallelMin {
 		parts = int64(f.threads)
 	}
-	if parts == 1 || batches < parts {
-		f.runBatches(dst, src, 0, batches, parts)
+	if parts == 1 || chunks < parts {
+		f.runChunks(dst, src, 0, chunks, parts)
 		return
 	}
 	var wg sync.WaitGroup
 	for c := range parts {
-		wg.Go(func() { f.runBatches(dst, src, batches*c/parts, batches*(c+1)/parts, 1) })
+		wg.Go(func() { f.runChunks(dst, src, chunks*c/parts, chunks*(c+1)/parts, 1) })
 	}
 	wg.Wait()
 }
 
-// runBatches runs batches [lo, hi), in the order of the batch loops,
-// each on parts goroutines.
-func (f *fieldPlan) runBatches(dst, src []byte, lo, hi, parts int64) {
+// runChunks runs chunks [lo, hi) in order through one temporary, each on
+// parts goroutines. Chunk c is band c%bands of batch c/bands, the
+// batches in the order of the batch loops.
+func (f *fieldPlan) runChunks(dst, src []byte, lo, hi, parts int64) {
 	tmp := getTemp(&f.temps, f.tempBytes())
 	defer f.temps.Put(tmp)
-	ctr := make([]int64, len(f.loops))
-	var dOff, sOff int64
-	for k, rest := len(f.loops)-1, lo; k >= 0; k-- {
-		l := &f.loops[k]
-		ctr[k], rest = rest%l.size, rest/l.size
-		dOff += ctr[k] * l.dst
-		sOff += ctr[k] * l.src
-	}
-	for range hi - lo {
-		f.batch(dst[dOff/f.e:], src[sOff/f.e:], *tmp, parts)
-		dOff, sOff, _ = advance(f.loops, ctr, dOff, sOff)
+	nb := f.bands()
+	for c := lo; c < hi; {
+		dOff, sOff := f.batchOffsets(c / nb)
+		for end := min(hi, (c/nb+1)*nb); c < end; c++ {
+			r0 := c % nb * f.band
+			f.chunk(dst[dOff/f.e:], src[sOff/f.e:], *tmp, r0, min(r0+f.band, f.rows), parts)
+		}
 	}
 }
 
-// batch transposes one batch, whose destination and source start at
-// dst[0] and src[0], through the temporary m: the source's cols rows of
-// packed fields become m's cols/e rows of rows bytes, and m transposed
-// as bytes is the destination. Each pass is shared out among up to
-// parts goroutines by rows of its output.
-func (f *fieldPlan) batch(dst, src, m []byte, parts int64) {
-	e := f.e
-	groups, n := f.cols/e, f.rows/e // m's rows; source row bytes
+// batchOffsets returns the element offsets of batch b in the destination
+// and the source.
+func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
+	for k := len(f.loops) - 1; k >= 0; k-- {
+		l := &f.loops[k]
+		v := b % l.size
+		b /= l.size
+		dOff += v * l.dst
+		sOff += v * l.src
+	}
+	return dOff, sOff
+}
+
+// chunk moves destination rows [r0, r1) of one batch, whose destination
+// and source start at dst[0] and src[0], through the temporary m: the
+// source's cols rows of packed fields, bytes r0/e to r1/e of each, become
+// m's cols/e rows of r1-r0 bytes, and m transposed as bytes is the
+// destination's rows. Each pass is shared out among up to parts
+// goroutines by rows of its output.
+func (f *fieldPlan) chunk(dst, src, m []byte, r0, r1, parts int64) {
+	e, w := f.e, r1-r0
+	groups := f.cols / e // m's rows
 	mix := func(k0, k1 int64) {
 		fields := tilecopy.TransposeFields
 		if f.stream && f.tempBytes() >= f.streamMin {
 			fields = tilecopy.TransposeFieldsStreaming
 		}
-		fields(m[k0*f.rows:], src[k0*f.srcRow:], int(f.srcRow/e), int((k1-k0)*e), int(n), int(f.bits))
+		fields(m[k0*w:], src[k0*f.srcRow+r0/e:], int(f.srcRow/e), int((k1-k0)*e), int(w/e), int(f.bits))
 	}
-	out := func(r0, r1 int64) {
-		d, s, stride := dst[r0*f.dstRow/e:], m[r0:], int(f.dstRow/e)
+	out := func(a, b int64) {
+		d, s, stride := dst[(r0+a)*f.dstRow/e:], m[a:], int(f.dstRow/e)
 		if f.stream {
-			tilecopy.TransposeStreaming(1, d, stride, s, int(f.rows), int(r1-r0), int(groups))
+			tilecopy.TransposeStreaming(1, d, stride, s, int(w), int(b-a), int(groups))
 		} else {
-			tilecopy.Transpose(1, d, stride, s, int(f.rows), int(r1-r0), int(groups))
+			tilecopy.Transpose(1, d, stride, s, int(w), int(b-a), int(groups))
 		}
 	}
-	if parts = min(parts, groups, f.rows/64); parts <= 1 {
+	if parts = min(parts, groups, w/64); parts <= 1 {
 		mix(0, groups)
-		out(0, f.rows)
+		out(0, w)
 		return
 	}
 	var wg sync.WaitGroup
@@ -162,14 +195,41 @@ func (f *fieldPlan) batch(dst, src, m []byte, parts int64) {
 	// every part starts on a whole line when the rows are.
 	bound := func(c int64) int64 {
 		if c == parts {
-			return f.rows
+			return w
 		}
-		return f.rows / 64 * c / parts * 64
+		return w / 64 * c / parts * 64
 	}
 	for c := range parts {
 		wg.Go(func() { out(bound(c), bound(c+1)) })
 	}
 	wg.Wait()
+}
+
+// chunks is the number of chunks, bands() of each batch.
+func (f *fieldPlan) chunks() int64 { return f.batches() * f.bands() }
+
+// bands is the number of bands a batch's destination rows run in.
+func (f *fieldPlan) bands() int64 { return ceilDiv(f.rows, f.band) }
+
+// chunkRange returns the destination bytes chunks [lo, hi) write into:
+// from the first row of the first chunk to the end of the last row of
+// the last, over every batch they touch.
+func (f *fieldPlan) chunkRange(lo, hi int64) (from, to int64) {
+	nb := f.bands()
+	from, to = f.dstBytes, 0
+	for b := lo / nb; b <= (hi-1)/nb; b++ {
+		dOff, _ := f.batchOffsets(b)
+		r0, r1 := int64(0), f.rows
+		if b == lo/nb {
+			r0 = lo % nb * f.band
+		}
+		if b == (hi-1)/nb {
+			r1 = min(((hi-1)%nb+1)*f.band, f.rows)
+		}
+		from = min(from, (dOff+r0*f.dstRow)/f.e)
+		to = max(to, (dOff+(r1-1)*f.dstRow+f.cols)/f.e)
+	}
+	return from, to
 }
 
 // batches is the number of batches: the product of the batch loops'
@@ -182,15 +242,16 @@ func (f *fieldPlan) batches() int64 {
 	return n
 }
 
-// tempBytes is the size of a batch's temporary.
-func (f *fieldPlan) tempBytes() int64 { return f.rows * f.cols / f.e }
+// tempBytes is the size of a chunk's temporary.
+func (f *fieldPlan) tempBytes() int64 { return f.band * f.cols / f.e }
 
 // explain describes the passes for Plan.String.
 func (f *fieldPlan) explain(b *strings.Builder) {
-	fmt.Fprintf(b, "  packed transpose without unpacking; per batch (%d in all):\n", f.batches())
-	fmt.Fprintf(b, "    pass 1: transpose the %d×%d blocks of %d-bit fields of %d source rows of %d bytes, %d bytes apart\n",
-		f.e, f.e, f.bits, f.cols, f.rows/f.e, f.srcRow/f.e)
+	fmt.Fprintf(b, "  packed transpose without unpacking; per chunk (%d in all: %d bands of up to %d destination rows in each of %d batches):\n",
+		f.chunks(), f.bands(), f.band, f.batches())
+	fmt.Fprintf(b, "    pass 1: transpose the %d×%d blocks of %d-bit fields of %d source rows, %d bytes of each, %d bytes apart\n",
+		f.e, f.e, f.bits, f.cols, f.band/f.e, f.srcRow/f.e)
 	fmt.Fprintf(b, "    pass 2: byte transpose of %d rows of %d bytes into %d rows %d bytes apart\n",
-		f.cols/f.e, f.rows, f.rows, f.dstRow/f.e)
-	fmt.Fprintf(b, "  temporary memory: %d bytes per concurrent Run\n", f.tempBytes())
+		f.cols/f.e, f.band, f.band, f.dstRow/f.e)
+	fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine running chunks\n", f.tempBytes())
 }

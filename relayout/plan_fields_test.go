@@ -70,29 +70,10 @@ func TestPackedTransposes(t *testing.T) {
 	if testing.Short() {
 		n = 150
 	}
-	types := []DType{S1, U1, S2, U2, S4, U4}
 	fields := 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0xf1e1d))
-		typ := types[r.IntN(len(types))]
-		e := int64(8 / typ.Bits())
-		rank := 2 + r.IntN(3)
-		dims := make([]int64, rank)
-		count := int64(1)
-		for i := range dims {
-			dims[i] = e * int64(1+r.IntN(12))
-			if r.IntN(8) == 0 {
-				dims[i] = int64(1 + r.IntN(9))
-			}
-			if count*dims[i] > 1<<15 {
-				dims[i] = e
-			}
-			count *= dims[i]
-		}
-		layout := func() *Layout {
-			return &Layout{MinorToMajor: r.Perm(rank), ElementSizeInBits: int64(typ.Bits())}
-		}
-		from, to := NewShape(typ, dims, layout()), NewShape(typ, dims, layout())
+		from, to := randomPackedPermutation(r)
 		opts := Options{Threads: 1 + r.IntN(3)}
 		stream := []int64{-1, 0}[r.IntN(2)]
 		var took bool
@@ -110,6 +91,71 @@ func TestPackedTransposes(t *testing.T) {
 	t.Logf("%d of %d cases took the field plan", fields, n)
 	if fields < n/4 {
 		t.Errorf("only %d of %d cases took the field plan, want a quarter at least", fields, n)
+	}
+}
+
+// randomPackedPermutation returns a random permutation of a packed
+// sub-byte array of rank 2 to 4 whose dims are mostly whole bytes of
+// fields, up to 32768 elements.
+func randomPackedPermutation(r *rand.Rand) (from, to Shape) {
+	types := []DType{S1, U1, S2, U2, S4, U4}
+	typ := types[r.IntN(len(types))]
+	e := int64(8 / typ.Bits())
+	rank := 2 + r.IntN(3)
+	dims := make([]int64, rank)
+	count := int64(1)
+	for i := range dims {
+		dims[i] = e * int64(1+r.IntN(12))
+		if r.IntN(8) == 0 {
+			dims[i] = int64(1 + r.IntN(9))
+		}
+		if count*dims[i] > 1<<15 {
+			dims[i] = e
+		}
+		count *= dims[i]
+	}
+	layout := func() *Layout {
+		return &Layout{MinorToMajor: r.Perm(rank), ElementSizeInBits: int64(typ.Bits())}
+	}
+	return NewShape(typ, dims, layout()), NewShape(typ, dims, layout())
+}
+
+// TestFieldBands runs field plans in bands of their destination rows (a
+// random multiple of the fields to a byte, where a batch has more than
+// one) against the oracle: whole, streaming or not, on up to three
+// goroutines, and chunk range by chunk range, each range writing inside
+// its DestinationRange.
+func TestFieldBands(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	banded := 0
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0xba2d))
+		from, to := randomPackedPermutation(r)
+		var plan *Plan
+		checkPairWith(t, seed, from, to, Options{Threads: 1 + r.IntN(3)}, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
+			if f := p.stage.fields; f != nil && f.rows > f.e {
+				f.band = f.e * (1 + r.Int64N(f.rows/f.e-1))
+				f.parallelMin = 0
+				plan = p
+			}
+		})
+		if plan == nil {
+			continue
+		}
+		banded++
+		src := fillRandom(plan.SourceSize(), seed)
+		want := make([]byte, plan.DestinationSize())
+		if err := Reference(want, src, to, from, Padding{}); err != nil {
+			t.Fatal(err)
+		}
+		checkRunRange(t, seed, plan, src, want, r)
+	}
+	t.Logf("%d of %d cases ran in bands", banded, n)
+	if banded < n/8 {
+		t.Errorf("only %d of %d cases ran in bands", banded, n)
 	}
 }
 

@@ -81,10 +81,7 @@ func (p *Plan) chooseSplit() {
 // combined dims, packed sides that do not run in slabs) has one chunk.
 func (p *Plan) Chunks() int64 {
 	if p.stage != nil {
-		if p.stage.slabs != nil {
-			return p.stage.slabs.count
-		}
-		return 1
+		return p.stage.chunks()
 	}
 	if p.mode != modeStrided && p.mode != modeGather {
 		return 1
@@ -116,7 +113,7 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 		return p.Run(dst, src)
 	}
 	if p.stage != nil {
-		p.stage.runSlabs(dst, src, lo, hi)
+		p.stage.runChunks(dst, src, lo, hi)
 		return nil
 	}
 	l := p.splitLoop()
@@ -140,7 +137,7 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 		return 0, p.dstBytes
 	}
 	if p.stage != nil {
-		return p.stage.slabRange(lo, hi)
+		return p.stage.chunkRange(lo, hi)
 	}
 	l := p.splitLoop()
 	rest := p.reach(l, func(o *ploop) int64 { return o.dst })

@@ -326,6 +326,37 @@ func (st *staged) run(dst, src []byte) error {
 	return nil
 }
 
+// chunks is the number of chunks of a staged plan: the field plan's, the
+// slabs, or 1.
+func (st *staged) chunks() int64 {
+	switch {
+	case st.fields != nil:
+		return st.fields.chunks()
+	case st.slabs != nil:
+		return st.slabs.count
+	}
+	return 1
+}
+
+// runChunks runs chunks [lo, hi) of a plan with more than one (the field
+// plan's or the slabs) one after another.
+func (st *staged) runChunks(dst, src []byte, lo, hi int64) {
+	if st.fields != nil {
+		st.fields.runChunks(dst, src, lo, hi, 1)
+		return
+	}
+	st.runSlabs(dst, src, lo, hi)
+}
+
+// chunkRange returns the destination bytes chunks [lo, hi) write into,
+// for a plan with more than one.
+func (st *staged) chunkRange(lo, hi int64) (from, to int64) {
+	if st.fields != nil {
+		return st.fields.chunkRange(lo, hi)
+	}
+	return st.slabRange(lo, hi)
+}
+
 // runSlabs runs slabs [lo, hi) one after another through one set of
 // temporaries.
 func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
