@@ -35,7 +35,8 @@ type staged struct {
 	fields *fieldPlan
 
 	// slabs, when set, runs the three stages a slab of the destination at
-	// a time, through temporaries the size of a slab.
+	// a time, through temporaries the size of a slab: every Run, or only
+	// chunk ranges (slabs.rangeOnly).
 	slabs *slabs
 
 	threads     int
@@ -85,6 +86,18 @@ type slabs struct {
 	count  int64  // slabs
 	tempA  int64  // bytes of the unpacked source temporary
 	tempB  int64  // bytes of the temporary for the packed destination
+	mid    *Plan  // the byte plan the slabs run chunks of
+
+	// rangeOnly is set for slabs that a whole Run does not take because
+	// they read a little of every source row (a transpose into a packed
+	// destination) and run slower than the stages do whole, but that
+	// RunRange takes, so that a mapped run holds slab-sized temporaries
+	// instead of whole-array ones.
+	rangeOnly bool
+
+	// temps keeps a goroutine's slab temporaries (*[]byte of tempA +
+	// tempB) between runs.
+	temps sync.Pool
 }
 
 // planSlabs returns how st runs slab by slab with the byte plan mid, or
@@ -92,10 +105,11 @@ type slabs struct {
 // can (identity slabs); any other must be strided, split into chunks, and step
 // forward on both sides; the values of the split loop must write
 // disjoint, ordered stretches of a packed destination; and a slab must
-// not read a source stretch much larger than what it writes.
+// not read a source stretch much larger than what it writes, except
+// from an unpacked source, for chunk ranges only (slabs.rangeOnly).
 func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if identityCopy(mid) {
-		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8}
+		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8, mid: mid}
 		sl.resize(st, target)
 		return sl
 	}
@@ -115,7 +129,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if l.dst <= 0 || (st.pack && mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8Of(mid)}
+	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8Of(mid), mid: mid}
 	if st.pack {
 		per := int64(8 / st.dstBits) // elements to a byte
 		sl.align *= per / gcd(per, l.scale*l.dst)
@@ -125,9 +139,16 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	// destination reads a little of every source row (a transpose): it
 	// would unpack all of that, and even unpacked, reading in such strips
 	// costs more than the stages do whole (s4 8192² row-major bytes to
-	// packed column-major: 0.22 of copy() whole, 0.12 in slabs).
-	if sl.count <= 1 || (sl.per-1)*l.src+sl.sReach > 4*max(target, sl.per*l.dst) {
+	// packed column-major: 0.22 of copy() whole, 0.12 in slabs). From an
+	// unpacked source such slabs still bound a mapped run's memory.
+	if sl.count <= 1 {
 		return nil
+	}
+	if (sl.per-1)*l.src+sl.sReach > 4*max(target, sl.per*l.dst) {
+		if st.unpack {
+			return nil
+		}
+		sl.rangeOnly = true
 	}
 	return sl
 }
@@ -278,7 +299,7 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 	if err != nil {
 		return err
 	}
-	if st.slabs = st.planSlabs(flat, target); st.slabs != nil {
+	if st.slabs = st.planSlabs(flat, target); st.slabs != nil && !st.slabs.rangeOnly {
 		st.mid = flat
 	}
 	return nil
@@ -290,7 +311,7 @@ func (st *staged) run(dst, src []byte) error {
 		st.fields.run(dst, src)
 		return nil
 	}
-	if sl := st.slabs; sl != nil {
+	if sl := st.slabs; sl != nil && !sl.rangeOnly {
 		parts := int64(1)
 		if st.threads > 1 && st.dstBytes >= st.parallelMin {
 			parts = min(int64(st.threads), sl.count)
@@ -360,8 +381,9 @@ func (st *staged) chunkRange(lo, hi int64) (from, to int64) {
 // runSlabs runs slabs [lo, hi) one after another through one set of
 // temporaries.
 func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
-	tmp := getTemp(&st.temps, st.tempBytes())
-	defer st.temps.Put(tmp)
+	sl := st.slabs
+	tmp := getTemp(&sl.temps, sl.tempA+sl.tempB)
+	defer sl.temps.Put(tmp)
 	for c := lo; c < hi; c++ {
 		st.slab(dst, src, *tmp, c)
 	}
@@ -369,8 +391,8 @@ func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
 
 // slab runs slab c through the temporaries in tmp.
 func (st *staged) slab(dst, src, tmp []byte, c int64) {
-	sl, mid := st.slabs, st.mid
-	l := sl.loop
+	sl := st.slabs
+	l, mid := sl.loop, sl.mid
 	v0, v1 := c*sl.per, min((c+1)*sl.per, l.size)
 	if sl.identity {
 		st.repack(dst, src, tmp, v0, v1)
@@ -534,7 +556,7 @@ func (st *staged) slabRange(lo, hi int64) (from, to int64) {
 	sl := st.slabs
 	l := sl.loop
 	if !st.pack && !sl.identity {
-		return st.mid.DestinationRange(lo*sl.per/l.scale, min(hi*sl.per, l.size)/l.scale)
+		return sl.mid.DestinationRange(lo*sl.per/l.scale, min(hi*sl.per, l.size)/l.scale)
 	}
 	perByte := int64(1)
 	if st.pack {
@@ -558,10 +580,10 @@ func getTemp(pool *sync.Pool, n int64) *[]byte {
 }
 
 // tempBytes is the size of the temporary buffers of one Run, or of one
-// goroutine's slabs.
+// goroutine's slabs when Run takes them.
 func (st *staged) tempBytes() int64 {
-	if st.slabs != nil {
-		return st.slabs.tempA + st.slabs.tempB
+	if sl := st.slabs; sl != nil && !sl.rangeOnly {
+		return sl.tempA + sl.tempB
 	}
 	var n int64
 	if st.unpack {
@@ -584,7 +606,7 @@ func (st *staged) explain(b *strings.Builder) {
 	}
 	b.WriteString("  stage 2: byte plan:\n")
 	for line := range strings.Lines(st.mid.String()) {
-		if st.slabs != nil && strings.HasPrefix(line, "  chunks:") {
+		if st.slabs != nil && !st.slabs.rangeOnly && strings.HasPrefix(line, "  chunks:") {
 			continue // the slabs share out the work instead
 		}
 		b.WriteString("    " + line)
@@ -596,6 +618,12 @@ func (st *staged) explain(b *strings.Builder) {
 		fmt.Fprintf(b, "  the byte plan copies: the stages run straight from source to destination in %d slabs of %d elements; a Run shares them among up to %d goroutines\n",
 			sl.count, sl.per, st.threads)
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
+		return
+	}
+	if sl := st.slabs; sl != nil && sl.rangeOnly {
+		fmt.Fprintf(b, "  temporary memory: %d bytes per concurrent Run\n", st.tempBytes())
+		fmt.Fprintf(b, "  RunRange (a mapped run) runs the stages slab by slab instead, slower but in bounded memory: %d slabs of %d values of d%d, %d bytes of temporaries per goroutine\n",
+			sl.count, sl.per, sl.loop.dim, sl.tempA+sl.tempB)
 		return
 	}
 	if sl := st.slabs; sl != nil {

@@ -6,24 +6,26 @@ import (
 )
 
 // TestStagedSlabPath checks which staged plans run slab by slab at the
-// default slab size, and that the others keep whole-array temporaries.
+// default slab size (in Run, or only in RunRange), and that the others
+// keep whole-array temporaries.
 func TestStagedSlabPath(t *testing.T) {
 	tests := []struct {
-		from, to string
-		slabs    bool
-		identity bool // the byte plan is a plain copy
+		from, to  string
+		slabs     bool
+		identity  bool // the byte plan is a plain copy
+		rangeOnly bool // Run keeps whole-array temporaries
 	}{
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false}, // tpu upload of unpacked 4-bit values
-		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false}, // and download
-		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false},
-		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false},
-		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false},     // each slab would read all the packed source
-		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", false, false},          // or a strip of every source row
-		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false}, // one slab
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true},            // packing alone
-		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true},
-		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true},
-		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false}, // a copy, but with padding
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false}, // tpu upload of unpacked 4-bit values
+		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false, false}, // and download
+		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false},
+		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false, false},
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false, false},     // each slab would unpack all the packed source
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", true, false, true},            // or read a strip of every source row: RunRange only
+		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false, false}, // one slab
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true, false},            // packing alone
+		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true, false},
+		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true, false},
+		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false, false}, // a copy, but with padding
 	}
 	for _, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
@@ -36,11 +38,14 @@ func TestStagedSlabPath(t *testing.T) {
 				t.Fatalf("not a staged plan:\n%s", p)
 			}
 			sl := p.stage.slabs
-			if got := sl != nil; got != tc.slabs || got && sl.identity != tc.identity {
-				t.Fatalf("slabs %v, want %v (identity %v)\n%s", got, tc.slabs, tc.identity, p)
+			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly) {
+				t.Fatalf("slabs %v, want %v (identity %v, range only %v)\n%s", got, tc.slabs, tc.identity, tc.rangeOnly, p)
 			}
 			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
 				t.Errorf("%d slabs, temporaries %d + %d bytes, %d chunks", sl.count, sl.tempA, sl.tempB, p.Chunks())
+			}
+			if whole := p.stage.tempBytes(); sl != nil && (whole > 4*slabBytes) != tc.rangeOnly {
+				t.Errorf("a Run's temporaries: %d bytes", whole)
 			}
 		})
 	}
@@ -102,13 +107,14 @@ func randomPackedPair(r *rand.Rand) (from, to Shape, opts Options) {
 // TestStagedSlabs runs random packed relayouts slab by slab, with slabs
 // from a single value of the split loop up, on one or more goroutines and
 // through RunRange in random pieces, against the oracle; each RunRange
-// piece must write inside its DestinationRange.
+// piece must write inside its DestinationRange. Slabs that only RunRange
+// takes run there.
 func TestStagedSlabs(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 800
 	}
-	slabbed := 0
+	slabbed, ranged := 0, 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0x51ab))
 		from, to, opts := randomPackedPair(r)
@@ -127,6 +133,9 @@ func TestStagedSlabs(t *testing.T) {
 			st.parallelMin = 0
 			if st.slabs != nil {
 				slabbed++
+				if st.slabs.rangeOnly {
+					ranged++
+				}
 			}
 		})
 		if !ok || plan.stage == nil || plan.stage.slabs == nil {
@@ -139,9 +148,9 @@ func TestStagedSlabs(t *testing.T) {
 		}
 		checkRunRange(t, seed, plan, src, want, r)
 	}
-	t.Logf("%d of %d cases ran in slabs", slabbed, n)
-	if slabbed < n/10 {
-		t.Errorf("only %d of %d cases ran in slabs, want a tenth at least", slabbed, n)
+	t.Logf("%d of %d cases ran in slabs, %d of them in RunRange only", slabbed, n, ranged)
+	if slabbed < n/10 || ranged < n/100 {
+		t.Errorf("only %d of %d cases ran in slabs (%d in RunRange only), want a tenth at least (a hundredth)", slabbed, n, ranged)
 	}
 }
 
