@@ -42,7 +42,7 @@ type staged struct {
 	threads     int
 	parallelMin int64
 	dstBytes    int64
-	streamDst   bool // the packed destination is past the caches (Plan.streamMin)
+	streamDst   bool // the packed destination is written past the caches (Plan.pastCaches)
 
 	// temps keeps the temporary byte buffers between Runs (*[]byte of
 	// tempBytes): faulting in fresh pages costs as much as a stage.
@@ -273,7 +273,7 @@ func compileStaged(p *Plan, opts *Options) error {
 	}
 	st := p.stage
 	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
-	st.streamDst = p.dstBytes >= p.streamMin
+	st.streamDst = p.pastCaches()
 	// Both sides packed, the field plan transposes without unpacking.
 	// Slabs of (8,1) tiles that unpack the row-major side are no faster
 	// there (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back, relayout
