@@ -38,3 +38,13 @@ func ExampleCopyRunsStreaming() {
 	fmt.Printf("%s\n", dst)
 	// Output: abcdefgh
 }
+
+// A 2×4 matrix of 4-bit fields, two to a byte, becomes its 4×2 transpose.
+func ExampleTransposeNibbles() {
+	src := []byte{0x12, 0x34, 0x56, 0x78} // rows 1 2 3 4 and 5 6 7 8
+	dst := make([]byte, 4)                // 4 rows of 2 fields, a byte each
+	// Field j of dst row i = field i of src row j.
+	tilecopy.TransposeNibbles(dst, 1, src, 2, 4, 2)
+	fmt.Printf("% x\n", dst)
+	// Output: 15 26 37 48
+}

@@ -229,6 +229,57 @@ func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, 
 //go:noescape
 func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
+// splitNibblesNTPrefetch is the last step of TransposeNibbles' one pass:
+// for each of rows runs of n bytes (n a multiple of 128), run r from
+// src+r*srcStride, it writes byte i of destination row 2r (at
+// dst+2r*dstStride) as the high nibbles of bytes 2i and 2i+1 of the run,
+// and byte i of row 2r+1 as their low nibbles, with non-temporal stores
+// followed by SFENCE, prefetching one line per 64 bytes written as
+// copyRunsNTPrefetch does. Preconditions: AVX-512 with VBMI; rows ≥ 1;
+// dst and dstStride multiples of 64; every byte inside the caller's
+// slices; pfN ≥ 64.
+//
+//go:noescape
+func splitNibblesNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+func nibblesOnePass() bool { return useVBMI }
+
+// transposeNibblesFast is TransposeNibbles after its checks. With stream,
+// VBMI and a destination aligned for non-temporal stores, the blocks of
+// whole tiles run in one pass, tile by tile through the scratch buffer:
+// the staged 1-byte kernel transposes ti source bytes (2ti fields, the
+// destination rows) of tj source rows into the scratch, and
+// splitNibblesNTPrefetch splits each scratch row into two destination
+// rows of tj/2 bytes while it prefetches the next tile's source. The
+// tiles are the 1-byte staged transpose's (stageRowBytes/2 source bytes
+// a row) by twice its rows, so that the destination runs are as long:
+// tj/2 = stageColBytes/2 bytes. The rest goes a byte at a time.
+func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
+	k := k1RowsAVX512
+	sh := shapes[k]
+	fullB := rows / 2 / sh.bi * sh.bi // source bytes a row in whole blocks
+	fullJ := cols / 128 * 128         // source rows in whole 64-byte destination runs
+	if !stream || !useVBMI || fullB == 0 || fullJ == 0 || uintptr(unsafe.Pointer(&dst[0]))%64 != 0 || dstStride%64 != 0 {
+		transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+		return
+	}
+	dp, sp := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
+	ti := max(stageRowBytes/2/sh.bi, 1) * sh.bi
+	tj := max(stageColBytes/128, 1) * 128
+	sst := tj + 64
+	for ti*sst > scratchBytes && ti > sh.bi {
+		ti -= sh.bi
+	}
+	stageTiles(k, 1, sp, srcStride, fullB, fullJ, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
+		d := unsafe.Add(dp, 2*i0*dstStride+j0/2)
+		splitNibblesNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
+	})
+	// The edges: destination rows past the whole blocks, and the fields
+	// past the whole runs of the others.
+	transposeNibblesGeneric(dst, dstStride, src, srcStride, 2*fullB, rows, 0, cols)
+	transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, 2*fullB, fullJ, cols)
+}
+
 // packRows8Fast is PackRows8 after its checks: whole chunks (weaveChunk
 // of bytes) take the kernel of the level, the streaming one with stream
 // and an aligned dst, the rest the generic code.
@@ -948,6 +999,27 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 		tj -= unit
 		sst = tj*width + 64
 	}
+	stageTiles(k, width, sp, srcStride, fullRows, fullCols, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
+		d := unsafe.Add(dp, i0*dstStride+j0*width)
+		if !stream {
+			for r := range ni {
+				copy(unsafe.Slice((*byte)(unsafe.Add(d, r*dstStride)), nj*width), unsafe.Slice((*byte)(unsafe.Add(scr, r*sst)), nj*width))
+			}
+			return
+		}
+		copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, pfN)
+	})
+}
+
+// stageTiles is the tile loop of the staged transposes: for each tile of
+// ti source elements of width bytes (a multiple of kernel k's bi) by tj
+// source rows (of its bj), of the fullRows × fullCols block at sp, it
+// transposes the tile into the scratch buffer, rows sst bytes apart,
+// with k, then calls out with the tile's corner and extent, the scratch,
+// and the next tile's source to prefetch (pfN bytes of each row). Out
+// writes the tile's destination.
+func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, fullCols, ti, tj, sst int, out func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int)) {
+	sh := shapes[k]
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[0])
@@ -967,15 +1039,7 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 				j2, i2 = 0, i0+ti
 				ni2 = max(min(ti, fullRows-i2), 1)
 			}
-			pf := unsafe.Add(sp, j2*srcStride+i2*width)
-			d := unsafe.Add(dp, i0*dstStride+j0*width)
-			if !stream {
-				for r := range ni {
-					copy(unsafe.Slice((*byte)(unsafe.Add(d, r*dstStride)), nj*width), unsafe.Slice((*byte)(unsafe.Add(scr, r*sst)), nj*width))
-				}
-				continue
-			}
-			copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, max(ni2*width, 64))
+			out(i0, j0, ni, nj, scr, unsafe.Add(sp, j2*srcStride+i2*width), max(ni2*width, 64))
 		}
 	}
 }

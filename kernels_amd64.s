@@ -5054,6 +5054,71 @@ fields:
 	VZEROUPPER
 	RET
 
+// func splitNibblesNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·splitNibblesNTPrefetch(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), DI
+	MOVQ         dstStride+8(FP), DX
+	MOVQ         src+16(FP), SI
+	MOVQ         srcStride+24(FP), BX
+	MOVQ         n+32(FP), R8
+	MOVQ         rows+40(FP), CX
+	MOVQ         pf+48(FP), R9
+	MOVQ         pfStride+56(FP), R10
+	MOVQ         pfN+64(FP), R11
+	VMOVDQU64    deEven1<>+0(SB), Z28
+	VMOVDQU64    deOdd1<>+0(SB), Z29
+	MOVL         $0x000000f0, AX
+	VPBROADCASTB AX, Z30
+	XORQ         R12, R12
+
+row:
+	LEAQ (DI)(DX*1), R13
+	XORQ AX, AX
+	XORQ R14, R14
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf2
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf2:
+	VMOVDQU64  (SI)(AX*1), Z0
+	VMOVDQU64  64(SI)(AX*1), Z1
+	VMOVDQA64  Z0, Z2
+	VPERMT2B   Z1, Z28, Z2
+	VMOVDQA64  Z0, Z3
+	VPERMT2B   Z1, Z29, Z3
+	VPSLLW     $0x04, Z2, Z4
+	VPSRLW     $0x04, Z3, Z5
+	VPTERNLOGD $0xe4, Z30, Z5, Z2
+	VPTERNLOGD $0xe4, Z30, Z3, Z4
+	VMOVNTDQ   Z2, (DI)(R14*1)
+	VMOVNTDQ   Z4, (R13)(R14*1)
+	ADDQ       $+64, R14
+	ADDQ       $+128, AX
+	CMPQ       AX, R8
+	JB         step
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       BX, SI
+	DECQ       CX
+	JNZ        row
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func transposeFields1AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
 // Requires: AVX, AVX2
 TEXT ·transposeFields1AVX2(SB), NOSPLIT, $0-56

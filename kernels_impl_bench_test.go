@@ -296,3 +296,20 @@ func BenchmarkPackRows8(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTransposeNibbles times TransposeNibbles of 8192² 4-bit fields
+// (32 MiB each way) at each level, against copy() of as many bytes.
+func BenchmarkTransposeNibbles(b *testing.B) {
+	const n = 8192
+	src, dst := make([]byte, n*n/2), make([]byte, n*n/2)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	benchCopy(b, dst, src)
+	benchLevels(b, func(b *testing.B) {
+		b.SetBytes(int64(len(src) + len(dst)))
+		for b.Loop() {
+			TransposeNibbles(dst, n/2, src, n/2, n, n)
+		}
+	})
+}

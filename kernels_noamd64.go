@@ -51,3 +51,9 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 }
+
+func nibblesOnePass() bool { return false }
+
+func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
+	transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+}

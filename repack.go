@@ -196,3 +196,59 @@ func fieldPerm(bits, n int) (p [32]byte) {
 	}
 	return p
 }
+
+// TransposeNibbles transposes a rows × cols matrix of 4-bit fields packed
+// two to a byte, the first in the high nibble (as PackBits packs them):
+//
+//	field j of destination row i = field i of source row j
+//
+// for i < rows, j < cols. Destination rows are dstStride bytes apart and
+// hold cols fields (cols/2 bytes); source rows are srcStride bytes apart
+// and hold rows fields. rows and cols must be even. Where the level has
+// the kernel (NibblesOnePass) and the destination is as large as
+// StreamThreshold, it runs in one pass: tiles are byte-transposed in the
+// caches and their nibbles split into the destination rows with
+// non-temporal stores; the edges, and other levels, go a byte at a time.
+func TransposeNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkNibbles(dst, dstStride, src, srcStride, rows, cols)
+	transposeNibblesFast(dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= ntThreshold)
+}
+
+// TransposeNibblesStreaming is TransposeNibbles for a caller that writes
+// a destination of StreamThreshold bytes or more in many calls: each call
+// takes the one-pass path where it can, however small its own block.
+func TransposeNibblesStreaming(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkNibbles(dst, dstStride, src, srcStride, rows, cols)
+	transposeNibblesFast(dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+// NibblesOnePass reports whether TransposeNibbles has its one-pass kernel
+// at the level in use (AVX-512 with VBMI).
+func NibblesOnePass() bool { return nibblesOnePass() }
+
+// checkNibbles panics unless TransposeNibbles can run on its arguments.
+func checkNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	if rows < 0 || cols < 0 || rows%2 != 0 || cols%2 != 0 {
+		panic(fmt.Sprintf("tilecopy: a %d×%d transpose of 4-bit fields is not whole bytes", rows, cols))
+	}
+	checkSpan("destination", dst, rows, dstStride, cols/2)
+	checkSpan("source", src, cols, srcStride, rows/2)
+}
+
+// transposeNibblesGeneric transposes destination rows [r0, r1) and
+// fields [c0, c1) of them (all even), a destination byte at a time: its
+// two fields are field i of source rows j and j+1.
+func transposeNibblesGeneric(dst []byte, dstStride int, src []byte, srcStride int, r0, r1, c0, c1 int) {
+	if c0 >= c1 {
+		return
+	}
+	for i := r0; i < r1; i++ {
+		shift := 4 - 4*(i%2)
+		d := dst[i*dstStride:]
+		for j := c0; j < c1; j += 2 {
+			hi := src[j*srcStride+i/2] >> shift & 0x0f
+			lo := src[(j+1)*srcStride+i/2] >> shift & 0x0f
+			d[j/2] = hi<<4 | lo
+		}
+	}
+}

@@ -259,3 +259,81 @@ func FuzzPackRows8(f *testing.F) {
 		checkRows8(t, rand.New(rand.NewPCG(seed, 9)), int(n%2048), int(n%2048)+int(pad%200), seed%2 == 0)
 	})
 }
+
+// naiveNibbles is the definition of TransposeNibbles, field by field.
+func naiveNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	field := func(b []byte, k int) byte { return b[k/2] >> (4 - 4*(k%2)) & 0x0f }
+	for i := range rows {
+		for j := range cols {
+			v := field(src[j*srcStride:], i)
+			k, shift := i*dstStride+j/2, 4-4*(j%2)
+			dst[k] = dst[k]&^(0x0f<<shift) | v<<shift
+		}
+	}
+}
+
+// TestTransposeNibbles runs TransposeNibbles and TransposeNibblesStreaming
+// at every level against the definition on random sizes, strides and
+// tiles (small ones, so that the one-pass path runs many).
+func TestTransposeNibbles(t *testing.T) {
+	n := 120
+	if testing.Short() {
+		n = 40
+	}
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(4, 4))
+		for k := range n {
+			rows, cols := 2*r.IntN(300), 2*r.IntN(400)
+			if k%3 == 0 { // whole tiles and then some
+				rows, cols = 128*(1+r.IntN(4))+2*r.IntN(3), 128*(1+r.IntN(4))+2*r.IntN(3)
+			}
+			dstStride := (cols/2+63)/64*64 + 64*r.IntN(2)
+			if k%5 == 4 {
+				dstStride = cols/2 + r.IntN(40) // not aligned: a byte at a time
+			}
+			srcStride := rows/2 + r.IntN(3)*64 + r.IntN(2)*r.IntN(30)
+			checkNibbleTranspose(t, r, rows, cols, dstStride, srcStride, []int{128, 256, 1024}[k%3], []int{128, 256, 512}[(k/3)%3])
+		}
+	})
+}
+
+// FuzzTransposeNibbles runs TransposeNibbles at the level in use against
+// the definition on fuzzed sizes, strides and tiles.
+func FuzzTransposeNibbles(f *testing.F) {
+	f.Add(uint16(256), uint16(384), uint8(0), uint8(3), uint8(0), uint64(1))
+	f.Add(uint16(130), uint16(260), uint8(64), uint8(7), uint8(1), uint64(2))
+	f.Add(uint16(6), uint16(10), uint8(1), uint8(0), uint8(2), uint64(3))
+	f.Fuzz(func(t *testing.T, rows, cols uint16, pad, gap, tiles uint8, seed uint64) {
+		r, c := 2*int(rows%400), 2*int(cols%400)
+		checkNibbleTranspose(t, rand.New(rand.NewPCG(seed, 5)), r, c, (c/2+63)/64*64+int(pad)%2*64, r/2+int(gap),
+			[]int{128, 256, 1024}[int(tiles)%3], []int{128, 256, 512}[int(tiles/3)%3])
+	})
+}
+
+// checkNibbleTranspose runs TransposeNibbles and TransposeNibblesStreaming
+// of rows × cols fields with the given strides and staged tile extents,
+// in guarded buffers, against the definition: the whole destination
+// buffer must match, bytes outside the rows untouched.
+func checkNibbleTranspose(t *testing.T, r *rand.Rand, rows, cols, dstStride, srcStride, stageRow, stageCol int) {
+	t.Helper()
+	savedRow, savedCol := stageRowBytes, stageColBytes
+	defer func() { stageRowBytes, stageColBytes = savedRow, savedCol }()
+	stageRowBytes, stageColBytes = stageRow, stageCol
+	dst := guarded(t, span(rows, dstStride, cols/2), false)
+	src := guarded(t, span(cols, srcStride, rows/2), r.IntN(2) == 0)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	for i := range dst {
+		dst[i] = byte(r.Uint32())
+	}
+	want := bytes.Clone(dst)
+	naiveNibbles(want, dstStride, src, srcStride, rows, cols)
+	for _, call := range []func([]byte, int, []byte, int, int, int){TransposeNibbles, TransposeNibblesStreaming} {
+		got := bytes.Clone(dst)
+		call(got, dstStride, src, srcStride, rows, cols)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%d×%d fields, strides %d/%d, tiles %d×%d: byte %d differs", rows, cols, dstStride, srcStride, stageRow, stageCol, firstDiff(got, want))
+		}
+	}
+}

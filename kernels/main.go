@@ -130,6 +130,7 @@ func (g *gen) file() {
 	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
+	g.splitNibbles()
 	for _, stream := range []bool{false, true} {
 		for _, bits := range []int{1, 2, 4} {
 			g.transposeFields(bits, stream)

@@ -249,3 +249,70 @@ func (g *gen) xor(l *level, a, b, dst reg.VecPhysical) {
 	}
 	g.VPXOR(a, b, dst)
 }
+
+// splitNibbles emits splitNibblesNTPrefetch, the last step of a transpose
+// of 4-bit fields through a byte-transposed tile. For each of rows source
+// runs of n bytes (n a multiple of 128), it writes byte i of destination
+// row 2r as the high nibbles of source bytes 2i and 2i+1 of run r (in
+// that order, the first high), and byte i of row 2r+1 as their low
+// nibbles, n/2 bytes a row, with VMOVNTDQ, then SFENCE; and it prefetches
+// one line per 64 bytes written, walking runs of pfN bytes at stride
+// pfStride from pf, as copyRunsNTPrefetch does:
+//
+//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+//
+// VPERMT2B (deEven1, deOdd1 in Z28, Z29) takes the even and the odd bytes
+// of 128 apart; word shifts by 4 and a bit select under 0xF0 (Z30,
+// VPTERNLOGD 0xE4) join their nibbles. AX walks the source run, R14 the
+// destination rows, R13 is the second row's start. Needs AVX-512 VBMI.
+func (g *gen) splitNibbles() {
+	g.runsPrologue("splitNibblesNTPrefetch", "pf *byte, pfStride int, pfN int")
+	g.params([]string{"pf", "pfStride", "pfN"}, r9, r10, r11)
+	z := avx512.vs(0, 6)
+	idxE, idxO, hiMask := avx512.v(28), avx512.v(29), avx512.v(30)
+	g.VMOVDQU64(deEven[1].addr(), idxE)
+	g.VMOVDQU64(deOdd[1].addr(), idxO)
+	g.MOVL(operand.U32(0xf0), ax.As32())
+	g.broadcastByte(avx512, ax, hiMask)
+	g.XORQ(r12, r12)
+
+	g.Label("row")
+	g.LEAQ(atIdx(di, dx, 1, 0), r13)
+	g.XORQ(ax, ax)
+	g.XORQ(r14, r14)
+	g.Label("step")
+	g.prefetchWalk("pf1")
+	g.prefetchWalk("pf2")
+	a, b, e, o, u, t := z[0], z[1], z[2], z[3], z[4], z[5]
+	g.VMOVDQU64(atIdx(si, ax, 1, 0), a)
+	g.VMOVDQU64(atIdx(si, ax, 1, 64), b)
+	g.VMOVDQA64(a, e)
+	g.VPERMT2B(b, idxE, e)
+	g.VMOVDQA64(a, o)
+	g.VPERMT2B(b, idxO, o)
+	g.VPSLLW(operand.U8(4), e, u)
+	g.VPSRLW(operand.U8(4), o, t)
+	g.VPTERNLOGD(operand.U8(0xe4), hiMask, t, e) // high nibbles: e under the mask, t elsewhere
+	g.VPTERNLOGD(operand.U8(0xe4), hiMask, o, u) // low nibbles: u under the mask, o elsewhere
+	g.VMOVNTDQ(e, atIdx(di, r14, 1, 0))
+	g.VMOVNTDQ(u, atIdx(r13, r14, 1, 0))
+	g.ADDQ(imm(64), r14)
+	g.addBelow(ax, 128, r8, "step")
+	g.ADDQ(dx, di)
+	g.ADDQ(dx, di)
+	g.ADDQ(bx, si)
+	g.countDown("row")
+	g.SFENCE()
+	g.ret()
+}
+
+// prefetchWalk prefetches the line at R12 in the prefetch run at R9 and
+// steps R12 on by 64 bytes, to the next run (R10 on, R12 = 0) at the end
+// of this one (R11 bytes); label names the jump over that step.
+func (g *gen) prefetchWalk(label string) {
+	g.PREFETCHT0(atIdx(r9, r12, 1, 0))
+	g.addBelow(r12, 64, r11, label)
+	g.XORQ(r12, r12)
+	g.ADDQ(r10, r9)
+	g.Label(label)
+}
