@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/tilecopy/tilecopy"
 )
@@ -26,6 +27,7 @@ type fieldPlan struct {
 	// band is how many of a batch's destination rows one chunk moves:
 	// rows, or a multiple of bandUnit below it (see fieldBandBytes).
 	band        int64
+	onePass     bool  // 4-bit fields past the caches in whole tiles: tilecopy.TransposeNibblesStreaming
 	stream      bool  // the byte transposes write past the caches
 	streamMin   int64 // the plan's: from this temporary size on, so do the field passes
 	threads     int
@@ -85,6 +87,19 @@ func planFields(p, mid *Plan) *fieldPlan {
 		bits: int64(st.srcBits), e: e, loops: mid.loops,
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
+	}
+	// Where the level has it, a transpose of 4-bit fields streamed past
+	// the caches takes one pass (relayout bench --runs 5 S1, s4 8192²,
+	// three rounds: 0.22-0.25 of copy() in two passes, 0.38-0.43 in one;
+	// on two threads 0.25-0.28 and 0.41-0.50).
+	// Only whole tiles (128 fields each way, destination rows and batches
+	// on whole lines) go: the edges of the one pass go a byte at a time
+	// (the tpu preset's short rows untiled: 0.03 of copy() where the two
+	// passes run at 0.31).
+	f.onePass = f.bits == 4 && f.stream && tilecopy.NibblesOnePass() &&
+		f.rows%128 == 0 && f.cols%128 == 0 && f.dstRow/e%64 == 0
+	for _, l := range f.loops {
+		f.onePass = f.onePass && l.dst/e%64 == 0
 	}
 	f.band = f.rows
 	if b := fieldBandBytes / (f.cols / e) / bandUnit * bandUnit; b > 0 && b < f.rows {
@@ -165,6 +180,10 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 // goroutines by rows of its output.
 func (f *fieldPlan) chunk(dst, src, m []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
+	if d := dst[r0*f.dstRow/e:]; f.onePass && r0%bandUnit == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
+		tilecopy.TransposeNibblesStreaming(d, int(f.dstRow/e), src[r0/e:], int(f.srcRow/e), int(w), int(f.cols))
+		return
+	}
 	groups := f.cols / e // m's rows
 	mix := func(k0, k1 int64) {
 		fields := tilecopy.TransposeFields
@@ -242,11 +261,17 @@ func (f *fieldPlan) batches() int64 {
 	return n
 }
 
-// tempBytes is the size of a chunk's temporary.
+// tempBytes is the size of a chunk's temporary (which one pass, where it
+// runs, leaves unused).
 func (f *fieldPlan) tempBytes() int64 { return f.band * f.cols / f.e }
 
 // explain describes the passes for Plan.String.
 func (f *fieldPlan) explain(b *strings.Builder) {
+	if f.onePass {
+		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (tilecopy.TransposeNibblesStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
+			f.chunks(), f.bands(), f.band, f.batches())
+		return
+	}
 	fmt.Fprintf(b, "  packed transpose without unpacking; per chunk (%d in all: %d bands of up to %d destination rows in each of %d batches):\n",
 		f.chunks(), f.bands(), f.band, f.batches())
 	fmt.Fprintf(b, "    pass 1: transpose the %d×%d blocks of %d-bit fields of %d source rows, %d bytes of each, %d bytes apart\n",

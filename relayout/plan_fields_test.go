@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tilecopy/tilecopy"
 )
 
 // TestPackedTransposePath checks which packed relayouts take the field
@@ -177,4 +179,44 @@ func ExamplePlan_packed() {
 	}
 	fmt.Printf("% x\n", dst)
 	// Output: 04 8c 15 9d 26 ae 37 bf
+}
+
+// TestNibbleOnePass checks which field plans streamed past the caches
+// take the one-pass transpose of 4-bit fields (where the CPU has it:
+// whole tiles only), and runs them whole and in bands of 128 rows, chunk
+// range by chunk range, against the oracle.
+func TestNibbleOnePass(t *testing.T) {
+	tests := []struct {
+		from, to string
+		onePass  bool
+	}{
+		{"s4[256,384]{1,0:E(4)}", "s4[256,384]{0,1:E(4)}", true},
+		{"u4[2,384,256]{2,1,0:E(4)}", "u4[2,384,256]{1,2,0:E(4)}", true}, // batched
+		{"s4[256,390]{1,0:E(4)}", "s4[256,390]{0,1:E(4)}", false},        // not whole tiles
+		{"s2[256,384]{1,0:E(2)}", "s2[256,384]{0,1:E(2)}", false},        // 2-bit fields
+		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{1,0:E(4)}", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
+			from, to := parsePair(t, tc.from, tc.to)
+			var plan *Plan
+			checkPairWith(t, 1, from, to, Options{Threads: 2}, 0, func(p *Plan) {
+				plan = p
+				splitFields(p)
+			})
+			f := plan.stage.fields
+			if want := tc.onePass && tilecopy.NibblesOnePass(); f.onePass != want {
+				t.Fatalf("one pass %v, want %v\n%s", f.onePass, want, plan)
+			}
+			if f.rows > 128 {
+				f.band = 128
+			}
+			src := fillRandom(plan.SourceSize(), 2)
+			want := make([]byte, plan.DestinationSize())
+			if err := Reference(want, src, to, from, Padding{}); err != nil {
+				t.Fatal(err)
+			}
+			checkRunRange(t, 2, plan, src, want, rand.New(rand.NewPCG(2, 2)))
+		})
+	}
 }
