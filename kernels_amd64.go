@@ -229,23 +229,27 @@ func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, 
 //go:noescape
 func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
-// splitNibblesNTPrefetch is the last step of TransposeNibbles' one pass:
+// splitNibblesNTPrefetchAVX512 and splitNibblesNTPrefetchAVX2 are the
+// last step of TransposeNibbles' one pass:
 // for each of rows runs of n bytes (n a multiple of 128), run r from
 // src+r*srcStride, it writes byte i of destination row 2r (at
 // dst+2r*dstStride) as the high nibbles of bytes 2i and 2i+1 of the run,
 // and byte i of row 2r+1 as their low nibbles, with non-temporal stores
 // followed by SFENCE, prefetching one line per 64 bytes written as
-// copyRunsNTPrefetch does. Preconditions: AVX-512 with VBMI; rows ≥ 1;
-// dst and dstStride multiples of 64; every byte inside the caller's
-// slices; pfN ≥ 64.
+// copyRunsNTPrefetch does. Preconditions: AVX-512 with VBMI, or AVX2;
+// rows ≥ 1; dst and dstStride multiples of 64; every byte inside the
+// caller's slices; pfN ≥ 64.
 //
 //go:noescape
-func splitNibblesNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+func splitNibblesNTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
-func nibblesOnePass() bool { return useVBMI }
+//go:noescape
+func splitNibblesNTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+func nibblesOnePass() bool { return useAVX2 }
 
 // transposeNibblesFast is TransposeNibbles after its checks. With stream,
-// VBMI and a destination aligned for non-temporal stores, the blocks of
+// AVX2 and a destination aligned for non-temporal stores, the blocks of
 // whole tiles run in one pass, tile by tile through the scratch buffer:
 // the staged 1-byte kernel transposes ti source bytes (2ti fields, the
 // destination rows) of tj source rows into the scratch, and
@@ -255,11 +259,15 @@ func nibblesOnePass() bool { return useVBMI }
 // a row) by twice its rows, so that the destination runs are as long:
 // tj/2 = stageColBytes/2 bytes. The rest goes a byte at a time.
 func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
-	k := k1RowsAVX512
+	k := stagedKernel(1)
+	if !stream || !useAVX2 || k == kNone {
+		transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+		return
+	}
 	sh := shapes[k]
 	fullB := rows / 2 / sh.bi * sh.bi // source bytes a row in whole blocks
 	fullJ := cols / 128 * 128         // source rows in whole 64-byte destination runs
-	if !stream || !useVBMI || fullB == 0 || fullJ == 0 || uintptr(unsafe.Pointer(&dst[0]))%64 != 0 || dstStride%64 != 0 {
+	if fullB == 0 || fullJ == 0 || uintptr(unsafe.Pointer(&dst[0]))%64 != 0 || dstStride%64 != 0 {
 		transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
 		return
 	}
@@ -272,7 +280,11 @@ func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, 
 	}
 	stageTiles(k, 1, sp, srcStride, fullB, fullJ, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
 		d := unsafe.Add(dp, 2*i0*dstStride+j0/2)
-		splitNibblesNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
+		if useVBMI {
+			splitNibblesNTPrefetchAVX512((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
+		} else {
+			splitNibblesNTPrefetchAVX2((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
+		}
 	})
 	// The edges: destination rows past the whole blocks, and the fields
 	// past the whole runs of the others.

@@ -5054,9 +5054,9 @@ fields:
 	VZEROUPPER
 	RET
 
-// func splitNibblesNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// func splitNibblesNTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·splitNibblesNTPrefetch(SB), NOSPLIT, $0-72
+TEXT ·splitNibblesNTPrefetchAVX512(SB), NOSPLIT, $0-72
 	MOVQ         dst+0(FP), DI
 	MOVQ         dstStride+8(FP), DX
 	MOVQ         src+16(FP), SI
@@ -5108,6 +5108,72 @@ pf2:
 	VMOVNTDQ   Z4, (R13)(R14*1)
 	ADDQ       $+64, R14
 	ADDQ       $+128, AX
+	CMPQ       AX, R8
+	JB         step
+	ADDQ       DX, DI
+	ADDQ       DX, DI
+	ADDQ       BX, SI
+	DECQ       CX
+	JNZ        row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func splitNibblesNTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·splitNibblesNTPrefetchAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), DI
+	MOVQ         dstStride+8(FP), DX
+	MOVQ         src+16(FP), SI
+	MOVQ         srcStride+24(FP), BX
+	MOVQ         n+32(FP), R8
+	MOVQ         rows+40(FP), CX
+	MOVQ         pf+48(FP), R9
+	MOVQ         pfStride+56(FP), R10
+	MOVQ         pfN+64(FP), R11
+	VMOVDQU      deShuf1<>+0(SB), Y13
+	MOVL         $0x000000f0, AX
+	VMOVD        AX, X14
+	VPBROADCASTB X14, Y14
+	MOVL         $0x0000000f, AX
+	VMOVD        AX, X15
+	VPBROADCASTB X15, Y15
+	XORQ         R12, R12
+
+row:
+	LEAQ (DI)(DX*1), R13
+	XORQ AX, AX
+	XORQ R14, R14
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	VMOVDQU    (SI)(AX*1), Y0
+	VMOVDQU    32(SI)(AX*1), Y1
+	VPSHUFB    Y13, Y0, Y0
+	VPERMQ     $0xd8, Y0, Y0
+	VPSHUFB    Y13, Y1, Y1
+	VPERMQ     $0xd8, Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y2
+	VPERM2I128 $0x31, Y1, Y0, Y3
+	VPSLLW     $0x04, Y2, Y4
+	VPSRLW     $0x04, Y3, Y5
+	VPAND      Y14, Y2, Y2
+	VPAND      Y15, Y5, Y5
+	VPOR       Y5, Y2, Y2
+	VPAND      Y14, Y4, Y4
+	VPAND      Y15, Y3, Y3
+	VPOR       Y3, Y4, Y4
+	VMOVNTDQ   Y2, (DI)(R14*1)
+	VMOVNTDQ   Y4, (R13)(R14*1)
+	ADDQ       $+32, R14
+	ADDQ       $+64, AX
 	CMPQ       AX, R8
 	JB         step
 	ADDQ       DX, DI

@@ -222,8 +222,8 @@ func TransposeNibblesStreaming(dst []byte, dstStride int, src []byte, srcStride 
 	transposeNibblesFast(dst, dstStride, src, srcStride, rows, cols, true)
 }
 
-// NibblesOnePass reports whether TransposeNibbles has its one-pass kernel
-// at the level in use (AVX-512 with VBMI).
+// NibblesOnePass reports whether TransposeNibbles has its one-pass kernels
+// at the level in use (AVX2 and up).
 func NibblesOnePass() bool { return nibblesOnePass() }
 
 // checkNibbles panics unless TransposeNibbles can run on its arguments.

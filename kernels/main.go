@@ -130,7 +130,8 @@ func (g *gen) file() {
 	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
-	g.splitNibbles()
+	g.splitNibbles(avx512)
+	g.splitNibbles(avx2)
 	for _, stream := range []bool{false, true} {
 		for _, bits := range []int{1, 2, 4} {
 			g.transposeFields(bits, stream)

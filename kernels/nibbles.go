@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -250,30 +252,41 @@ func (g *gen) xor(l *level, a, b, dst reg.VecPhysical) {
 	g.VPXOR(a, b, dst)
 }
 
-// splitNibbles emits splitNibblesNTPrefetch, the last step of a transpose
-// of 4-bit fields through a byte-transposed tile. For each of rows source
-// runs of n bytes (n a multiple of 128), it writes byte i of destination
-// row 2r as the high nibbles of source bytes 2i and 2i+1 of run r (in
-// that order, the first high), and byte i of row 2r+1 as their low
-// nibbles, n/2 bytes a row, with VMOVNTDQ, then SFENCE; and it prefetches
-// one line per 64 bytes written, walking runs of pfN bytes at stride
-// pfStride from pf, as copyRunsNTPrefetch does:
+// splitNibbles emits splitNibblesNTPrefetch<level>, the last step of a
+// transpose of 4-bit fields through a byte-transposed tile. For each of
+// rows source runs of n bytes (n a multiple of 128), it writes byte i of
+// destination row 2r as the high nibbles of source bytes 2i and 2i+1 of
+// run r (in that order, the first high), and byte i of row 2r+1 as their
+// low nibbles, n/2 bytes a row, with VMOVNTDQ, then SFENCE; and it
+// prefetches one line per 64 bytes written, walking runs of pfN bytes at
+// stride pfStride from pf, as copyRunsNTPrefetch does:
 //
 //	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 //
-// VPERMT2B (deEven1, deOdd1 in Z28, Z29) takes the even and the odd bytes
-// of 128 apart; word shifts by 4 and a bit select under 0xF0 (Z30,
-// VPTERNLOGD 0xE4) join their nibbles. AX walks the source run, R14 the
-// destination rows, R13 is the second row's start. Needs AVX-512 VBMI.
-func (g *gen) splitNibbles() {
-	g.runsPrologue("splitNibblesNTPrefetch", "pf *byte, pfStride int, pfN int")
+// A step takes two vectors of the run and takes their even and odd bytes
+// apart: with AVX-512 (VBMI) by VPERMT2B (deEven1, deOdd1 in Z28, Z29);
+// with AVX2 by VPSHUFB (deShuf1 in Y13: each lane's even bytes, then its
+// odd ones), VPERMQ and VPERM2I128. Word shifts by 4 then line up the
+// nibbles, which a bit select under 0xF0 joins (AVX-512: VPTERNLOGD 0xE4
+// with the mask in Z30; AVX2: masks 0xF0 in Y14 and 0x0F in Y15, two
+// VPANDs and a VPOR). AX walks the source run, R14 the destination rows,
+// R13 is the second row's start.
+func (g *gen) splitNibbles(l *level) {
+	g.runsPrologue("splitNibblesNTPrefetch"+l.name, "pf *byte, pfStride int, pfN int")
 	g.params([]string{"pf", "pfStride", "pfN"}, r9, r10, r11)
-	z := avx512.vs(0, 6)
-	idxE, idxO, hiMask := avx512.v(28), avx512.v(29), avx512.v(30)
-	g.VMOVDQU64(deEven[1].addr(), idxE)
-	g.VMOVDQU64(deOdd[1].addr(), idxO)
-	g.MOVL(operand.U32(0xf0), ax.As32())
-	g.broadcastByte(avx512, ax, hiMask)
+	a, b, e, o, u, t := l.v(0), l.v(1), l.v(2), l.v(3), l.v(4), l.v(5)
+	if l == avx512 {
+		g.VMOVDQU64(deEven[1].addr(), avx512.v(28))
+		g.VMOVDQU64(deOdd[1].addr(), avx512.v(29))
+		g.MOVL(operand.U32(0xf0), ax.As32())
+		g.broadcastByte(l, ax, avx512.v(30))
+	} else {
+		g.VMOVDQU(deShuf[1].addr(), avx2.v(13))
+		g.MOVL(operand.U32(0xf0), ax.As32())
+		g.broadcastByte(l, ax, avx2.v(14))
+		g.MOVL(operand.U32(0x0f), ax.As32())
+		g.broadcastByte(l, ax, avx2.v(15))
+	}
 	g.XORQ(r12, r12)
 
 	g.Label("row")
@@ -281,23 +294,41 @@ func (g *gen) splitNibbles() {
 	g.XORQ(ax, ax)
 	g.XORQ(r14, r14)
 	g.Label("step")
-	g.prefetchWalk("pf1")
-	g.prefetchWalk("pf2")
-	a, b, e, o, u, t := z[0], z[1], z[2], z[3], z[4], z[5]
-	g.VMOVDQU64(atIdx(si, ax, 1, 0), a)
-	g.VMOVDQU64(atIdx(si, ax, 1, 64), b)
-	g.VMOVDQA64(a, e)
-	g.VPERMT2B(b, idxE, e)
-	g.VMOVDQA64(a, o)
-	g.VPERMT2B(b, idxO, o)
+	for i := range l.bytes / 32 {
+		g.prefetchWalk(fmt.Sprintf("pf%d", i+1))
+	}
+	g.vmov(l)(atIdx(si, ax, 1, 0), a)
+	g.vmov(l)(atIdx(si, ax, 1, l.bytes), b)
+	if l == avx512 {
+		g.VMOVDQA64(a, e)
+		g.VPERMT2B(b, avx512.v(28), e)
+		g.VMOVDQA64(a, o)
+		g.VPERMT2B(b, avx512.v(29), o)
+	} else {
+		for _, r := range []reg.VecPhysical{a, b} {
+			g.VPSHUFB(avx2.v(13), r, r)
+			g.VPERMQ(operand.U8(0xd8), r, r)
+		}
+		g.joinLanes(a, b, e, o)
+	}
 	g.VPSLLW(operand.U8(4), e, u)
 	g.VPSRLW(operand.U8(4), o, t)
-	g.VPTERNLOGD(operand.U8(0xe4), hiMask, t, e) // high nibbles: e under the mask, t elsewhere
-	g.VPTERNLOGD(operand.U8(0xe4), hiMask, o, u) // low nibbles: u under the mask, o elsewhere
+	if l == avx512 {
+		g.VPTERNLOGD(operand.U8(0xe4), avx512.v(30), t, e) // high nibbles: e under the mask, t elsewhere
+		g.VPTERNLOGD(operand.U8(0xe4), avx512.v(30), o, u) // low nibbles: u under the mask, o elsewhere
+	} else {
+		hi, lo := avx2.v(14), avx2.v(15)
+		g.and(l, hi, e, e)
+		g.and(l, lo, t, t)
+		g.or(l, t, e, e)
+		g.and(l, hi, u, u)
+		g.and(l, lo, o, o)
+		g.or(l, o, u, u)
+	}
 	g.VMOVNTDQ(e, atIdx(di, r14, 1, 0))
 	g.VMOVNTDQ(u, atIdx(r13, r14, 1, 0))
-	g.ADDQ(imm(64), r14)
-	g.addBelow(ax, 128, r8, "step")
+	g.ADDQ(imm(l.bytes), r14)
+	g.addBelow(ax, 2*l.bytes, r8, "step")
 	g.ADDQ(dx, di)
 	g.ADDQ(dx, di)
 	g.ADDQ(bx, si)

@@ -91,7 +91,8 @@ func planFields(p, mid *Plan) *fieldPlan {
 	// Where the level has it, a transpose of 4-bit fields streamed past
 	// the caches takes one pass (relayout bench --runs 5 S1, s4 8192²,
 	// three rounds: 0.22-0.25 of copy() in two passes, 0.38-0.43 in one;
-	// on two threads 0.25-0.28 and 0.41-0.50).
+	// on two threads 0.25-0.28 and 0.41-0.50; with TILECOPY_CPU=avx2, two
+	// rounds, 0.21-0.22 and 0.33-0.35).
 	// Only whole tiles (128 fields each way, destination rows and batches
 	// on whole lines) go: the edges of the one pass go a byte at a time
 	// (the tpu preset's short rows untiled: 0.03 of copy() where the two
