@@ -88,16 +88,15 @@ func planFields(p, mid *Plan) *fieldPlan {
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
 	}
-	// Where the level has it, a transpose of 4-bit fields streamed past
-	// the caches takes one pass (relayout bench --runs 5 S1, s4 8192²,
+	// Where the level has it, a transpose of 4-bit fields of onePassMin
+	// bytes or more takes one pass (relayout bench --runs 5 S1, s4 8192²,
 	// three rounds: 0.22-0.25 of copy() in two passes, 0.38-0.43 in one;
 	// on two threads 0.25-0.28 and 0.41-0.50; with TILECOPY_CPU=avx2, two
-	// rounds, 0.21-0.22 and 0.33-0.35).
-	// Only whole tiles (128 fields each way, destination rows and batches
-	// on whole lines) go: the edges of the one pass go a byte at a time
-	// (the tpu preset's short rows untiled: 0.03 of copy() where the two
-	// passes run at 0.31).
-	f.onePass = f.bits == 4 && f.stream && tilecopy.NibblesOnePass() &&
+	// rounds, 0.21-0.22 and 0.33-0.35). Only whole tiles (128 fields each
+	// way, destination rows and batches on whole lines) go: the edges of
+	// the one pass go a byte at a time (the tpu preset's short rows
+	// untiled: 0.03 of copy() where the two passes run at 0.31).
+	f.onePass = f.bits == 4 && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.NibblesOnePass() &&
 		f.rows%128 == 0 && f.cols%128 == 0 && f.dstRow/e%64 == 0
 	for _, l := range f.loops {
 		f.onePass = f.onePass && l.dst/e%64 == 0
@@ -118,6 +117,16 @@ func planFields(p, mid *Plan) *fieldPlan {
 // 0.24-0.26 whole, 0.24-0.25 in bands of 8 MiB, 0.22-0.24 of 16 MiB,
 // 0.22 of 4 MiB, 0.19 of 2 MiB and 1 MiB, and 0.24 of 256 KiB.
 const fieldBandBytes = 8 << 20
+
+// onePassMin is the packed destination size from which a field plan of
+// 4-bit fields takes the one-pass transpose, which writes with
+// non-temporal stores: s4 transposed (relayout bench --runs 5, two
+// rounds, ratio to copy(), two passes against one) 1024² (512 KiB)
+// 0.26-0.29 against 0.20-0.29; 2048² 0.20-0.21 against 0.33-0.34; 2944²
+// 0.32-0.36 against 0.47-0.50; 4096² (8 MiB, where the two passes do
+// not stream) 0.13 against 0.38-0.40. (A plan's streamMin, which tests
+// lower, lowers it too.)
+const onePassMin = 1 << 20
 
 // bandUnit is the step of band sizes: whole bytes of source fields and
 // whole lines of destination rows.
@@ -148,14 +157,24 @@ func (f *fieldPlan) run(dst, src []byte) {
 // parts goroutines. Chunk c is band c%bands of batch c/bands, the
 // batches in the order of the batch loops.
 func (f *fieldPlan) runChunks(dst, src []byte, lo, hi, parts int64) {
-	tmp := getTemp(&f.temps, f.tempBytes())
-	defer f.temps.Put(tmp)
+	var tmp *[]byte // taken from the pool when a chunk needs it
+	defer func() {
+		if tmp != nil {
+			f.temps.Put(tmp)
+		}
+	}()
+	temp := func() []byte {
+		if tmp == nil {
+			tmp = getTemp(&f.temps, f.tempBytes())
+		}
+		return *tmp
+	}
 	nb := f.bands()
 	for c := lo; c < hi; {
 		dOff, sOff := f.batchOffsets(c / nb)
 		for end := min(hi, (c/nb+1)*nb); c < end; c++ {
 			r0 := c % nb * f.band
-			f.chunk(dst[dOff/f.e:], src[sOff/f.e:], *tmp, r0, min(r0+f.band, f.rows), parts)
+			f.chunk(dst[dOff/f.e:], src[sOff/f.e:], temp, r0, min(r0+f.band, f.rows), parts)
 		}
 	}
 }
@@ -174,17 +193,19 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 }
 
 // chunk moves destination rows [r0, r1) of one batch, whose destination
-// and source start at dst[0] and src[0], through the temporary m: the
+// and source start at dst[0] and src[0], in one pass where it can (then
+// without a temporary), otherwise through the temporary m = temp(): the
 // source's cols rows of packed fields, bytes r0/e to r1/e of each, become
 // m's cols/e rows of r1-r0 bytes, and m transposed as bytes is the
 // destination's rows. Each pass is shared out among up to parts
 // goroutines by rows of its output.
-func (f *fieldPlan) chunk(dst, src, m []byte, r0, r1, parts int64) {
+func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
 	if d := dst[r0*f.dstRow/e:]; f.onePass && r0%bandUnit == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
 		tilecopy.TransposeNibblesStreaming(d, int(f.dstRow/e), src[r0/e:], int(f.srcRow/e), int(w), int(f.cols))
 		return
 	}
+	m := temp()
 	groups := f.cols / e // m's rows
 	mix := func(k0, k1 int64) {
 		fields := tilecopy.TransposeFields
@@ -263,7 +284,7 @@ func (f *fieldPlan) batches() int64 {
 }
 
 // tempBytes is the size of a chunk's temporary (which one pass, where it
-// runs, leaves unused).
+// runs, does not take).
 func (f *fieldPlan) tempBytes() int64 { return f.band * f.cols / f.e }
 
 // explain describes the passes for Plan.String.
