@@ -236,19 +236,20 @@ func checkNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, co
 }
 
 // transposeNibblesGeneric transposes destination rows [r0, r1) and
-// fields [c0, c1) of them (all even), a destination byte at a time: its
-// two fields are field i of source rows j and j+1.
+// fields [c0, c1) of them (all even), a pair of destination rows at a
+// time: source byte i/2 of rows j and j+1 holds their fields j and j+1,
+// the high nibbles for row i, the low ones for row i+1.
 func transposeNibblesGeneric(dst []byte, dstStride int, src []byte, srcStride int, r0, r1, c0, c1 int) {
 	if c0 >= c1 {
 		return
 	}
-	for i := r0; i < r1; i++ {
-		shift := 4 - 4*(i%2)
-		d := dst[i*dstStride:]
-		for j := c0; j < c1; j += 2 {
-			hi := src[j*srcStride+i/2] >> shift & 0x0f
-			lo := src[(j+1)*srcStride+i/2] >> shift & 0x0f
-			d[j/2] = hi<<4 | lo
+	for i := r0; i < r1; i += 2 {
+		d0, d1 := dst[i*dstStride:][c0/2:c1/2], dst[(i+1)*dstStride:][c0/2:c1/2]
+		s := src[c0*srcStride+i/2:]
+		for k := range d0 {
+			x, y := s[2*k*srcStride], s[(2*k+1)*srcStride]
+			d0[k] = x&0xf0 | y>>4
+			d1[k] = x<<4 | y&0x0f
 		}
 	}
 }
