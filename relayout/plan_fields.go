@@ -202,7 +202,20 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
 	if d := dst[r0*f.dstRow/e:]; f.onePass && r0%bandUnit == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
-		tilecopy.TransposeNibblesStreaming(d, int(f.dstRow/e), src[r0/e:], int(f.srcRow/e), int(w), int(f.cols))
+		// Up to parts goroutines, each a stretch of whole tiles' rows.
+		one := func(a, b int64) {
+			tilecopy.TransposeNibblesStreaming(dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
+		}
+		tiles := ceilDiv(w, bandUnit)
+		if parts = min(parts, tiles); parts <= 1 {
+			one(0, w)
+			return
+		}
+		var wg sync.WaitGroup
+		for c := range parts {
+			wg.Go(func() { one(tiles*c/parts*bandUnit, min(tiles*(c+1)/parts*bandUnit, w)) })
+		}
+		wg.Wait()
 		return
 	}
 	m := temp()
