@@ -163,34 +163,28 @@ func unpack4AVX2(dst *byte, src *byte, n int, mask, sign byte)
 //go:noescape
 func pack4AVX2(dst *byte, src *byte, n int)
 
-// unpackBitsFast is UnpackBits after its checks: whole 64-element pieces
-// of 4-bit fields take the AVX2 kernel, the rest the generic code. On
-// Zen 5 (go test -bench RepackBits -benchtime 20x), 64 Mi elements
-// unpack at 43-46 GB/s against 7 for the generic word-at-a-time code,
-// and pack at 42-45 against 10; copy() of the packed bytes runs at 54.
-func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
-	if m := n &^ 63; bits == 4 && m > 0 && useAVX2 {
-		fv := newFieldValues(natural, signed)
-		unpack4AVX2(&dst[0], &src[0], m/2, fv.mask, fv.sign)
-		if m < n {
-			unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
-		}
-		return
+// unpack4Asm unpacks the whole 64-element pieces of n 4-bit fields with
+// the AVX2 kernel and returns how many elements it did (none without
+// AVX2); pack4Asm packs them. On Zen 5 (go test -bench RepackBits
+// -benchtime 20x), 64 Mi elements unpack at 43-46 GB/s against 7 for the
+// generic word-at-a-time code, and pack at 42-45 against 10; copy() of
+// the packed bytes runs at 54.
+func unpack4Asm(dst, src []byte, n int, mask, sign byte) int {
+	m := n &^ 63
+	if m == 0 || !useAVX2 {
+		return 0
 	}
-	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+	unpack4AVX2(&dst[0], &src[0], m/2, mask, sign)
+	return m
 }
 
-// packBitsFast is PackBits after its checks: whole 64-element pieces of
-// 4-bit fields take the AVX2 kernel, the rest the generic code.
-func packBitsFast(dst, src []byte, n, bits int) {
-	if m := n &^ 63; bits == 4 && m > 0 && useAVX2 {
-		pack4AVX2(&dst[0], &src[0], m/2)
-		if m < n {
-			packBitsGeneric(dst[m/2:], src[m:], n-m, bits)
-		}
-		return
+func pack4Asm(dst, src []byte, n int) int {
+	m := n &^ 63
+	if m == 0 || !useAVX2 {
+		return 0
 	}
-	packBitsGeneric(dst, src, n, bits)
+	pack4AVX2(&dst[0], &src[0], m/2)
+	return m
 }
 
 // interleave8Pack4AVX512 and interleave8Pack4AVX2 pack n chunks of 8
@@ -292,53 +286,46 @@ func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, 
 	transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, 2*fullB, fullJ, cols)
 }
 
-// packRows8Fast is PackRows8 after its checks: whole chunks (weaveChunk
-// of bytes) take the kernel of the level, the streaming one with stream
-// and an aligned dst, the rest the generic code.
-func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
+// packRows8Asm packs the whole chunks (weaveChunk of bytes) of n columns
+// of 8 rows with the kernel of the level, the streaming one with stream
+// and an aligned dst, and returns how many columns it did;
+// unpackRows8Asm unpacks them, with the streaming AVX-512 kernel where
+// stream and the rows are aligned for it.
+func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int {
 	chunk, avx512 := weaveChunk(1)
-	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
-		stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
-		switch {
-		case avx512 && stream:
-			interleave8Pack4StreamAVX512(&dst[0], &src[0], srcStride, k)
-		case avx512:
-			interleave8Pack4AVX512(&dst[0], &src[0], srcStride, k)
-		case stream:
-			interleave8Pack4StreamAVX2(&dst[0], &src[0], srcStride, k)
-		default:
-			interleave8Pack4AVX2(&dst[0], &src[0], srcStride, k)
-		}
-		if done := k * chunk; done < n {
-			packRows8Generic(dst[4*done:], src[done:], srcStride, n-done)
-		}
-		return
+	k := n / max(chunk, 1)
+	if chunk == 0 || k == 0 {
+		return 0
 	}
-	packRows8Generic(dst, src, srcStride, n)
+	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+	switch {
+	case avx512 && stream:
+		interleave8Pack4StreamAVX512(&dst[0], &src[0], srcStride, k)
+	case avx512:
+		interleave8Pack4AVX512(&dst[0], &src[0], srcStride, k)
+	case stream:
+		interleave8Pack4StreamAVX2(&dst[0], &src[0], srcStride, k)
+	default:
+		interleave8Pack4AVX2(&dst[0], &src[0], srcStride, k)
+	}
+	return k * chunk
 }
 
-// unpackRows8Fast is UnpackRows8 after its checks, split as
-// packRows8Fast splits; with stream, rows aligned for them take the
-// streaming AVX-512 kernel.
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
+func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, stream bool) int {
 	chunk, avx512 := weaveChunk(1)
-	if k := n / max(chunk, 1); chunk > 0 && k > 0 {
-		fv := newFieldValues(natural, signed)
-		mask, sign := fv.mask, fv.sign
-		switch {
-		case avx512 && stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0:
-			unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)
-		case avx512:
-			unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
-		default:
-			unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
-		}
-		if done := k * chunk; done < n {
-			unpackRows8Generic(dst[done:], dstStride, src[4*done:], n-done, natural, signed)
-		}
-		return
+	k := n / max(chunk, 1)
+	if chunk == 0 || k == 0 {
+		return 0
 	}
-	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+	switch {
+	case avx512 && stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0:
+		unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)
+	case avx512:
+		unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
+	default:
+		unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
+	}
+	return k * chunk
 }
 
 // transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2

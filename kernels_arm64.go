@@ -241,57 +241,45 @@ func packRows8NEON(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func unpackRows8NEON(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
-// unpackBitsFast is UnpackBits after its checks: whole 32-element pieces
-// of 4-bit fields take the NEON kernel, the rest the generic code.
-func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
-	if m := n &^ 31; bits == 4 && m > 0 && useNEON {
-		fv := newFieldValues(natural, signed)
-		unpack4NEON(&dst[0], &src[0], m/32, fv.mask, fv.sign)
-		if m < n {
-			unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
-		}
-		return
+// unpack4Asm unpacks the whole 32-element pieces of n 4-bit fields with
+// the NEON kernel and returns how many elements it did; pack4Asm packs
+// them.
+func unpack4Asm(dst, src []byte, n int, mask, sign byte) int {
+	m := n &^ 31
+	if m == 0 || !useNEON {
+		return 0
 	}
-	unpackBitsGeneric(dst, src, n, bits, natural, signed)
+	unpack4NEON(&dst[0], &src[0], m/32, mask, sign)
+	return m
 }
 
-// packBitsFast is PackBits after its checks: whole 32-element pieces of
-// 4-bit fields take the NEON kernel, the rest the generic code.
-func packBitsFast(dst, src []byte, n, bits int) {
-	if m := n &^ 31; bits == 4 && m > 0 && useNEON {
-		pack4NEON(&dst[0], &src[0], m/32)
-		if m < n {
-			packBitsGeneric(dst[m/2:], src[m:], n-m, bits)
-		}
-		return
+func pack4Asm(dst, src []byte, n int) int {
+	m := n &^ 31
+	if m == 0 || !useNEON {
+		return 0
 	}
-	packBitsGeneric(dst, src, n, bits)
+	pack4NEON(&dst[0], &src[0], m/32)
+	return m
 }
 
-// packRows8Fast is PackRows8 after its checks: whole 16-column steps
-// take the NEON kernel, the rest the generic code. arm64 has no
-// non-temporal vector stores here, so stream changes nothing.
-func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
-	if k := n / 16; k > 0 && useNEON {
-		packRows8NEON(&dst[0], &src[0], srcStride, k)
-		if done := 16 * k; done < n {
-			packRows8Generic(dst[4*done:], src[done:], srcStride, n-done)
-		}
-		return
+// packRows8Asm packs the whole 16-column steps of n columns of 8 rows
+// with the NEON kernel and returns how many columns it did;
+// unpackRows8Asm unpacks them. arm64 has no non-temporal vector stores
+// here, so stream changes nothing.
+func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+	k := n / 16
+	if k == 0 || !useNEON {
+		return 0
 	}
-	packRows8Generic(dst, src, srcStride, n)
+	packRows8NEON(&dst[0], &src[0], srcStride, k)
+	return 16 * k
 }
 
-// unpackRows8Fast is UnpackRows8 after its checks, split as
-// packRows8Fast splits.
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
-	if k := n / 16; k > 0 && useNEON {
-		fv := newFieldValues(natural, signed)
-		unpackRows8NEON(&dst[0], dstStride, &src[0], k, fv.mask, fv.sign)
-		if done := 16 * k; done < n {
-			unpackRows8Generic(dst[done:], dstStride, src[4*done:], n-done, natural, signed)
-		}
-		return
+func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, stream bool) int {
+	k := n / 16
+	if k == 0 || !useNEON {
+		return 0
 	}
-	unpackRows8Generic(dst, dstStride, src, n, natural, signed)
+	unpackRows8NEON(&dst[0], dstStride, &src[0], k, mask, sign)
+	return 16 * k
 }

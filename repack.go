@@ -253,3 +253,45 @@ func transposeNibblesGeneric(dst []byte, dstStride int, src []byte, srcStride in
 		}
 	}
 }
+
+// packBitsFast is PackBits after its checks: the pieces of 4-bit fields
+// the level's kernel takes (pack4Asm), then the generic code.
+func packBitsFast(dst, src []byte, n, bits int) {
+	m := 0
+	if bits == 4 {
+		m = pack4Asm(dst, src, n)
+	}
+	if m < n {
+		packBitsGeneric(dst[m/2:], src[m:], n-m, bits)
+	}
+}
+
+// unpackBitsFast is UnpackBits after its checks: the pieces of 4-bit
+// fields the level's kernel takes (unpack4Asm), then the generic code.
+func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
+	m := 0
+	if bits == 4 {
+		fv := newFieldValues(natural, signed)
+		m = unpack4Asm(dst, src, n, fv.mask, fv.sign)
+	}
+	if m < n {
+		unpackBitsGeneric(dst[m:], src[m/2:], n-m, bits, natural, signed)
+	}
+}
+
+// packRows8Fast is PackRows8 after its checks: the columns the level's
+// kernel takes (packRows8Asm), then the generic code.
+func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
+	if m := packRows8Asm(dst, src, srcStride, n, stream); m < n {
+		packRows8Generic(dst[4*m:], src[m:], srcStride, n-m)
+	}
+}
+
+// unpackRows8Fast is UnpackRows8 after its checks, split as
+// packRows8Fast splits (unpackRows8Asm).
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
+	fv := newFieldValues(natural, signed)
+	if m := unpackRows8Asm(dst, dstStride, src, n, fv.mask, fv.sign, stream); m < n {
+		unpackRows8Generic(dst[m:], dstStride, src[4*m:], n-m, natural, signed)
+	}
+}
