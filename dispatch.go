@@ -263,6 +263,18 @@ func Kernel(width int) string {
 	return kernelName(width)
 }
 
+// weaveNote is what kernelName adds for width-byte elements when the
+// level has the interleave kernels (have): which column counts run them.
+func weaveNote(width int, have bool) string {
+	switch {
+	case have && width == 1:
+		return "; 2, 4 or 8 columns: interleave"
+	case have && width <= 4:
+		return "; 2 or 4 columns: interleave"
+	}
+	return ""
+}
+
 // transposeFast is Transpose after its checks. Two or four columns with a
 // contiguous destination are an interleave, two or four rows with a
 // contiguous source a de-interleave. Kernels that write part lines stage

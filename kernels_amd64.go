@@ -900,13 +900,7 @@ func kernelName(width int) string {
 	if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	switch {
-	case width == 1 && useAVX2:
-		name += "; 2, 4 or 8 columns: interleave"
-	case width <= 4 && useAVX2:
-		name += "; 2 or 4 columns: interleave"
-	}
-	return name
+	return name + weaveNote(width, useAVX2)
 }
 
 // strip runs kernel k on n blocks.

@@ -82,14 +82,7 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	name := shapes[transposeKernel(width)].name
-	switch {
-	case width == 1 && useNEON:
-		name += "; 2, 4 or 8 columns: interleave"
-	case width <= 4 && useNEON:
-		name += "; 2 or 4 columns: interleave"
-	}
-	return name
+	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON)
 }
 
 // strip runs kernel k on n blocks.
