@@ -99,12 +99,7 @@ func (g *gen) nibblesPrologue() []reg.VecPhysical {
 // interleave by bytes as interleave4x1 does.
 func (g *gen) weavePack4(l *level, stream bool) {
 	s := weaveSpec{lvl: l, k: 4, width: 1}
-	name := "interleave8Pack4" + l.name
-	store := g.vmov(l)
-	if stream {
-		name = "interleave8Pack4Stream" + l.name
-		store = g.VMOVNTDQ
-	}
+	name, store := g.streamed(l, "interleave8Pack4", stream)
 	g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
 	g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
 	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
@@ -132,6 +127,16 @@ func (g *gen) weavePack4(l *level, stream bool) {
 	g.endLoop(stream)
 }
 
+// streamed returns the name of kernel base at level l (base<level>, or
+// with stream base"Stream"<level>) and the store of its results: the
+// level's unaligned move, or with stream VMOVNTDQ.
+func (g *gen) streamed(l *level, base string, stream bool) (string, mov) {
+	if stream {
+		return base + "Stream" + l.name, g.VMOVNTDQ
+	}
+	return base + l.name, g.vmov(l)
+}
+
 // endLoop closes a kernel's loop over CX: with stream, fences the
 // non-temporal stores before returning.
 func (g *gen) endLoop(stream bool) {
@@ -154,12 +159,7 @@ func (g *gen) endLoop(stream bool) {
 // as unpack4 does.
 func (g *gen) unweavePack4(l *level, stream bool) {
 	s := weaveSpec{lvl: l, k: 4, width: 1, inverse: true}
-	name := "unpack4Deinterleave8" + l.name
-	store := g.vmov(l)
-	if stream {
-		name = "unpack4Deinterleave8Stream" + l.name
-		store = g.VMOVNTDQ
-	}
+	name, store := g.streamed(l, "unpack4Deinterleave8", stream)
 	g.text(name, "func(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)")
 	g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
 	g.Load(g.Param("mask"), ax)
