@@ -146,11 +146,7 @@ func (f *fieldPlan) run(dst, src []byte) {
 		f.runChunks(dst, src, 0, chunks, parts)
 		return
 	}
-	var wg sync.WaitGroup
-	for c := range parts {
-		wg.Go(func() { f.runChunks(dst, src, chunks*c/parts, chunks*(c+1)/parts, 1) })
-	}
-	wg.Wait()
+	shareOut(chunks, parts, func(lo, hi int64) { f.runChunks(dst, src, lo, hi, 1) })
 }
 
 // runChunks runs chunks [lo, hi) in order through one temporary, each on
@@ -207,15 +203,7 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 			tilecopy.TransposeNibblesStreaming(dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
 		}
 		tiles := ceilDiv(w, bandUnit)
-		if parts = min(parts, tiles); parts <= 1 {
-			one(0, w)
-			return
-		}
-		var wg sync.WaitGroup
-		for c := range parts {
-			wg.Go(func() { one(tiles*c/parts*bandUnit, min(tiles*(c+1)/parts*bandUnit, w)) })
-		}
-		wg.Wait()
+		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*bandUnit, min(b*bandUnit, w)) })
 		return
 	}
 	m := temp()
@@ -240,23 +228,18 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		out(0, w)
 		return
 	}
-	var wg sync.WaitGroup
-	for c := range parts {
-		wg.Go(func() { mix(groups*c/parts, groups*(c+1)/parts) })
-	}
-	wg.Wait()
+	shareOut(groups, parts, mix)
 	// The transposes split at multiples of 64 destination rows, so that
-	// every part starts on a whole line when the rows are.
-	bound := func(c int64) int64 {
-		if c == parts {
-			return w
+	// every part starts on a whole line when the rows are; the last part
+	// takes the rest.
+	lines := w / 64
+	shareOut(lines, parts, func(a, b int64) {
+		end := b * 64
+		if b == lines {
+			end = w
 		}
-		return w / 64 * c / parts * 64
-	}
-	for c := range parts {
-		wg.Go(func() { out(bound(c), bound(c+1)) })
-	}
-	wg.Wait()
+		out(a*64, end)
+	})
 }
 
 // chunks is the number of chunks, bands() of each batch.

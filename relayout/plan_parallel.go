@@ -184,15 +184,24 @@ func (p *Plan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 // each.
 func (p *Plan) runParallel(dst, src []byte, n int) {
 	l := p.threadLoop()
-	units := l.size / l.scale
+	shareOut(l.size/l.scale, int64(n), func(lo, hi int64) {
+		if w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale); ok {
+			w.walk(0, dOff, sOff, false)
+		}
+	})
+}
+
+// shareOut runs do on parts goroutines (parts ≥ 1), goroutine c on its
+// share [n*c/parts, n*(c+1)/parts) of [0, n), and waits for them all;
+// with one part it runs on the calling goroutine.
+func shareOut(n, parts int64, do func(lo, hi int64)) {
+	if parts <= 1 {
+		do(0, n)
+		return
+	}
 	var wg sync.WaitGroup
-	for c := range int64(n) {
-		lo, hi := units*c/int64(n)*l.scale, units*(c+1)/int64(n)*l.scale
-		wg.Go(func() {
-			if w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo, hi); ok {
-				w.walk(0, dOff, sOff, false)
-			}
-		})
+	for c := range parts {
+		wg.Go(func() { do(n*c/parts, n*(c+1)/parts) })
 	}
 	wg.Wait()
 }

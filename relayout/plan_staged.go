@@ -316,15 +316,7 @@ func (st *staged) run(dst, src []byte) error {
 		if st.threads > 1 && st.dstBytes >= st.parallelMin {
 			parts = min(int64(st.threads), sl.count)
 		}
-		if parts == 1 {
-			st.runSlabs(dst, src, 0, sl.count)
-			return nil
-		}
-		var wg sync.WaitGroup
-		for c := range parts {
-			wg.Go(func() { st.runSlabs(dst, src, sl.count*c/parts, sl.count*(c+1)/parts) })
-		}
-		wg.Wait()
+		shareOut(sl.count, parts, func(lo, hi int64) { st.runSlabs(dst, src, lo, hi) })
 		return nil
 	}
 	tmp := getTemp(&st.temps, st.tempBytes())
