@@ -48,3 +48,17 @@ func ExampleTransposeNibbles() {
 	fmt.Printf("% x\n", dst)
 	// Output: 15 26 37 48
 }
+
+func ExampleInterleaveNibbles8() {
+	// 8 packed rows of 2 fields each: row k holds k and k+8.
+	src := []byte{0x08, 0x19, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e, 0x7f}
+	words := make([]byte, 8) // a word per field: its 8 rows' values
+	tilecopy.InterleaveNibbles8(words, src, 1, 2)
+	fmt.Printf("% x\n", words)
+	back := make([]byte, 8)
+	tilecopy.DeinterleaveNibbles8(back, 1, words, 2)
+	fmt.Printf("% x\n", back)
+	// Output:
+	// 01 23 45 67 89 ab cd ef
+	// 08 19 2a 3b 4c 5d 6e 7f
+}

@@ -223,6 +223,39 @@ func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, 
 //go:noescape
 func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
+// interleave8NibblesAVX512 and interleave8NibblesAVX2 lay out n chunks
+// of 8 packed rows of 4-bit fields (64 or 32 bytes of each row a chunk)
+// as words of nibbles (InterleaveNibbles8); deinterleave8NibblesAVX512
+// and deinterleave8NibblesAVX2 do the inverse (DeinterleaveNibbles8).
+// The Stream versions write with non-temporal stores, fenced at the end.
+// Preconditions: the level (AVX-512 with VBMI, or AVX2); n ≥ 1; every
+// byte inside the caller's slices; for the Stream versions, the written
+// rows (or dst) aligned to 64 bytes.
+//
+//go:noescape
+func interleave8NibblesAVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8NibblesAVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func deinterleave8NibblesAVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave8NibblesAVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave8NibblesStreamAVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave8NibblesStreamAVX2(dst *byte, dstStride int, src *byte, n int)
+
 // splitNibblesNTPrefetchAVX512 and splitNibblesNTPrefetchAVX2 are the
 // last step of TransposeNibbles' one pass:
 // for each of rows runs of n bytes (n a multiple of 128), run r from
@@ -326,6 +359,51 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 		unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
 	}
 	return k * chunk
+}
+
+// interleaveNibbles8Asm lays out the whole chunks (weaveChunk of bytes
+// of each row) of n fields of 8 packed rows as words with the kernel of
+// the level, the streaming one with stream and an aligned dst, and
+// returns how many fields it did; deinterleaveNibbles8Asm lays them out
+// as rows again, streaming with stream and rows aligned for it.
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+	chunk, avx512 := weaveChunk(1)
+	k := n / 2 / max(chunk, 1)
+	if chunk == 0 || k == 0 {
+		return 0
+	}
+	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+	switch {
+	case avx512 && stream:
+		interleave8NibblesStreamAVX512(&dst[0], &src[0], srcStride, k)
+	case avx512:
+		interleave8NibblesAVX512(&dst[0], &src[0], srcStride, k)
+	case stream:
+		interleave8NibblesStreamAVX2(&dst[0], &src[0], srcStride, k)
+	default:
+		interleave8NibblesAVX2(&dst[0], &src[0], srcStride, k)
+	}
+	return 2 * k * chunk
+}
+
+func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
+	chunk, avx512 := weaveChunk(1)
+	k := n / 2 / max(chunk, 1)
+	if chunk == 0 || k == 0 {
+		return 0
+	}
+	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0
+	switch {
+	case avx512 && stream:
+		deinterleave8NibblesStreamAVX512(&dst[0], dstStride, &src[0], k)
+	case avx512:
+		deinterleave8NibblesAVX512(&dst[0], dstStride, &src[0], k)
+	case stream:
+		deinterleave8NibblesStreamAVX2(&dst[0], dstStride, &src[0], k)
+	default:
+		deinterleave8NibblesAVX2(&dst[0], dstStride, &src[0], k)
+	}
+	return 2 * k * chunk
 }
 
 // transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2

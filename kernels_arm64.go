@@ -276,3 +276,11 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 	unpackRows8NEON(&dst[0], dstStride, &src[0], k, mask, sign)
 	return 16 * k
 }
+
+// interleaveNibbles8Asm and deinterleaveNibbles8Asm have no NEON kernel
+// yet: they do none of the fields.
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int { return 0 }
+
+func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
+	return 0
+}

@@ -571,6 +571,90 @@ func unpackRows8Generic(dst []byte, dstStride int, src []byte, n, natural int, s
 	}
 }
 
+// Masks of the high and the low nibble of every byte of a word.
+const (
+	highNibbles = 0xf0f0f0f0f0f0f0f0
+	lowNibbles  = 0x0f0f0f0f0f0f0f0f
+)
+
+// swapNibbles returns, byte by byte, x&0xf0 | y>>4 and x<<4 | y&0x0f: of
+// bytes of packed rows 2i and 2i+1, byte i of the (8,1) words of their
+// two fields; of those, the rows' bytes again.
+func swapNibbles(x, y uint64) (uint64, uint64) {
+	return x&highNibbles | y>>4&lowNibbles, x<<4&highNibbles | y&lowNibbles
+}
+
+// interleaveNibbles8Generic is InterleaveNibbles8 after its checks:
+// eight bytes of each row at a time (16 words) where words load whole,
+// then a field at a time.
+func interleaveNibbles8Generic(dst, src []byte, srcStride, n int) {
+	j := 0 // the field
+	if fastWords {
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		for ; j+16 <= n; j += 16 {
+			var out [8]uint64 // words j..j+15, two to an element
+			for i := range 4 {
+				e, o := swapNibbles(*(*uint64)(unsafe.Add(sp, 2*i*srcStride+j/2)), *(*uint64)(unsafe.Add(sp, (2*i+1)*srcStride+j/2)))
+				for k := range out {
+					out[k] |= (e>>(8*k)&0xff)<<(8*i) | (o>>(8*k)&0xff)<<(8*i+32)
+				}
+			}
+			for k, w := range out {
+				*(*uint64)(unsafe.Add(dp, 4*j+8*k)) = w
+			}
+		}
+	}
+	for ; j < n; j++ {
+		for i := range 4 {
+			dst[4*j+i] = field4At(src[2*i*srcStride:], j)<<4 | field4At(src[(2*i+1)*srcStride:], j)
+		}
+	}
+}
+
+// deinterleaveNibbles8Generic is DeinterleaveNibbles8 after its checks,
+// in the steps of interleaveNibbles8Generic.
+func deinterleaveNibbles8Generic(dst []byte, dstStride int, src []byte, n int) {
+	j := 0
+	if fastWords {
+		sp := unsafe.Pointer(unsafe.SliceData(src))
+		dp := unsafe.Pointer(unsafe.SliceData(dst))
+		for ; j+16 <= n; j += 16 {
+			var w [8]uint64 // words j..j+15, two to an element
+			for k := range w {
+				w[k] = *(*uint64)(unsafe.Add(sp, 4*j+8*k))
+			}
+			for i := range 4 {
+				var e, o uint64 // byte k: byte i of words j+2k and j+2k+1
+				for k, x := range w {
+					e |= (x >> (8 * i) & 0xff) << (8 * k)
+					o |= (x >> (8*i + 32) & 0xff) << (8 * k)
+				}
+				a, b := swapNibbles(e, o)
+				*(*uint64)(unsafe.Add(dp, 2*i*dstStride+j/2)) = a
+				*(*uint64)(unsafe.Add(dp, (2*i+1)*dstStride+j/2)) = b
+			}
+		}
+	}
+	for ; j < n; j++ {
+		for i := range 4 {
+			b := src[4*j+i]
+			setField4At(dst[2*i*dstStride:], j, b>>4)
+			setField4At(dst[(2*i+1)*dstStride:], j, b&0x0f)
+		}
+	}
+}
+
+// field4At returns 4-bit field j of the packed row b (the first of a byte
+// in its high nibble).
+func field4At(b []byte, j int) byte { return b[j/2] >> (4 - 4*(j%2)) & 0x0f }
+
+// setField4At sets 4-bit field j of the packed row b to v (≤ 0x0f).
+func setField4At(b []byte, j int, v byte) {
+	shift := 4 - 4*(j%2)
+	b[j/2] = b[j/2]&^(0x0f<<shift) | v<<shift
+}
+
 // spread2 returns the four bytes of v two bytes apart in a word.
 func spread2(v uint32) uint64 {
 	x := uint64(v)

@@ -297,6 +297,34 @@ func BenchmarkPackRows8(b *testing.B) {
 	}
 }
 
+// BenchmarkInterleaveNibbles8 times InterleaveNibbles8 and
+// DeinterleaveNibbles8 on 8 packed rows of n fields, n = 8192 (in cache)
+// and 8 Mi, per level; bytes are those read and written (4n + 4n).
+func BenchmarkInterleaveNibbles8(b *testing.B) {
+	for _, n := range []int{8192, 8 << 20} {
+		rows, words := make([]byte, 4*n), make([]byte, 4*n)
+		for i := range rows {
+			rows[i] = byte(i)
+		}
+		b.Run(fmt.Sprintf("interleave/%d", n), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					InterleaveNibbles8(words, rows, n/2, n)
+				}
+			})
+		})
+		b.Run(fmt.Sprintf("deinterleave/%d", n), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(int64(8 * n))
+				for b.Loop() {
+					DeinterleaveNibbles8(rows, n/2, words, n)
+				}
+			})
+		})
+	}
+}
+
 // BenchmarkTransposeNibbles times TransposeNibbles of 8192² 4-bit fields
 // (32 MiB each way) at each level, against copy() of as many bytes.
 func BenchmarkTransposeNibbles(b *testing.B) {

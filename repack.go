@@ -1,6 +1,9 @@
 package tilecopy
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // PackBits packs n elements, one per byte of src (the value in the low
 // bits), into dst as fields of bits bits each, the first element of a byte
@@ -76,6 +79,63 @@ func UnpackRows8Streaming(dst []byte, dstStride int, src []byte, n, natural int,
 	if n > 0 {
 		unpackRows8Fast(dst, dstStride, src, n, natural, signed, true)
 	}
+}
+
+// InterleaveNibbles8 lays out n 4-bit fields of each of 8 packed rows,
+// srcStride bytes apart, as n 4-byte words at dst: word j holds field j
+// of rows 0 to 7, row 0 first, as PackRows8 orders them. A row holds its
+// fields as PackBits packs them (the first of a byte in its high nibble),
+// ceil(n/2) bytes. It is the (8,1) tile of the tpu preset's
+// T(8,128)(8,1)E(4) layout made from a packed row-major array in one
+// pass, where UnpackBits and PackRows8 would take two.
+func InterleaveNibbles8(dst, src []byte, srcStride, n int) {
+	checkNibbleRows8(src, srcStride, dst, n)
+	if n > 0 {
+		interleaveNibbles8Fast(dst, src, srcStride, n, false)
+	}
+}
+
+// InterleaveNibbles8Streaming is InterleaveNibbles8 writing dst with
+// non-temporal stores where the level has them and dst is aligned for
+// them (to 64 bytes): for a destination larger than the caches.
+func InterleaveNibbles8Streaming(dst, src []byte, srcStride, n int) {
+	checkNibbleRows8(src, srcStride, dst, n)
+	if n > 0 {
+		interleaveNibbles8Fast(dst, src, srcStride, n, true)
+	}
+}
+
+// DeinterleaveNibbles8 is the inverse of InterleaveNibbles8: it lays out
+// n 4-byte words of 4-bit fields at src as 8 packed rows of n fields,
+// dstStride bytes apart, field k of word j as field j of row k. With an
+// odd n the low nibble of each row's last byte, which holds no field of
+// the words, is left as it was.
+func DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n int) {
+	checkNibbleRows8(dst, dstStride, src, n)
+	if n > 0 {
+		deinterleaveNibbles8Fast(dst, dstStride, src, n, false)
+	}
+}
+
+// DeinterleaveNibbles8Streaming is DeinterleaveNibbles8 writing dst with
+// non-temporal stores where the level has them and the rows are aligned
+// for them (dst and dstStride multiples of 64): for a destination larger
+// than the caches.
+func DeinterleaveNibbles8Streaming(dst []byte, dstStride int, src []byte, n int) {
+	checkNibbleRows8(dst, dstStride, src, n)
+	if n > 0 {
+		deinterleaveNibbles8Fast(dst, dstStride, src, n, true)
+	}
+}
+
+// checkNibbleRows8 panics unless 8 packed rows of n 4-bit fields, stride
+// apart, fit in rows, and n words in words.
+func checkNibbleRows8(rows []byte, stride int, words []byte, n int) {
+	if n < 0 || n > math.MaxInt/8 {
+		panic(fmt.Sprintf("tilecopy: %d fields a row", n))
+	}
+	checkSpan("rows", rows, 8, stride, (n+1)/2)
+	checkSpan("words", words, 1, 0, 4*n)
 }
 
 // checkUnpackRows8 panics unless UnpackRows8 can run on these arguments.
@@ -293,5 +353,22 @@ func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, sign
 	fv := newFieldValues(natural, signed)
 	if m := unpackRows8Asm(dst, dstStride, src, n, fv.mask, fv.sign, stream); m < n {
 		unpackRows8Generic(dst[m:], dstStride, src[4*m:], n-m, natural, signed)
+	}
+}
+
+// interleaveNibbles8Fast is InterleaveNibbles8 after its checks: the
+// assembly takes whole chunks of the rows (interleaveNibbles8Asm), the
+// generic code the rest.
+func interleaveNibbles8Fast(dst, src []byte, srcStride, n int, stream bool) {
+	if m := interleaveNibbles8Asm(dst, src, srcStride, n, stream); m < n {
+		interleaveNibbles8Generic(dst[4*m:], src[m/2:], srcStride, n-m)
+	}
+}
+
+// deinterleaveNibbles8Fast is DeinterleaveNibbles8 after its checks,
+// split as interleaveNibbles8Fast splits.
+func deinterleaveNibbles8Fast(dst []byte, dstStride int, src []byte, n int, stream bool) {
+	if m := deinterleaveNibbles8Asm(dst, dstStride, src, n, stream); m < n {
+		deinterleaveNibbles8Generic(dst[m/2:], dstStride, src[4*m:], n-m)
 	}
 }

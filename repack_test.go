@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -250,14 +251,78 @@ func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	}
 }
 
-// FuzzPackRows8 runs checkRows8 at the level in use on fuzzed lengths and
-// strides.
+// FuzzPackRows8 runs checkRows8 and checkNibbles8 at the level in use on
+// fuzzed lengths and strides.
 func FuzzPackRows8(f *testing.F) {
 	f.Add(uint16(64), uint16(3), uint64(1))
 	f.Add(uint16(129), uint16(0), uint64(2))
 	f.Fuzz(func(t *testing.T, n, pad uint16, seed uint64) {
-		checkRows8(t, rand.New(rand.NewPCG(seed, 9)), int(n%2048), int(n%2048)+int(pad%200), seed%2 == 0)
+		r := rand.New(rand.NewPCG(seed, 9))
+		checkRows8(t, r, int(n%2048), int(n%2048)+int(pad%200), seed%2 == 0)
+		checkNibbles8(t, r, int(n%4096), int(n%4096+1)/2+int(pad%200), seed%4 < 2)
 	})
+}
+
+// TestInterleaveNibbles8 runs InterleaveNibbles8 and DeinterleaveNibbles8
+// at every level, in guarded buffers, against their definition (field k
+// of word j is field j of row k) on lengths around the kernels' chunks,
+// odd ones included, with padded strides, streaming and not.
+func TestInterleaveNibbles8(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, n := range []int{0, 1, 2, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 255, 256, 257, 600, 2000 + r.IntN(200)} {
+			stride := (n+1)/2 + r.IntN(3)*r.IntN(70)
+			checkNibbles8(t, r, n, stride, r.IntN(2) == 0)
+		}
+	})
+}
+
+// checkNibbles8 lays out 8 random packed rows of n fields, stride bytes
+// apart, as words, and the words as rows again, into rows whose bytes
+// past the fields must keep their values.
+func checkNibbles8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
+	t.Helper()
+	src := guarded(t, span(8, stride, (n+1)/2), atEnd)
+	for i := range src {
+		src[i] = byte(r.Uint32())
+	}
+	// The streaming calls want aligned buffers: ones that start on their
+	// page.
+	words := guarded(t, 4*n, !atEnd)
+	if atEnd {
+		InterleaveNibbles8Streaming(words, src, stride, n)
+	} else {
+		InterleaveNibbles8(words, src, stride, n)
+	}
+	for j := range n {
+		for k := range 8 {
+			if got, want := field(words, 8*j+k, 4), field(src[k*stride:], j, 4); got != want {
+				t.Fatalf("n=%d stride=%d: field %d of word %d = %x, want %x", n, stride, k, j, got, want)
+			}
+		}
+	}
+	deinterleave, dstStride, outAtEnd := DeinterleaveNibbles8, (n+1)/2+r.IntN(3)*r.IntN(70), atEnd
+	if r.IntN(2) == 0 {
+		deinterleave, dstStride, outAtEnd = DeinterleaveNibbles8Streaming, (n+127)/128*64+64*r.IntN(2), false
+	}
+	out := guarded(t, span(8, dstStride, (n+1)/2), outAtEnd)
+	for i := range out {
+		out[i] = byte(r.Uint32())
+	}
+	before := slices.Clone(out)
+	deinterleave(out, dstStride, words, n)
+	for k := range 8 * min(n, 1) {
+		row, was := out[k*dstStride:], before[k*dstStride:]
+		for j := range 2 * min(dstStride, len(row)) {
+			want := field(was, j, 4) // past the fields, as it was
+			if j < n {
+				want = field(src[k*stride:], j, 4)
+			}
+			if got := field(row, j, 4); got != want {
+				t.Fatalf("n=%d stride=%d: row %d field %d = %x, want %x", n, dstStride, k, j, got, want)
+			}
+		}
+	}
 }
 
 // naiveNibbles is the definition of TransposeNibbles, field by field.

@@ -122,6 +122,13 @@ func (g *gen) file() {
 		g.unweavePack4(lvl, false)
 	}
 	g.unweavePack4(avx512, true)
+	for _, lvl := range []*level{avx512, avx2} {
+		for _, inverse := range []bool{false, true} {
+			for _, stream := range []bool{false, true} {
+				g.weaveNibbles(lvl, inverse, stream)
+			}
+		}
+	}
 
 	g.fillRuns()
 	g.copyRunsNTPrefetch()
@@ -147,7 +154,7 @@ func (g *gen) file() {
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(ilLo[w], ilHi[w])
 	}
-	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes)
+	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, lowNibbles)
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deEven[w], deOdd[w])
 	}

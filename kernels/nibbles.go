@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/mmcloughlin/avo/operand"
@@ -346,4 +347,123 @@ func (g *gen) prefetchWalk(label string) {
 	g.XORQ(r12, r12)
 	g.ADDQ(r10, r9)
 	g.Label(label)
+}
+
+// The (8,1) tiles of packed rows of 4-bit fields: the tpu preset's
+// T(8,128)(8,1)E(4) made from (and unmade into) a row-major E(4) array
+// in one pass, without a byte per field in between.
+//
+// A source byte holds fields 2b (high nibble) and 2b+1 (low) of its row;
+// a tile word j holds field j of rows 0 to 7, rows 2i and 2i+1 in the high
+// and low nibbles of its byte i. So byte i of words 2b and 2b+1 are
+//
+//	E = A&0xf0 | B>>4    O = A<<4 | B&0x0f
+//
+// of byte b of rows A = 2i and B = 2i+1, and the words are the 8-row byte
+// interleave of E0..E3, O0..O3. The nibble swap that makes (E, O) of
+// (A, B) makes (A, B) of (E, O) too, so the inverse de-interleaves by
+// bytes and swaps back.
+
+// lowNibbles is 0x0f in each of 64 bytes: the mask of the nibble swap.
+var lowNibbles = table{name: "lowNibbles", data: bytes.Repeat([]byte{0x0f}, 64)}
+
+// weaveNibbles emits interleave8Nibbles<level> or, with inverse,
+// deinterleave8Nibbles<level> (with stream, ...Stream<level>: stores
+// non-temporal and fenced at the end):
+//
+//	func interleave8Nibbles...(dst *byte, src *byte, srcStride int, n int)
+//	func deinterleave8Nibbles...(dst *byte, dstStride int, src *byte, n int)
+//
+// The interleave reads n chunks of l.bytes of each of 8 packed rows, row
+// k at src + k*srcStride, and writes 8*l.bytes bytes of words per chunk;
+// the de-interleave the other way round.
+func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
+	s := weaveSpec{lvl: l, k: 8, width: 1, inverse: inverse}
+	base := "interleave8Nibbles"
+	if inverse {
+		base = "de" + base
+	}
+	name, store := g.streamed(l, base, stream)
+	stride, rows := bx, si // the side that has rows
+	if inverse {
+		stride, rows = dx, di
+		g.text(name, "func(dst *byte, dstStride int, src *byte, n int)")
+		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+		g.Commentf("A chunk: %d bytes of words of nibbles into %d bytes of each of 8 packed rows.", 8*l.bytes, l.bytes)
+	} else {
+		g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
+		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+		g.Commentf("A chunk: %d bytes of each of 8 packed rows into %d bytes of words of nibbles.", l.bytes, 8*l.bytes)
+	}
+	g.LEAQ(atIdx(stride, stride, 2, 0), r8)
+	g.LEAQ(atIdx(rows, stride, 4, 0), r9)
+	g.Label("loop")
+	var v []reg.VecPhysical
+	switch {
+	case inverse && l == avx2:
+		v = g.deweaveLanes(8, 1)
+	case inverse:
+		v = l.vs(0, 8)
+		for i, r := range v {
+			g.vmov(l)(at(si, i*l.bytes), r)
+		}
+		v = g.weaveStages(s, v, []int{4, 2, 1})
+	default:
+		v = l.vs(0, 8)
+		for i, r := range v {
+			g.vmov(l)(row8(si, bx, i), r)
+		}
+	}
+	// Two temporaries outside the weave's registers: Z16, Z17; with
+	// AVX2, Y8, Y9 (the interleave's stages use Y14, Y15) or two the
+	// de-interleave left free.
+	t := l.vs(16, 2)
+	if l == avx2 {
+		t = avx2.vs(8, 2)
+		if inverse && v[0] == avx2.v(8) {
+			t = avx2.vs(0, 2)
+		}
+	}
+	if inverse {
+		for i := range 4 {
+			g.nibbleSwap(l, v[i], v[4+i], t[0], t[1])
+			store(v[i], row8(di, dx, 2*i))
+			store(v[4+i], row8(di, dx, 2*i+1))
+		}
+		g.ADDQ(imm(8*l.bytes), si)
+		g.ADDQ(imm(l.bytes), di)
+	} else {
+		for i := range 4 {
+			g.nibbleSwap(l, v[2*i], v[2*i+1], t[0], t[1])
+		}
+		order := []reg.VecPhysical{v[0], v[2], v[4], v[6], v[1], v[3], v[5], v[7]}
+		for i, r := range g.weaveStages(s, order, []int{1, 2, 4}) {
+			store(r, at(di, i*l.bytes))
+		}
+		g.ADDQ(imm(l.bytes), si)
+		g.ADDQ(imm(8*l.bytes), di)
+	}
+	g.ADDQ(imm(l.bytes), r9)
+	g.endLoop(stream)
+}
+
+// nibbleSwap turns the bytes of x and y into x&0xf0 | y>>4 and
+// x<<4 | y&0x0f, with t0 and t1 as scratch: two shifts and two VPTERNLOGD
+// (select by the mask lowNibbles) with AVX-512; with AVX2 each select is
+// a ^ ((a^b) & mask).
+func (g *gen) nibbleSwap(l *level, x, y, t0, t1 reg.VecPhysical) {
+	g.VPSRLW(operand.U8(4), y, t0) // y>>4, each byte's low nibble right
+	g.VPSLLW(operand.U8(4), x, t1) // x<<4, each byte's high nibble right
+	m := lowNibbles.addr()
+	if l == avx512 {
+		g.VPTERNLOGD(operand.U8(0xd8), m, t0, x) // mask ? t0 : x
+		g.VPTERNLOGD(operand.U8(0xe4), m, t1, y) // mask ? y : t1
+		return
+	}
+	g.VPXOR(x, t0, t0)
+	g.VPAND(m, t0, t0)
+	g.VPXOR(t0, x, x)
+	g.VPXOR(t1, y, y)
+	g.VPAND(m, y, y)
+	g.VPXOR(t1, y, y)
 }
