@@ -255,7 +255,7 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 
 // fill writes padding into rows rows of n destination elements.
 func (w *walker) fill(dOff, rowStride, n, rows int64) {
-	if w.rows8 != nil && w.rows8.mode == rows8Pack {
+	if w.rows8 != nil && w.rows8.packsDst() {
 		w.rows8.fill(w.dst, w.p, dOff, rowStride, n, rows)
 		return
 	}

@@ -78,7 +78,12 @@ type slabs struct {
 	// packed source (rows8Unpack). The kernel calls then move fields
 	// straight between that packed side and the other (rows8Walk); only
 	// the other side, if it is packed too, goes through a temporary.
-	rows8  rows8Mode
+	rows8 rows8Mode
+	// direct is set for rows8 slabs whose other side is packed as well,
+	// in 4-bit fields holding 4-bit values: the kernel calls then read
+	// and write both sides packed (tilecopy.InterleaveNibbles8,
+	// DeinterleaveNibbles8), with no temporary.
+	direct bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
 	sReach int64  // source elements one value of loop reads from, at most
 	align  int64  // per is a multiple of this
@@ -130,6 +135,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 		return nil
 	}
 	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8Of(mid), mid: mid}
+	sl.direct = st.rows8Direct(mid, sl.rows8)
 	if st.pack {
 		per := int64(8 / st.dstBits) // elements to a byte
 		sl.align *= per / gcd(per, l.scale*l.dst)
@@ -193,6 +199,29 @@ func (st *staged) rows8Of(mid *Plan) rows8Mode {
 	return rows8None
 }
 
+// rows8Direct reports whether the rows8 slabs of mode m of the byte plan
+// mid can run direct: both sides packed in 4-bit fields of 4-bit values
+// (narrower values are sign- or zero-extended on the way through bytes,
+// which a direct move would not do), and every row of the side that
+// rows8Of did not look at starting on a whole byte.
+func (st *staged) rows8Direct(mid *Plan, m rows8Mode) bool {
+	if m == rows8None || !st.unpack || !st.pack || st.srcBits != 4 || st.dstBits != 4 || st.natural != 4 {
+		return false
+	}
+	stride := func(l *ploop) int64 { return l.src } // the rows of the packed source
+	if m == rows8Unpack {
+		stride = func(l *ploop) int64 { return l.dst }
+	}
+	even := stride(&mid.inner)%2 == 0
+	if m == rows8Unpack {
+		even = stride(mid.outer)%2 == 0
+	}
+	for i := range mid.loops {
+		even = even && stride(&mid.loops[i])%2 == 0
+	}
+	return even
+}
+
 // identityCopy reports whether p copies its whole source unchanged: one
 // run of all its elements, no padding.
 func identityCopy(p *Plan) bool {
@@ -229,11 +258,14 @@ func (sl *slabs) resize(st *staged, target int64) {
 	if st.pack {
 		sl.tempB = max(sl.per*l.dst, st.dstCount-(sl.count-1)*sl.per*l.dst)
 	}
-	// The packed side of (8,1) tiles needs none.
-	switch sl.rows8 {
-	case rows8Pack:
+	// The packed side of (8,1) tiles needs none, nor the other when
+	// direct.
+	switch {
+	case sl.direct:
+		sl.tempA, sl.tempB = 0, 0
+	case sl.rows8 == rows8Pack:
 		sl.tempB = 0
-	case rows8Unpack:
+	case sl.rows8 == rows8Unpack:
 		sl.tempA = 0
 	}
 }
@@ -274,12 +306,25 @@ func compileStaged(p *Plan, opts *Options) error {
 	st := p.stage
 	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
 	st.streamDst = p.pastCaches()
-	// Both sides packed, the field plan transposes without unpacking.
-	// Slabs of (8,1) tiles that unpack the row-major side are no faster
-	// there (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back, relayout
-	// bench --runs 5, two rounds: 14.4-14.6 and 16.3-16.5 GB/s in such
-	// slabs, 16.4-16.9 and 13.6-14.0 as fields; with TILECOPY_CPU=generic
-	// 1.4 and 1.4-1.5 against 1.3 and 2.3-2.4).
+	// Both sides packed, slabs of (8,1) tiles that move the fields
+	// direct come first (s4 8192² to T(8,128)(8,1)E(4) and back,
+	// relayout bench --runs 5, two rounds: 0.64-0.69 and 0.61-0.65 of
+	// copy() against 0.24-0.28 and 0.27-0.30 as fields); otherwise the
+	// field plan transposes without unpacking. Slabs of (8,1) tiles that unpack the row-major side
+	// into a temporary are no faster than the field plan (s4 8192² from
+	// T(8,128)(8,1)E(4) to E(4) and back, relayout bench --runs 5, two
+	// rounds: 14.4-14.6 and 16.3-16.5 GB/s in such slabs, 16.4-16.9 and
+	// 13.6-14.0 as fields; with TILECOPY_CPU=generic 1.4 and 1.4-1.5
+	// against 1.3 and 2.3-2.4).
+	if st.unpack && st.pack {
+		if err := st.chooseSlabs(p, opts, slabBytes); err != nil {
+			return err
+		}
+		if st.slabs != nil && st.slabs.direct {
+			return nil
+		}
+		st.slabs, st.mid = nil, mid
+	}
 	if st.fields = planFields(p, mid); st.fields != nil {
 		return nil
 	}
@@ -391,7 +436,7 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		return
 	}
 	a, aBase := src, int64(0)
-	if st.unpack && sl.rows8 != rows8Unpack {
+	if st.unpack && sl.rows8 != rows8Unpack && !sl.direct {
 		perByte := int64(8 / st.srcBits)
 		from := min(v0*l.src, st.srcCount) / perByte * perByte
 		to := min(ceilDiv((v1-1)*l.src+sl.sReach, perByte)*perByte, st.srcCount)
@@ -403,7 +448,7 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	if v1 == l.size {
 		dTo = st.dstCount
 	}
-	if st.pack && sl.rows8 != rows8Pack {
+	if st.pack && sl.rows8 != rows8Pack && !sl.direct {
 		b, bBase = tmp[sl.tempA:][:dTo-dFrom], dFrom
 	}
 	var r *rows8Walk
@@ -411,14 +456,15 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		// Stream a destination past the caches: a packed one as large as
 		// the plan's threshold; an unpacked one where the byte plan
 		// streams (not when it writes a temporary: planned without).
-		r = &rows8Walk{st: st, mode: sl.rows8, stream: sl.rows8 == rows8Pack && st.streamDst || sl.rows8 == rows8Unpack && mid.stream}
+		r = &rows8Walk{st: st, mode: sl.rows8, direct: sl.direct}
+		r.stream = r.packsDst() && st.streamDst || !r.packsDst() && mid.stream
 	}
 	if w, dOff, sOff, ok := mid.chunkWalker(b, a, l, v0, v1); ok {
 		w.rows8 = r
 		w.walk(0, dOff-bBase, sOff-aBase, false)
 	}
 	switch {
-	case sl.rows8 == rows8Pack:
+	case r != nil && r.packsDst():
 		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
 			r.fill(dst, mid, from, 0, to-from, 1)
 		}
@@ -441,13 +487,19 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 
 // rows8Walk is how a walker runs the byte plan of a rows8 slab: straight
 // between the packed side and the other, a kernel call of whole (8,1)
-// tiles by tilecopy.PackRows8 or UnpackRows8 and the calls cut by
-// padding (the last tiles of the rows or columns) a field at a time.
+// tiles by tilecopy.PackRows8 or UnpackRows8 (direct, with the other side
+// packed too: InterleaveNibbles8 or DeinterleaveNibbles8) and the calls
+// cut by padding (the last tiles of the rows or columns) a field at a
+// time.
 type rows8Walk struct {
 	st     *staged
 	mode   rows8Mode
+	direct bool
 	stream bool
 }
+
+// packsDst reports whether the walk writes a packed destination.
+func (r *rows8Walk) packsDst() bool { return r.mode == rows8Pack || r.direct }
 
 // block moves the walker's block at element offsets (dOff, sOff): rows
 // × cols of the byte plan's transpose, cols (packing) or rows
@@ -458,6 +510,18 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 		// Destination element (i, j) at dOff + 8i + j, from source
 		// element sOff + j*in.src + i.
 		switch {
+		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
+			interleave := tilecopy.InterleaveNibbles8
+			if r.stream {
+				interleave = tilecopy.InterleaveNibbles8Streaming
+			}
+			interleave(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
+		case r.direct:
+			for i := range rows {
+				for j := range cols {
+					setField4(w.dst, dOff+8*i+j, field4(w.src, sOff+j*in.src+i))
+				}
+			}
 		case cols == 8 && r.stream:
 			tilecopy.PackRows8Streaming(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
 		case cols == 8:
@@ -475,6 +539,18 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	// source element sOff + 8j + i.
 	oDst := w.outer.dst
 	switch {
+	case r.direct && rows == 8 && dOff%2 == 0:
+		deinterleave := tilecopy.DeinterleaveNibbles8
+		if r.stream {
+			deinterleave = tilecopy.DeinterleaveNibbles8Streaming
+		}
+		deinterleave(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
+	case r.direct:
+		for i := range rows {
+			for j := range cols {
+				setField4(w.dst, dOff+i*oDst+j, field4(w.src, sOff+8*j+i))
+			}
+		}
 	case rows == 8 && r.stream:
 		tilecopy.UnpackRows8Streaming(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
 	case rows == 8:
@@ -593,17 +669,23 @@ func (st *staged) explain(b *strings.Builder) {
 		st.fields.explain(b)
 		return
 	}
-	if st.unpack {
+	direct := st.slabs != nil && st.slabs.direct
+	switch {
+	case direct:
+		b.WriteString("  no unpacking: the loops of this byte plan move the packed fields:\n")
+	case st.unpack:
 		fmt.Fprintf(b, "  stage 1: unpack %d-bit fields to bytes (%d elements)\n", st.srcBits, st.srcCount)
+		fallthrough
+	default:
+		b.WriteString("  stage 2: byte plan:\n")
 	}
-	b.WriteString("  stage 2: byte plan:\n")
 	for line := range strings.Lines(st.mid.String()) {
 		if st.slabs != nil && !st.slabs.rangeOnly && strings.HasPrefix(line, "  chunks:") {
 			continue // the slabs share out the work instead
 		}
 		b.WriteString("    " + line)
 	}
-	if st.pack {
+	if st.pack && !direct {
 		fmt.Fprintf(b, "  stage 3: pack bytes to %d-bit fields (%d elements)\n", st.dstBits, st.dstCount)
 	}
 	if sl := st.slabs; sl != nil && sl.identity {
@@ -621,7 +703,10 @@ func (st *staged) explain(b *strings.Builder) {
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst, st.threads)
-		if sl.rows8 != rows8None {
+		switch {
+		case sl.direct:
+			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (tilecopy.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")
+		case sl.rows8 != rows8None:
 			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
 		}
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())

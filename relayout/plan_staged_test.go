@@ -157,31 +157,45 @@ func TestStagedSlabs(t *testing.T) {
 // TestStagedRows8 runs relayouts to and from the tpu preset's 4-bit
 // layout, whose slabs pack or unpack (8,1) tiles in one pass where they
 // hold no padding, against the oracle: sizes with and without padding,
-// 2- and 4-bit values, signed or not, slabs of every size, one or more
-// goroutines, streaming or not.
+// 2- and 4-bit values, signed or not, a packed or unpacked row-major
+// side (direct when packed and its rows start on whole bytes), slabs of
+// every size, one or more goroutines, streaming or not.
 func TestStagedRows8(t *testing.T) {
 	tests := []struct {
-		host  string
-		dev   string  // the tpu preset's when empty
-		rows8 [2]bool // to the device, back
+		host   string
+		dev    string  // the tpu preset's when empty
+		rows8  [2]bool // to the device, back
+		direct [2]bool // both sides packed, moved without unpacking
+		widths []int64 // the host's padded widths on the way back
 	}{
-		{"s4[64,256]", "", [2]bool{true, true}},
-		{"u4[40,300]", "", [2]bool{true, true}}, // padded rows and columns
-		{"s2[3,16,384]", "", [2]bool{true, true}},
-		{"u2[17,130]", "", [2]bool{true, true}},
-		{"f4e2m1fn[16,256]", "", [2]bool{true, true}},
-		{"s4[64,256]{0,1}", "", [2]bool{false, false}}, // a transpose, not the tile's interleave
+		{"s4[64,256]", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"u4[40,300]", "", [2]bool{true, true}, [2]bool{}, nil}, // padded rows and columns
+		{"s2[3,16,384]", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"u2[17,130]", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"f4e2m1fn[16,256]", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"s4[64,256]{0,1}", "", [2]bool{false, false}, [2]bool{}, nil}, // a transpose, not the tile's interleave
 		// One tile row: the slabs split the 8 rows, which a
 		// de-interleave of whole tiles cannot take.
-		{"u4[8,512]", "", [2]bool{true, false}},
+		{"u4[8,512]", "", [2]bool{true, false}, [2]bool{}, nil},
 		// Both sides packed (2-bit values in 4-bit fields, which the
 		// field plan does not take): the row-major side goes through a
 		// temporary.
-		{"u2[40,300]{1,0:E(4)}", "", [2]bool{true, true}},
-		{"s2[17,256]{1,0:E(4)}", "", [2]bool{true, true}},
+		{"u2[40,300]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"s2[17,256]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{}, nil},
+		// 4-bit values on both sides move direct, padding and partial
+		// tiles a field at a time; rows of an odd number of fields go
+		// through the temporary.
+		{"s4[64,256]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
+		{"u4[40,300]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
+		{"u4[40,300]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, []int64{48, 304}},
+		{"u4[20,256]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
+		{"f4e2m1fn[3,16,384]{2,1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
+		{"s4[8,512]{1,0:E(4)}", "", [2]bool{true, false}, [2]bool{true, false}, nil},
+		{"u4[24,131]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{}, nil},
+		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)L(3)E(4)}", [2]bool{true, true}, [2]bool{true, true}, nil},
 		// Tail padding after the tiles (an odd number of fields).
-		{"s4[16,256]", "s4[16,256]{1,0:T(8,128)(8,1)L(3)E(4)}", [2]bool{true, true}},
-		{"u4[24,130]", "u4[24,130]{1,0:T(8,128)(8,1)L(5)E(4)}", [2]bool{true, true}},
+		{"s4[16,256]", "s4[16,256]{1,0:T(8,128)(8,1)L(3)E(4)}", [2]bool{true, true}, [2]bool{}, nil},
+		{"u4[24,130]", "u4[24,130]{1,0:T(8,128)(8,1)L(5)E(4)}", [2]bool{true, true}, [2]bool{}, nil},
 	}
 	for _, tc := range tests {
 		host, err := ParseShape(tc.host)
@@ -197,10 +211,13 @@ func TestStagedRows8(t *testing.T) {
 		}
 		for dir, pair := range [][2]Shape{{host, dev}, {dev, host}} {
 			from, to := pair[0], pair[1]
-			took := false
+			took, direct := false, false
 			for _, target := range []int64{1, 300, 2048, 5000, 1 << 20} {
 				for _, threads := range []int{1, 3} {
 					opts := Options{Threads: threads, Pad: PadWith(1)}
+					if dir == 1 {
+						opts.Pad.Widths = tc.widths
+					}
 					stream := []int64{-1, 0}[threads%2] // 0: the byte plan streams
 					checkPairWith(t, uint64(target), from, to, opts, stream, func(p *Plan) {
 						st := p.stage
@@ -208,12 +225,19 @@ func TestStagedRows8(t *testing.T) {
 							t.Fatal(err)
 						}
 						st.parallelMin = 0
+						if st.slabs != nil {
+							st.fields = nil // run the slabs
+						}
 						took = took || st.slabs != nil && st.slabs.rows8 != rows8None
+						direct = direct || st.slabs != nil && st.slabs.direct
 					})
 				}
 			}
 			if took != tc.rows8[dir] {
 				t.Errorf("%s -> %s: slabs of (8,1) tiles %v, want %v", from, to, took, tc.rows8[dir])
+			}
+			if direct != tc.direct[dir] {
+				t.Errorf("%s -> %s: direct slabs %v, want %v", from, to, direct, tc.direct[dir])
 			}
 		}
 	}
