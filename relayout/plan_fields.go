@@ -17,9 +17,25 @@ import (
 // of the batch's packed size, then a byte transpose of that into the
 // destination. Both passes move the packed bytes once, where unpacking
 // moves e times as many through the byte plan and packs them again.
+//
+// With unpackDst the destination holds a byte per element: each band
+// is transposed packed into a second temporary, whose rows are then
+// unpacked into the destination's. The source is read once, a band's
+// bytes of each row at a time, where the stages would unpack all of it
+// into a temporary as large as the array first.
 type fieldPlan struct {
 	bits, e int64
-	loops   []ploop // the batch loops, strides in elements
+	// unpackDst is set for an unpacked destination; natural and signed
+	// then say how its bytes hold the fields' values.
+	unpackDst bool
+	natural   int
+	signed    bool
+	de        int64 // destination elements to a byte: e, or 1 with unpackDst
+	// rangeOnly is set for an unpackDst plan that a whole Run does not
+	// take (see unpackRunMin): only chunk ranges do, so that a mapped run
+	// holds band-sized temporaries.
+	rangeOnly bool
+	loops     []ploop // the batch loops, strides in elements
 	// A batch: the destination has rows rows of cols elements, dstRow
 	// elements apart; the source cols rows of rows elements, srcRow apart.
 	rows, cols     int64
@@ -43,9 +59,14 @@ type fieldPlan struct {
 // sides packed alike, fields that hold the whole value (so that moving
 // them verbatim is what unpacking and packing would do), no padding, and
 // whole bytes everywhere.
+//
+// A packed source and an unpacked destination (unpackDst) take such a
+// plan too, with values narrower than their fields, when the stages
+// cannot run slab by slab.
 func planFields(p, mid *Plan) *fieldPlan {
 	st := p.stage
-	if !st.unpack || !st.pack || st.srcBits != st.dstBits || st.natural != st.srcBits {
+	unpackDst := st.unpack && !st.pack && st.slabs == nil
+	if !unpackDst && (!st.unpack || !st.pack || st.srcBits != st.dstBits || st.natural != st.srcBits) {
 		return nil
 	}
 	if mid.stage != nil || mid.mode != modeStrided || mid.kern != kernTranspose || mid.outer == nil || mid.tail[1] > mid.tail[0] {
@@ -65,11 +86,15 @@ func planFields(p, mid *Plan) *fieldPlan {
 		}
 	}
 	e := int64(8 / st.srcBits)
+	de := e // destination elements to a byte
+	if unpackDst {
+		de = 1
+	}
 	o, in := mid.outer, &mid.inner
-	whole := o.src == 1 && in.dst == 1 && o.size%e == 0 && in.size%e == 0 && o.dst%e == 0 && in.src%e == 0 &&
-		mid.srcBytes == e*p.srcBytes && mid.dstBytes == e*p.dstBytes
+	whole := o.src == 1 && in.dst == 1 && o.size%e == 0 && in.size%e == 0 && o.dst%de == 0 && in.src%e == 0 &&
+		mid.srcBytes == e*p.srcBytes && mid.dstBytes == de*p.dstBytes
 	for _, l := range mid.loops {
-		whole = whole && l.dst%e == 0 && l.src%e == 0
+		whole = whole && l.dst%de == 0 && l.src%e == 0
 	}
 	// The field pass has kernels for rows of 32 bytes or more and for
 	// short rows (tilecopy.ShortFieldRows: here source rows of o.size/e
@@ -84,7 +109,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 		return nil
 	}
 	f := &fieldPlan{
-		bits: int64(st.srcBits), e: e, loops: mid.loops,
+		bits: int64(st.srcBits), e: e, de: de, unpackDst: unpackDst, natural: st.natural, signed: st.signed, loops: mid.loops,
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
 	}
@@ -96,7 +121,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 	// way, destination rows and batches on whole lines) go: the edges of
 	// the one pass go a byte at a time (the tpu preset's short rows
 	// untiled: 0.03 of copy() where the two passes run at 0.31).
-	f.onePass = f.bits == 4 && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.NibblesOnePass() &&
+	f.onePass = !unpackDst && f.bits == 4 && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.NibblesOnePass() &&
 		f.rows%128 == 0 && f.cols%128 == 0 && f.dstRow/e%64 == 0
 	for _, l := range f.loops {
 		f.onePass = f.onePass && l.dst/e%64 == 0
@@ -105,8 +130,19 @@ func planFields(p, mid *Plan) *fieldPlan {
 	if b := fieldBandBytes / (f.cols / e) / bandUnit * bandUnit; b > 0 && b < f.rows {
 		f.band = b
 	}
+	f.rangeOnly = unpackDst && st.srcCount < unpackRunMin
 	return f
 }
+
+// unpackRunMin is the size of the stages' whole-array temporary (the
+// unpacked source) from which a Run of a field plan with an unpacked
+// destination runs in bands too; below it the stages run faster.
+// relayout bench --runs 5, two rounds, transposed to a byte an element,
+// ratio to copy(), stages against bands: s4 4096² 0.18-0.19 against
+// 0.16; s4 [2,4096,4096] 0.25 against 0.23-0.24; s4 8192² 0.21-0.25
+// against 0.21-0.23; u2 16384² 0.08-0.09 against 0.09; u1 16384² 0.07
+// against 0.09-0.10.
+const unpackRunMin = 128 << 20
 
 // fieldBandBytes is about how large a chunk's temporary may grow: a
 // batch whose temporary would be larger runs in bands of its destination
@@ -170,7 +206,7 @@ func (f *fieldPlan) runChunks(dst, src []byte, lo, hi, parts int64) {
 		dOff, sOff := f.batchOffsets(c / nb)
 		for end := min(hi, (c/nb+1)*nb); c < end; c++ {
 			r0 := c % nb * f.band
-			f.chunk(dst[dOff/f.e:], src[sOff/f.e:], temp, r0, min(r0+f.band, f.rows), parts)
+			f.chunk(dst[dOff/f.de:], src[sOff/f.e:], temp, r0, min(r0+f.band, f.rows), parts)
 		}
 	}
 }
@@ -207,7 +243,12 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		return
 	}
 	m := temp()
-	groups := f.cols / e // m's rows
+	groups := f.cols / e                                     // m's rows
+	final, finalRow := dst[r0*f.dstRow/f.de:], f.dstRow/f.de // where the byte transposes write, and their stride
+	if f.unpackDst {
+		// The band packed, rows of cols/e bytes, after m.
+		final, finalRow = m[f.band*groups:], groups
+	}
 	mix := func(k0, k1 int64) {
 		fields := tilecopy.TransposeFields
 		if f.stream && f.tempBytes() >= f.streamMin {
@@ -216,16 +257,30 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		fields(m[k0*w:], src[k0*f.srcRow+r0/e:], int(f.srcRow/e), int((k1-k0)*e), int(w/e), int(f.bits))
 	}
 	out := func(a, b int64) {
-		d, s, stride := dst[(r0+a)*f.dstRow/e:], m[a:], int(f.dstRow/e)
-		if f.stream {
+		d, s, stride := final[a*finalRow:], m[a:], int(finalRow)
+		if f.stream && !f.unpackDst {
 			tilecopy.TransposeStreaming(1, d, stride, s, int(w), int(b-a), int(groups))
 		} else {
 			tilecopy.Transpose(1, d, stride, s, int(w), int(b-a), int(groups))
 		}
 	}
+	// With unpackDst, the band's rows unpacked into the destination's.
+	unpack := func(a, b int64) {
+		if !f.unpackDst {
+			return
+		}
+		if f.dstRow == f.cols {
+			tilecopy.UnpackBits(dst[(r0+a)*f.dstRow:], final[a*groups:], int((b-a)*f.cols), int(f.bits), f.natural, f.signed)
+			return
+		}
+		for r := a; r < b; r++ {
+			tilecopy.UnpackBits(dst[(r0+r)*f.dstRow:], final[r*groups:], int(f.cols), int(f.bits), f.natural, f.signed)
+		}
+	}
 	if parts = min(parts, groups, w/64); parts <= 1 {
 		mix(0, groups)
 		out(0, w)
+		unpack(0, w)
 		return
 	}
 	shareOut(groups, parts, mix)
@@ -239,6 +294,7 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 			end = w
 		}
 		out(a*64, end)
+		unpack(a*64, end)
 	})
 }
 
@@ -263,8 +319,8 @@ func (f *fieldPlan) chunkRange(lo, hi int64) (from, to int64) {
 		if b == (hi-1)/nb {
 			r1 = min(((hi-1)%nb+1)*f.band, f.rows)
 		}
-		from = min(from, (dOff+r0*f.dstRow)/f.e)
-		to = max(to, (dOff+(r1-1)*f.dstRow+f.cols)/f.e)
+		from = min(from, (dOff+r0*f.dstRow)/f.de)
+		to = max(to, (dOff+(r1-1)*f.dstRow+f.cols)/f.de)
 	}
 	return from, to
 }
@@ -280,21 +336,43 @@ func (f *fieldPlan) batches() int64 {
 }
 
 // tempBytes is the size of a chunk's temporary (which one pass, where it
-// runs, does not take).
-func (f *fieldPlan) tempBytes() int64 { return f.band * f.cols / f.e }
+// runs, does not take): the band's fields, twice with unpackDst.
+func (f *fieldPlan) tempBytes() int64 {
+	if f.unpackDst {
+		return 2 * f.band * f.cols / f.e
+	}
+	return f.band * f.cols / f.e
+}
 
 // explain describes the passes for Plan.String.
 func (f *fieldPlan) explain(b *strings.Builder) {
+	switch {
+	case f.rangeOnly:
+		fmt.Fprintf(b, "  a Run unpacks the source whole into a temporary of %d bytes, then transposes bytes\n", f.rows*f.cols*f.batches())
+		b.WriteString("  RunRange (a mapped run) transposes the packed fields band by band instead, then unpacks each band:\n")
+	case f.unpackDst:
+		b.WriteString("  the packed fields are transposed band by band, then each band unpacked:\n")
+	}
 	if f.onePass {
 		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (tilecopy.TransposeNibblesStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
 			f.chunks(), f.bands(), f.band, f.batches())
 		return
 	}
-	fmt.Fprintf(b, "  packed transpose without unpacking; per chunk (%d in all: %d bands of up to %d destination rows in each of %d batches):\n",
-		f.chunks(), f.bands(), f.band, f.batches())
+	what := "packed transpose without unpacking"
+	if f.unpackDst {
+		what = "packed transpose"
+	}
+	fmt.Fprintf(b, "  %s; per chunk (%d in all: %d bands of up to %d destination rows in each of %d batches):\n",
+		what, f.chunks(), f.bands(), f.band, f.batches())
 	fmt.Fprintf(b, "    pass 1: transpose the %d×%d blocks of %d-bit fields of %d source rows, %d bytes of each, %d bytes apart\n",
 		f.e, f.e, f.bits, f.cols, f.band/f.e, f.srcRow/f.e)
-	fmt.Fprintf(b, "    pass 2: byte transpose of %d rows of %d bytes into %d rows %d bytes apart\n",
-		f.cols/f.e, f.band, f.band, f.dstRow/f.e)
+	if f.unpackDst {
+		fmt.Fprintf(b, "    pass 2: byte transpose of %d rows of %d bytes into a second temporary, %d rows of %d bytes\n",
+			f.cols/f.e, f.band, f.band, f.cols/f.e)
+		fmt.Fprintf(b, "    pass 3: unpack those rows, %d fields each, into the destination's, %d bytes apart\n", f.cols, f.dstRow)
+	} else {
+		fmt.Fprintf(b, "    pass 2: byte transpose of %d rows of %d bytes into %d rows %d bytes apart\n",
+			f.cols/f.e, f.band, f.band, f.dstRow/f.e)
+	}
 	fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine running chunks\n", f.tempBytes())
 }

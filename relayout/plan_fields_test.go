@@ -9,8 +9,8 @@ import (
 )
 
 // TestPackedTransposePath checks which packed relayouts take the field
-// plan (a transpose without unpacking) and that each gives the oracle's
-// bytes either way.
+// plan (a transpose without unpacking, or unpacking band by band) and
+// that each gives the oracle's bytes either way, and in bands from Run.
 func TestPackedTransposePath(t *testing.T) {
 	tests := []struct {
 		from, to string
@@ -24,10 +24,15 @@ func TestPackedTransposePath(t *testing.T) {
 		{"s4[4,6,2,64]{3,2,1,0:E(4)}", "s4[4,6,2,64]{0,1,2,3:E(4)}", true}, // 4-D reversal
 		{"s4[7,6]{1,0:E(4)}", "s4[7,6]{0,1:E(4)}", false},                  // odd rows: fields straddle bytes
 		{"s4[8,5]{1,0:E(4)}", "s4[8,5]{0,1:E(4)}", false},
-		{"s2[8,6]{1,0:E(4)}", "s2[8,6]{0,1:E(4)}", false},               // 2-bit values in 4-bit fields
-		{"u2[8,8]{1,0:E(2)}", "u2[8,8]{0,1:E(4)}", false},               // different packing
-		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{1,0:E(4)}", false},               // no transpose
-		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{0,1}", false},                    // one side unpacked
+		{"s2[8,6]{1,0:E(4)}", "s2[8,6]{0,1:E(4)}", false}, // 2-bit values in 4-bit fields
+		{"u2[8,8]{1,0:E(2)}", "u2[8,8]{0,1:E(4)}", false}, // different packing
+		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{1,0:E(4)}", false}, // no transpose
+		{"s4[8,6]{1,0:E(4)}", "s4[8,6]{0,1}", false},      // unpacked destination, but rows of 3 bytes
+		{"s4[8,6]{1,0}", "s4[8,6]{0,1:E(4)}", false},      // unpacked source: slabs
+		{"u2[12,40]{1,0:E(2)}", "u2[12,40]{0,1}", true},
+		{"s1[16,72]{0,1:E(1)}", "s1[16,72]{1,0}", true},
+		{"s2[8,64]{1,0:E(4)}", "s2[8,64]{0,1}", true}, // 2-bit values in 4-bit fields, sign-extended
+		{"s4[3,10,64]{2,1,0:E(4)}", "s4[3,10,64]{1,2,0}", true},
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:T(8,128)E(4)}", false}, // padded tiles
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", true},
 		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{1,0:E(4)}", true}, // short rows back to back
@@ -49,6 +54,13 @@ func TestPackedTransposePath(t *testing.T) {
 			for _, threads := range []int{1, 2} {
 				for _, stream := range []int64{-1, 0} {
 					checkPairWith(t, 1, from, to, Options{Threads: threads}, stream, splitFields)
+					// Run takes the bands of an unpacked destination too.
+					checkPairWith(t, 1, from, to, Options{Threads: threads}, stream, func(p *Plan) {
+						splitFields(p)
+						if p.stage != nil && p.stage.fields != nil {
+							p.stage.fields.rangeOnly = false
+						}
+					})
 				}
 			}
 		})
@@ -126,7 +138,8 @@ func randomPackedPermutation(r *rand.Rand) (from, to Shape) {
 // random multiple of the fields to a byte, where a batch has more than
 // one) against the oracle: whole, streaming or not, on up to three
 // goroutines, and chunk range by chunk range, each range writing inside
-// its DestinationRange.
+// its DestinationRange. A third of the destinations hold a byte an
+// element (unpacked band by band; Run takes the bands in half of those).
 func TestFieldBands(t *testing.T) {
 	n := 400
 	if testing.Short() {
@@ -136,11 +149,15 @@ func TestFieldBands(t *testing.T) {
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0xba2d))
 		from, to := randomPackedPermutation(r)
+		if r.IntN(3) == 0 {
+			to = unpacked(to)
+		}
 		var plan *Plan
 		checkPairWith(t, seed, from, to, Options{Threads: 1 + r.IntN(3)}, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			if f := p.stage.fields; f != nil && f.rows > f.e {
 				f.band = f.e * (1 + r.Int64N(f.rows/f.e-1))
 				f.parallelMin = 0
+				f.rangeOnly = f.rangeOnly && r.IntN(2) == 0
 				plan = p
 			}
 		})

@@ -306,17 +306,18 @@ func compileStaged(p *Plan, opts *Options) error {
 	st := p.stage
 	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
 	st.streamDst = p.pastCaches()
-	// Both sides packed, slabs of (8,1) tiles that move the fields
-	// direct come first (s4 8192² to T(8,128)(8,1)E(4) and back,
-	// relayout bench --runs 5, two rounds: 0.64-0.69 and 0.61-0.65 of
-	// copy() against 0.24-0.28 and 0.27-0.30 as fields); otherwise the
-	// field plan transposes without unpacking. Slabs of (8,1) tiles that unpack the row-major side
-	// into a temporary are no faster than the field plan (s4 8192² from
-	// T(8,128)(8,1)E(4) to E(4) and back, relayout bench --runs 5, two
-	// rounds: 14.4-14.6 and 16.3-16.5 GB/s in such slabs, 16.4-16.9 and
-	// 13.6-14.0 as fields; with TILECOPY_CPU=generic 1.4 and 1.4-1.5
-	// against 1.3 and 2.3-2.4).
-	if st.unpack && st.pack {
+	switch {
+	case st.unpack && st.pack:
+		// Slabs of (8,1) tiles that move the fields direct come first
+		// (s4 8192² to T(8,128)(8,1)E(4) and back, relayout bench --runs
+		// 5, two rounds: 0.64-0.69 and 0.61-0.65 of copy() against
+		// 0.24-0.28 and 0.27-0.30 as fields); otherwise the field plan
+		// transposes without unpacking. Slabs of (8,1) tiles that unpack
+		// the row-major side into a temporary are no faster than the
+		// field plan (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back,
+		// relayout bench --runs 5, two rounds: 14.4-14.6 and 16.3-16.5
+		// GB/s in such slabs, 16.4-16.9 and 13.6-14.0 as fields; with
+		// TILECOPY_CPU=generic 1.4 and 1.4-1.5 against 1.3 and 2.3-2.4).
 		if err := st.chooseSlabs(p, opts, slabBytes); err != nil {
 			return err
 		}
@@ -324,8 +325,17 @@ func compileStaged(p *Plan, opts *Options) error {
 			return nil
 		}
 		st.slabs, st.mid = nil, mid
-	}
-	if st.fields = planFields(p, mid); st.fields != nil {
+		if st.fields = planFields(p, mid); st.fields != nil {
+			return nil
+		}
+	case st.unpack:
+		// A packed source to an unpacked destination: slabs where they
+		// go, otherwise a transpose takes the field plan, which unpacks
+		// band by band.
+		if err := st.chooseSlabs(p, opts, slabBytes); err != nil || st.slabs != nil {
+			return err
+		}
+		st.fields = planFields(p, mid)
 		return nil
 	}
 	return st.chooseSlabs(p, opts, slabBytes)
@@ -352,7 +362,7 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 
 // run runs the stages; the buffers have been checked.
 func (st *staged) run(dst, src []byte) error {
-	if st.fields != nil {
+	if st.fields != nil && !st.fields.rangeOnly {
 		st.fields.run(dst, src)
 		return nil
 	}
