@@ -234,6 +234,17 @@ func packRows8NEON(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func unpackRows8NEON(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
+// interleave8NibblesNEON and deinterleave8NibblesNEON lay out n steps of
+// 8 packed rows of 4-bit fields (16 bytes of each row a step) as words
+// of nibbles and back (InterleaveNibbles8, DeinterleaveNibbles8).
+// Preconditions: n ≥ 1; every byte inside the caller's slices.
+//
+//go:noescape
+func interleave8NibblesNEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func deinterleave8NibblesNEON(dst *byte, dstStride int, src *byte, n int)
+
 // unpack4Asm unpacks the whole 32-element pieces of n 4-bit fields with
 // the NEON kernel and returns how many elements it did; pack4Asm packs
 // them.
@@ -277,10 +288,24 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 	return 16 * k
 }
 
-// interleaveNibbles8Asm and deinterleaveNibbles8Asm have no NEON kernel
-// yet: they do none of the fields.
-func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int { return 0 }
+// interleaveNibbles8Asm lays out the whole 32-field steps of n fields of
+// 8 packed rows as words with the NEON kernel and returns how many fields
+// it did; deinterleaveNibbles8Asm lays them out as rows again. stream
+// changes nothing (see packRows8Asm).
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+	k := n / 32
+	if k == 0 || !useNEON {
+		return 0
+	}
+	interleave8NibblesNEON(&dst[0], &src[0], srcStride, k)
+	return 32 * k
+}
 
 func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
-	return 0
+	k := n / 32
+	if k == 0 || !useNEON {
+		return 0
+	}
+	deinterleave8NibblesNEON(&dst[0], dstStride, &src[0], k)
+	return 32 * k
 }

@@ -588,6 +588,75 @@ loop:
 	BNE  loop
 	RET
 
+// NIBBLE_SWAP(x, y) turns the bytes of x and y into x&0xf0 | y>>4 and
+// x<<4 | y&0x0f (V24 scratch): SLI puts x's low nibble over y's high
+// one, SRI y's old high nibble under x's. Of bytes of packed rows 2i
+// and 2i+1 it makes byte i of the (8,1) words of their two fields, and
+// of those the rows' bytes again.
+#define NIBBLE_SWAP(x, y) \
+	VORR y.B16, y.B16, V24.B16; \
+	VSLI $4, x.B16, y.B16; \
+	VSRI $4, V24.B16, x.B16
+
+// func interleave8NibblesNEON(dst *byte, src *byte, srcStride int, n int)
+//
+// n steps of 16 bytes (32 fields) of each of 8 packed rows into 32 words
+// of nibbles (InterleaveNibbles8): the nibble swap of rows 2i and 2i+1,
+// then the eight registers, E0..E3 (V0, V2, V4, V6) before O0..O3 (V1,
+// V3, V5, V7), interleaved by bytes as interleave8x1NEON does.
+TEXT ·interleave8NibblesNEON(SB), NOSPLIT, $0-32
+	INTERLEAVE_PROLOGUE
+	ROWS8
+
+loop:
+	LOAD_ROWS8(V0, V1, V2, V3, V4, V5, V6, V7)
+	NIBBLE_SWAP(V0, V1)
+	NIBBLE_SWAP(V2, V3)
+	NIBBLE_SWAP(V4, V5)
+	NIBBLE_SWAP(V6, V7)
+	VZIP1 V2.B16, V0.B16, V16.B16
+	VZIP1 V6.B16, V4.B16, V17.B16
+	VZIP1 V3.B16, V1.B16, V18.B16
+	VZIP1 V7.B16, V5.B16, V19.B16
+	VZIP2 V2.B16, V0.B16, V20.B16
+	VZIP2 V6.B16, V4.B16, V21.B16
+	VZIP2 V3.B16, V1.B16, V22.B16
+	VZIP2 V7.B16, V5.B16, V23.B16
+	VST4.P [V16.H8, V17.H8, V18.H8, V19.H8], 64(R0)
+	VST4.P [V20.H8, V21.H8, V22.H8, V23.H8], 64(R0)
+	SUBS $1, R3
+	BNE  loop
+	RET
+
+// func deinterleave8NibblesNEON(dst *byte, dstStride int, src *byte, n int)
+//
+// The inverse: the bytes of the words taken apart as
+// deinterleave8x1NEON takes them (E0..E3 in V16..V19, O0..O3 in
+// V20..V23), each pair swapped back into rows 2i and 2i+1.
+TEXT ·deinterleave8NibblesNEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE_PROLOGUE
+	ROWS8
+
+loop:
+	VLD4.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
+	VLD4.P 64(R0), [V4.H8, V5.H8, V6.H8, V7.H8]
+	VUZP1 V4.B16, V0.B16, V16.B16
+	VUZP2 V4.B16, V0.B16, V17.B16
+	VUZP1 V5.B16, V1.B16, V18.B16
+	VUZP2 V5.B16, V1.B16, V19.B16
+	VUZP1 V6.B16, V2.B16, V20.B16
+	VUZP2 V6.B16, V2.B16, V21.B16
+	VUZP1 V7.B16, V3.B16, V22.B16
+	VUZP2 V7.B16, V3.B16, V23.B16
+	NIBBLE_SWAP(V16, V20)
+	NIBBLE_SWAP(V17, V21)
+	NIBBLE_SWAP(V18, V22)
+	NIBBLE_SWAP(V19, V23)
+	STORE_ROWS8(V16, V20, V17, V21, V18, V22, V19, V23)
+	SUBS $1, R3
+	BNE  loop
+	RET
+
 // func pack4NEON(dst *byte, src *byte, n int)
 //
 // n steps of 32 source bytes into 16 packed ones: LD2 takes the first
