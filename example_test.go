@@ -40,13 +40,21 @@ func ExampleCopyRunsStreaming() {
 }
 
 // A 2×4 matrix of 4-bit fields, two to a byte, becomes its 4×2 transpose.
-func ExampleTransposeNibbles() {
-	src := []byte{0x12, 0x34, 0x56, 0x78} // rows 1 2 3 4 and 5 6 7 8
+func ExampleTransposePacked() {
+	src := []byte{0x12, 0x34, 0x56, 0x78} // 4-bit fields: rows 1 2 3 4 and 5 6 7 8
 	dst := make([]byte, 4)                // 4 rows of 2 fields, a byte each
 	// Field j of dst row i = field i of src row j.
-	tilecopy.TransposeNibbles(dst, 1, src, 2, 4, 2)
+	tilecopy.TransposePacked(4, dst, 1, src, 2, 4, 2)
 	fmt.Printf("% x\n", dst)
-	// Output: 15 26 37 48
+	// 2-bit fields: 4 source rows of 4 fields (a byte each) become 4
+	// destination rows of 4.
+	src2 := []byte{0b00_01_10_11, 0b01_01_01_01, 0b10_10_10_10, 0b11_00_11_00}
+	dst2 := make([]byte, 4)
+	tilecopy.TransposePacked(2, dst2, 1, src2, 1, 4, 4)
+	fmt.Printf("%08b\n", dst2)
+	// Output:
+	// 15 26 37 48
+	// [00011011 01011000 10011011 11011000]
 }
 
 func ExampleInterleaveNibbles8() {

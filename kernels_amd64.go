@@ -256,67 +256,96 @@ func deinterleave8NibblesStreamAVX512(dst *byte, dstStride int, src *byte, n int
 //go:noescape
 func deinterleave8NibblesStreamAVX2(dst *byte, dstStride int, src *byte, n int)
 
-// splitNibblesNTPrefetchAVX512 and splitNibblesNTPrefetchAVX2 are the
-// last step of TransposeNibbles' one pass:
-// for each of rows runs of n bytes (n a multiple of 128), run r from
-// src+r*srcStride, it writes byte i of destination row 2r (at
-// dst+2r*dstStride) as the high nibbles of bytes 2i and 2i+1 of the run,
-// and byte i of row 2r+1 as their low nibbles, with non-temporal stores
-// followed by SFENCE, prefetching one line per 64 bytes written as
-// copyRunsNTPrefetch does. Preconditions: AVX-512 with VBMI, or AVX2;
+// splitFieldsBNTPrefetchAVX512 and splitFieldsBNTPrefetchAVX2 (B = 1,
+// 2, 4) are the last step of TransposePacked's one pass: for each of
+// rows source runs of n bytes (a multiple of 64e, e = 8/B), srcStride
+// apart, byte q of destination row e*r+f packs field f of bytes e*q to
+// e*q+e-1 of run r, the first in the high bits: n/e bytes a row, rows
+// dstStride apart, with non-temporal stores, then SFENCE; they
+// prefetch one line per line written, walking runs of pfN bytes at
+// stride pfStride from pf. Preconditions: AVX-512 with VBMI, or AVX2;
 // rows ≥ 1; dst and dstStride multiples of 64; every byte inside the
 // caller's slices; pfN ≥ 64.
 //
 //go:noescape
-func splitNibblesNTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+func splitFields1NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
 //go:noescape
-func splitNibblesNTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+func splitFields1NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
-func nibblesOnePass() bool { return useAVX2 }
+//go:noescape
+func splitFields2NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
-// transposeNibblesFast is TransposeNibbles after its checks. With stream,
+//go:noescape
+func splitFields2NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func splitFields4NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func splitFields4NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+
+// splitFieldsKernel returns the split kernel of bits-bit fields at the
+// level in use (AVX2 or up).
+func splitFieldsKernel(bits int) func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int) {
+	switch {
+	case bits == 1 && useVBMI:
+		return splitFields1NTPrefetchAVX512
+	case bits == 1:
+		return splitFields1NTPrefetchAVX2
+	case bits == 2 && useVBMI:
+		return splitFields2NTPrefetchAVX512
+	case bits == 2:
+		return splitFields2NTPrefetchAVX2
+	case useVBMI:
+		return splitFields4NTPrefetchAVX512
+	}
+	return splitFields4NTPrefetchAVX2
+}
+
+func packedOnePass() bool { return useAVX2 }
+
+// transposePackedFast is TransposePacked after its checks. With stream,
 // AVX2 and a destination aligned for non-temporal stores, the blocks of
 // whole tiles run in one pass, tile by tile through the scratch buffer:
-// the staged 1-byte kernel transposes ti source bytes (2ti fields, the
-// destination rows) of tj source rows into the scratch, and
-// splitNibblesNTPrefetch splits each scratch row into two destination
-// rows of tj/2 bytes while it prefetches the next tile's source. The
-// tiles are the 1-byte staged transpose's (stageRowBytes/2 source bytes
-// a row) by twice its rows, so that the destination runs are as long:
-// tj/2 = stageColBytes/2 bytes. The rest goes a byte at a time.
-func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
+// the staged 1-byte kernel transposes ti source bytes (e*ti fields, the
+// destination rows, e = 8/bits) of tj source rows into the scratch, and
+// the split kernel splits each scratch row into e destination rows of
+// tj/e bytes while it prefetches the next tile's source. The tiles are
+// the 1-byte staged transpose's (stageRowBytes/2 source bytes a row) by
+// e/2 times its rows, so that the destination runs are as long: tj/e =
+// stageColBytes/2 bytes. The rest goes a byte at a time.
+func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
+	e := 8 / bits
 	k := stagedKernel(1)
 	if !stream || !useAVX2 || k == kNone {
-		transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+		transposePackedGeneric(bits, dst, dstStride, src, srcStride, 0, rows, 0, cols)
 		return
 	}
 	sh := shapes[k]
-	fullB := rows / 2 / sh.bi * sh.bi // source bytes a row in whole blocks
-	fullJ := cols / 128 * 128         // source rows in whole 64-byte destination runs
+	fullB := rows / e / sh.bi * sh.bi // source bytes a row in whole blocks
+	run := 64 * e                     // source rows (fields) to a 64-byte destination run
+	fullJ := cols / run * run         // source rows in whole runs
 	if fullB == 0 || fullJ == 0 || uintptr(unsafe.Pointer(&dst[0]))%64 != 0 || dstStride%64 != 0 {
-		transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+		transposePackedGeneric(bits, dst, dstStride, src, srcStride, 0, rows, 0, cols)
 		return
 	}
 	dp, sp := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
 	ti := max(stageRowBytes/2/sh.bi, 1) * sh.bi
-	tj := max(stageColBytes/128, 1) * 128
+	tj := max(stageColBytes*e/2/run, 1) * run
 	sst := tj + 64
 	for ti*sst > scratchBytes && ti > sh.bi {
 		ti -= sh.bi
 	}
+	split := splitFieldsKernel(bits)
 	stageTiles(k, 1, sp, srcStride, fullB, fullJ, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
-		d := unsafe.Add(dp, 2*i0*dstStride+j0/2)
-		if useVBMI {
-			splitNibblesNTPrefetchAVX512((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
-		} else {
-			splitNibblesNTPrefetchAVX2((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
-		}
+		d := unsafe.Add(dp, e*i0*dstStride+j0/e)
+		split((*byte)(d), dstStride, (*byte)(scr), sst, nj, ni, (*byte)(pf), srcStride, pfN)
 	})
 	// The edges: destination rows past the whole blocks, and the fields
 	// past the whole runs of the others.
-	transposeNibblesGeneric(dst, dstStride, src, srcStride, 2*fullB, rows, 0, cols)
-	transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, 2*fullB, fullJ, cols)
+	transposePackedGeneric(bits, dst, dstStride, src, srcStride, e*fullB, rows, 0, cols)
+	transposePackedGeneric(bits, dst, dstStride, src, srcStride, 0, e*fullB, fullJ, cols)
 }
 
 // packRows8Asm packs the whole chunks (weaveChunk of bytes) of n columns

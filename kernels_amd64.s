@@ -5938,28 +5938,671 @@ fields:
 	VZEROUPPER
 	RET
 
-// func splitNibblesNTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// func splitFields1NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·splitNibblesNTPrefetchAVX512(SB), NOSPLIT, $0-72
-	MOVQ         dst+0(FP), DI
-	MOVQ         dstStride+8(FP), DX
-	MOVQ         src+16(FP), SI
-	MOVQ         srcStride+24(FP), BX
-	MOVQ         n+32(FP), R8
-	MOVQ         rows+40(FP), CX
-	MOVQ         pf+48(FP), R9
-	MOVQ         pfStride+56(FP), R10
-	MOVQ         pfN+64(FP), R11
-	VMOVDQU64    deEven1<>+0(SB), Z28
-	VMOVDQU64    deOdd1<>+0(SB), Z29
-	MOVL         $0x000000f0, AX
-	VPBROADCASTB AX, Z30
-	XORQ         R12, R12
+TEXT ·splitFields1NTPrefetchAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+	LEAQ (DX)(DX*2), R14
 
 row:
-	LEAQ (DI)(DX*1), R13
 	XORQ AX, AX
-	XORQ R14, R14
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf2
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf2:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf3
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf3:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf4
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf4:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf5
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf5:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf6
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf6:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf7
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf7:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf8
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf8:
+	VMOVDQU64  (SI)(AX*1), Z0
+	VMOVDQU64  64(SI)(AX*1), Z1
+	VMOVDQU64  128(SI)(AX*1), Z2
+	VMOVDQU64  192(SI)(AX*1), Z3
+	VMOVDQU64  256(SI)(AX*1), Z4
+	VMOVDQU64  320(SI)(AX*1), Z5
+	VMOVDQU64  384(SI)(AX*1), Z6
+	VMOVDQU64  448(SI)(AX*1), Z7
+	VMOVDQU64  deEven4<>+0(SB), Z30
+	VMOVDQU64  deOdd4<>+0(SB), Z31
+	VMOVDQA64  Z0, Z8
+	VPERMT2D   Z1, Z30, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2D   Z1, Z31, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2D   Z3, Z30, Z10
+	VMOVDQA64  Z2, Z11
+	VPERMT2D   Z3, Z31, Z11
+	VMOVDQA64  Z4, Z12
+	VPERMT2D   Z5, Z30, Z12
+	VMOVDQA64  Z4, Z13
+	VPERMT2D   Z5, Z31, Z13
+	VMOVDQA64  Z6, Z14
+	VPERMT2D   Z7, Z30, Z14
+	VMOVDQA64  Z6, Z15
+	VPERMT2D   Z7, Z31, Z15
+	VMOVDQU64  deEven2<>+0(SB), Z30
+	VMOVDQU64  deOdd2<>+0(SB), Z31
+	VMOVDQA64  Z8, Z0
+	VPERMT2W   Z10, Z30, Z0
+	VMOVDQA64  Z8, Z1
+	VPERMT2W   Z10, Z31, Z1
+	VMOVDQA64  Z9, Z2
+	VPERMT2W   Z11, Z30, Z2
+	VMOVDQA64  Z9, Z3
+	VPERMT2W   Z11, Z31, Z3
+	VMOVDQA64  Z12, Z4
+	VPERMT2W   Z14, Z30, Z4
+	VMOVDQA64  Z12, Z5
+	VPERMT2W   Z14, Z31, Z5
+	VMOVDQA64  Z13, Z6
+	VPERMT2W   Z15, Z30, Z6
+	VMOVDQA64  Z13, Z7
+	VPERMT2W   Z15, Z31, Z7
+	VMOVDQU64  deEven1<>+0(SB), Z30
+	VMOVDQU64  deOdd1<>+0(SB), Z31
+	VMOVDQA64  Z0, Z8
+	VPERMT2B   Z4, Z30, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z4, Z31, Z9
+	VMOVDQA64  Z1, Z10
+	VPERMT2B   Z5, Z30, Z10
+	VMOVDQA64  Z1, Z11
+	VPERMT2B   Z5, Z31, Z11
+	VMOVDQA64  Z2, Z12
+	VPERMT2B   Z6, Z30, Z12
+	VMOVDQA64  Z2, Z13
+	VPERMT2B   Z6, Z31, Z13
+	VMOVDQA64  Z3, Z14
+	VPERMT2B   Z7, Z30, Z14
+	VMOVDQA64  Z3, Z15
+	VPERMT2B   Z7, Z31, Z15
+	VPSRLW     $0x04, Z12, Z0
+	VPSLLW     $0x04, Z8, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z12
+	VPSRLW     $0x04, Z13, Z0
+	VPSLLW     $0x04, Z9, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z9
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z13
+	VPSRLW     $0x04, Z14, Z0
+	VPSLLW     $0x04, Z10, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z10
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z14
+	VPSRLW     $0x04, Z15, Z0
+	VPSLLW     $0x04, Z11, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z11
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z15
+	VPSRLW     $0x02, Z10, Z0
+	VPSLLW     $0x02, Z8, Z1
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z1, Z10
+	VPSRLW     $0x02, Z11, Z0
+	VPSLLW     $0x02, Z9, Z1
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z0, Z9
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z1, Z11
+	VPSRLW     $0x02, Z14, Z0
+	VPSLLW     $0x02, Z12, Z1
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z0, Z12
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z1, Z14
+	VPSRLW     $0x02, Z15, Z0
+	VPSLLW     $0x02, Z13, Z1
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z0, Z13
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z1, Z15
+	VPSRLW     $0x01, Z9, Z0
+	VPSLLW     $0x01, Z8, Z1
+	VPTERNLOGD $0xd8, lowBits<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowBits<>+0(SB), Z1, Z9
+	VPSRLW     $0x01, Z11, Z0
+	VPSLLW     $0x01, Z10, Z1
+	VPTERNLOGD $0xd8, lowBits<>+0(SB), Z0, Z10
+	VPTERNLOGD $0xe4, lowBits<>+0(SB), Z1, Z11
+	VPSRLW     $0x01, Z13, Z0
+	VPSLLW     $0x01, Z12, Z1
+	VPTERNLOGD $0xd8, lowBits<>+0(SB), Z0, Z12
+	VPTERNLOGD $0xe4, lowBits<>+0(SB), Z1, Z13
+	VPSRLW     $0x01, Z15, Z0
+	VPSLLW     $0x01, Z14, Z1
+	VPTERNLOGD $0xd8, lowBits<>+0(SB), Z0, Z14
+	VPTERNLOGD $0xe4, lowBits<>+0(SB), Z1, Z15
+	MOVQ       AX, R13
+	SHRQ       $0x03, R13
+	ADDQ       DI, R13
+	VMOVNTDQ   Z8, (R13)
+	VMOVNTDQ   Z9, (R13)(DX*1)
+	VMOVNTDQ   Z10, (R13)(DX*2)
+	VMOVNTDQ   Z11, (R13)(R14*1)
+	LEAQ       (R13)(DX*4), R13
+	VMOVNTDQ   Z12, (R13)
+	VMOVNTDQ   Z13, (R13)(DX*1)
+	VMOVNTDQ   Z14, (R13)(DX*2)
+	VMOVNTDQ   Z15, (R13)(R14*1)
+	ADDQ       $+512, AX
+	CMPQ       AX, R8
+	JB         step
+	LEAQ       (DI)(DX*8), DI
+	ADDQ       BX, SI
+	DECQ       CX
+	JNZ        row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func splitFields1NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·splitFields1NTPrefetchAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+	LEAQ (DX)(DX*2), R14
+
+row:
+	XORQ AX, AX
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf2
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf2:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf3
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf3:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf4
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf4:
+	VMOVDQU     (SI)(AX*1), X0
+	VINSERTI128 $0x01, 128(SI)(AX*1), Y0, Y0
+	VPSHUFB     deLanes8x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI)(AX*1), X1
+	VINSERTI128 $0x01, 144(SI)(AX*1), Y1, Y1
+	VPSHUFB     deLanes8x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI)(AX*1), X2
+	VINSERTI128 $0x01, 160(SI)(AX*1), Y2, Y2
+	VPSHUFB     deLanes8x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI)(AX*1), X3
+	VINSERTI128 $0x01, 176(SI)(AX*1), Y3, Y3
+	VPSHUFB     deLanes8x1<>+0(SB), Y3, Y3
+	VMOVDQU     64(SI)(AX*1), X4
+	VINSERTI128 $0x01, 192(SI)(AX*1), Y4, Y4
+	VPSHUFB     deLanes8x1<>+0(SB), Y4, Y4
+	VMOVDQU     80(SI)(AX*1), X5
+	VINSERTI128 $0x01, 208(SI)(AX*1), Y5, Y5
+	VPSHUFB     deLanes8x1<>+0(SB), Y5, Y5
+	VMOVDQU     96(SI)(AX*1), X6
+	VINSERTI128 $0x01, 224(SI)(AX*1), Y6, Y6
+	VPSHUFB     deLanes8x1<>+0(SB), Y6, Y6
+	VMOVDQU     112(SI)(AX*1), X7
+	VINSERTI128 $0x01, 240(SI)(AX*1), Y7, Y7
+	VPSHUFB     deLanes8x1<>+0(SB), Y7, Y7
+	VPUNPCKLWD  Y4, Y0, Y8
+	VPUNPCKHWD  Y4, Y0, Y9
+	VPUNPCKLWD  Y5, Y1, Y10
+	VPUNPCKHWD  Y5, Y1, Y11
+	VPUNPCKLWD  Y6, Y2, Y12
+	VPUNPCKHWD  Y6, Y2, Y13
+	VPUNPCKLWD  Y7, Y3, Y14
+	VPUNPCKHWD  Y7, Y3, Y15
+	VPUNPCKLWD  Y12, Y8, Y0
+	VPUNPCKHWD  Y12, Y8, Y1
+	VPUNPCKLWD  Y13, Y9, Y2
+	VPUNPCKHWD  Y13, Y9, Y3
+	VPUNPCKLWD  Y14, Y10, Y4
+	VPUNPCKHWD  Y14, Y10, Y5
+	VPUNPCKLWD  Y15, Y11, Y6
+	VPUNPCKHWD  Y15, Y11, Y7
+	VPUNPCKLWD  Y4, Y0, Y8
+	VPUNPCKHWD  Y4, Y0, Y9
+	VPUNPCKLWD  Y5, Y1, Y10
+	VPUNPCKHWD  Y5, Y1, Y11
+	VPUNPCKLWD  Y6, Y2, Y12
+	VPUNPCKHWD  Y6, Y2, Y13
+	VPUNPCKLWD  Y7, Y3, Y14
+	VPUNPCKHWD  Y7, Y3, Y15
+	VPSRLW      $0x04, Y12, Y0
+	VPSLLW      $0x04, Y8, Y1
+	VPXOR       Y8, Y0, Y0
+	VPAND       lowNibbles<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y8, Y8
+	VPXOR       Y1, Y12, Y12
+	VPAND       lowNibbles<>+0(SB), Y12, Y12
+	VPXOR       Y1, Y12, Y12
+	VPSRLW      $0x04, Y13, Y0
+	VPSLLW      $0x04, Y9, Y1
+	VPXOR       Y9, Y0, Y0
+	VPAND       lowNibbles<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y9, Y9
+	VPXOR       Y1, Y13, Y13
+	VPAND       lowNibbles<>+0(SB), Y13, Y13
+	VPXOR       Y1, Y13, Y13
+	VPSRLW      $0x04, Y14, Y0
+	VPSLLW      $0x04, Y10, Y1
+	VPXOR       Y10, Y0, Y0
+	VPAND       lowNibbles<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y10, Y10
+	VPXOR       Y1, Y14, Y14
+	VPAND       lowNibbles<>+0(SB), Y14, Y14
+	VPXOR       Y1, Y14, Y14
+	VPSRLW      $0x04, Y15, Y0
+	VPSLLW      $0x04, Y11, Y1
+	VPXOR       Y11, Y0, Y0
+	VPAND       lowNibbles<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y11, Y11
+	VPXOR       Y1, Y15, Y15
+	VPAND       lowNibbles<>+0(SB), Y15, Y15
+	VPXOR       Y1, Y15, Y15
+	VPSRLW      $0x02, Y10, Y0
+	VPSLLW      $0x02, Y8, Y1
+	VPXOR       Y8, Y0, Y0
+	VPAND       lowPairs<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y8, Y8
+	VPXOR       Y1, Y10, Y10
+	VPAND       lowPairs<>+0(SB), Y10, Y10
+	VPXOR       Y1, Y10, Y10
+	VPSRLW      $0x02, Y11, Y0
+	VPSLLW      $0x02, Y9, Y1
+	VPXOR       Y9, Y0, Y0
+	VPAND       lowPairs<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y9, Y9
+	VPXOR       Y1, Y11, Y11
+	VPAND       lowPairs<>+0(SB), Y11, Y11
+	VPXOR       Y1, Y11, Y11
+	VPSRLW      $0x02, Y14, Y0
+	VPSLLW      $0x02, Y12, Y1
+	VPXOR       Y12, Y0, Y0
+	VPAND       lowPairs<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y12, Y12
+	VPXOR       Y1, Y14, Y14
+	VPAND       lowPairs<>+0(SB), Y14, Y14
+	VPXOR       Y1, Y14, Y14
+	VPSRLW      $0x02, Y15, Y0
+	VPSLLW      $0x02, Y13, Y1
+	VPXOR       Y13, Y0, Y0
+	VPAND       lowPairs<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y13, Y13
+	VPXOR       Y1, Y15, Y15
+	VPAND       lowPairs<>+0(SB), Y15, Y15
+	VPXOR       Y1, Y15, Y15
+	VPSRLW      $0x01, Y9, Y0
+	VPSLLW      $0x01, Y8, Y1
+	VPXOR       Y8, Y0, Y0
+	VPAND       lowBits<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y8, Y8
+	VPXOR       Y1, Y9, Y9
+	VPAND       lowBits<>+0(SB), Y9, Y9
+	VPXOR       Y1, Y9, Y9
+	VPSRLW      $0x01, Y11, Y0
+	VPSLLW      $0x01, Y10, Y1
+	VPXOR       Y10, Y0, Y0
+	VPAND       lowBits<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y10, Y10
+	VPXOR       Y1, Y11, Y11
+	VPAND       lowBits<>+0(SB), Y11, Y11
+	VPXOR       Y1, Y11, Y11
+	VPSRLW      $0x01, Y13, Y0
+	VPSLLW      $0x01, Y12, Y1
+	VPXOR       Y12, Y0, Y0
+	VPAND       lowBits<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y12, Y12
+	VPXOR       Y1, Y13, Y13
+	VPAND       lowBits<>+0(SB), Y13, Y13
+	VPXOR       Y1, Y13, Y13
+	VPSRLW      $0x01, Y15, Y0
+	VPSLLW      $0x01, Y14, Y1
+	VPXOR       Y14, Y0, Y0
+	VPAND       lowBits<>+0(SB), Y0, Y0
+	VPXOR       Y0, Y14, Y14
+	VPXOR       Y1, Y15, Y15
+	VPAND       lowBits<>+0(SB), Y15, Y15
+	VPXOR       Y1, Y15, Y15
+	MOVQ        AX, R13
+	SHRQ        $0x03, R13
+	ADDQ        DI, R13
+	VMOVNTDQ    Y8, (R13)
+	VMOVNTDQ    Y9, (R13)(DX*1)
+	VMOVNTDQ    Y10, (R13)(DX*2)
+	VMOVNTDQ    Y11, (R13)(R14*1)
+	LEAQ        (R13)(DX*4), R13
+	VMOVNTDQ    Y12, (R13)
+	VMOVNTDQ    Y13, (R13)(DX*1)
+	VMOVNTDQ    Y14, (R13)(DX*2)
+	VMOVNTDQ    Y15, (R13)(R14*1)
+	ADDQ        $+256, AX
+	CMPQ        AX, R8
+	JB          step
+	LEAQ        (DI)(DX*8), DI
+	ADDQ        BX, SI
+	DECQ        CX
+	JNZ         row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func splitFields2NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·splitFields2NTPrefetchAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+	LEAQ (DX)(DX*2), R14
+
+row:
+	XORQ AX, AX
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf2
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf2:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf3
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf3:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf4
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf4:
+	VMOVDQU64  (SI)(AX*1), Z0
+	VMOVDQU64  64(SI)(AX*1), Z1
+	VMOVDQU64  128(SI)(AX*1), Z2
+	VMOVDQU64  192(SI)(AX*1), Z3
+	VMOVDQU64  deEven2<>+0(SB), Z30
+	VMOVDQU64  deOdd2<>+0(SB), Z31
+	VMOVDQA64  Z0, Z8
+	VPERMT2W   Z1, Z30, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2W   Z1, Z31, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2W   Z3, Z30, Z10
+	VMOVDQA64  Z2, Z11
+	VPERMT2W   Z3, Z31, Z11
+	VMOVDQU64  deEven1<>+0(SB), Z30
+	VMOVDQU64  deOdd1<>+0(SB), Z31
+	VMOVDQA64  Z8, Z0
+	VPERMT2B   Z10, Z30, Z0
+	VMOVDQA64  Z8, Z1
+	VPERMT2B   Z10, Z31, Z1
+	VMOVDQA64  Z9, Z2
+	VPERMT2B   Z11, Z30, Z2
+	VMOVDQA64  Z9, Z3
+	VPERMT2B   Z11, Z31, Z3
+	VPSRLW     $0x04, Z2, Z4
+	VPSLLW     $0x04, Z0, Z5
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z4, Z0
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z5, Z2
+	VPSRLW     $0x04, Z3, Z4
+	VPSLLW     $0x04, Z1, Z5
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z4, Z1
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z5, Z3
+	VPSRLW     $0x02, Z1, Z4
+	VPSLLW     $0x02, Z0, Z5
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z4, Z0
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z5, Z1
+	VPSRLW     $0x02, Z3, Z4
+	VPSLLW     $0x02, Z2, Z5
+	VPTERNLOGD $0xd8, lowPairs<>+0(SB), Z4, Z2
+	VPTERNLOGD $0xe4, lowPairs<>+0(SB), Z5, Z3
+	MOVQ       AX, R13
+	SHRQ       $0x02, R13
+	ADDQ       DI, R13
+	VMOVNTDQ   Z0, (R13)
+	VMOVNTDQ   Z1, (R13)(DX*1)
+	VMOVNTDQ   Z2, (R13)(DX*2)
+	VMOVNTDQ   Z3, (R13)(R14*1)
+	ADDQ       $+256, AX
+	CMPQ       AX, R8
+	JB         step
+	LEAQ       (DI)(DX*4), DI
+	ADDQ       BX, SI
+	DECQ       CX
+	JNZ        row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func splitFields2NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·splitFields2NTPrefetchAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+	LEAQ (DX)(DX*2), R14
+
+row:
+	XORQ AX, AX
+
+step:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf1
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf1:
+	PREFETCHT0 (R9)(R12*1)
+	ADDQ       $+64, R12
+	CMPQ       R12, R11
+	JB         pf2
+	XORQ       R12, R12
+	ADDQ       R10, R9
+
+pf2:
+	VMOVDQU     (SI)(AX*1), X0
+	VINSERTI128 $0x01, 64(SI)(AX*1), Y0, Y0
+	VPSHUFB     deLanes4x1<>+0(SB), Y0, Y0
+	VMOVDQU     16(SI)(AX*1), X1
+	VINSERTI128 $0x01, 80(SI)(AX*1), Y1, Y1
+	VPSHUFB     deLanes4x1<>+0(SB), Y1, Y1
+	VMOVDQU     32(SI)(AX*1), X2
+	VINSERTI128 $0x01, 96(SI)(AX*1), Y2, Y2
+	VPSHUFB     deLanes4x1<>+0(SB), Y2, Y2
+	VMOVDQU     48(SI)(AX*1), X3
+	VINSERTI128 $0x01, 112(SI)(AX*1), Y3, Y3
+	VPSHUFB     deLanes4x1<>+0(SB), Y3, Y3
+	VPUNPCKLDQ  Y2, Y0, Y4
+	VPUNPCKHDQ  Y2, Y0, Y5
+	VPUNPCKLDQ  Y3, Y1, Y6
+	VPUNPCKHDQ  Y3, Y1, Y7
+	VPUNPCKLDQ  Y6, Y4, Y0
+	VPUNPCKHDQ  Y6, Y4, Y1
+	VPUNPCKLDQ  Y7, Y5, Y2
+	VPUNPCKHDQ  Y7, Y5, Y3
+	VPSRLW      $0x04, Y2, Y4
+	VPSLLW      $0x04, Y0, Y5
+	VPXOR       Y0, Y4, Y4
+	VPAND       lowNibbles<>+0(SB), Y4, Y4
+	VPXOR       Y4, Y0, Y0
+	VPXOR       Y5, Y2, Y2
+	VPAND       lowNibbles<>+0(SB), Y2, Y2
+	VPXOR       Y5, Y2, Y2
+	VPSRLW      $0x04, Y3, Y4
+	VPSLLW      $0x04, Y1, Y5
+	VPXOR       Y1, Y4, Y4
+	VPAND       lowNibbles<>+0(SB), Y4, Y4
+	VPXOR       Y4, Y1, Y1
+	VPXOR       Y5, Y3, Y3
+	VPAND       lowNibbles<>+0(SB), Y3, Y3
+	VPXOR       Y5, Y3, Y3
+	VPSRLW      $0x02, Y1, Y4
+	VPSLLW      $0x02, Y0, Y5
+	VPXOR       Y0, Y4, Y4
+	VPAND       lowPairs<>+0(SB), Y4, Y4
+	VPXOR       Y4, Y0, Y0
+	VPXOR       Y5, Y1, Y1
+	VPAND       lowPairs<>+0(SB), Y1, Y1
+	VPXOR       Y5, Y1, Y1
+	VPSRLW      $0x02, Y3, Y4
+	VPSLLW      $0x02, Y2, Y5
+	VPXOR       Y2, Y4, Y4
+	VPAND       lowPairs<>+0(SB), Y4, Y4
+	VPXOR       Y4, Y2, Y2
+	VPXOR       Y5, Y3, Y3
+	VPAND       lowPairs<>+0(SB), Y3, Y3
+	VPXOR       Y5, Y3, Y3
+	MOVQ        AX, R13
+	SHRQ        $0x02, R13
+	ADDQ        DI, R13
+	VMOVNTDQ    Y0, (R13)
+	VMOVNTDQ    Y1, (R13)(DX*1)
+	VMOVNTDQ    Y2, (R13)(DX*2)
+	VMOVNTDQ    Y3, (R13)(R14*1)
+	ADDQ        $+128, AX
+	CMPQ        AX, R8
+	JB          step
+	LEAQ        (DI)(DX*4), DI
+	ADDQ        BX, SI
+	DECQ        CX
+	JNZ         row
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func splitFields4NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·splitFields4NTPrefetchAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R8
+	MOVQ rows+40(FP), CX
+	MOVQ pf+48(FP), R9
+	MOVQ pfStride+56(FP), R10
+	MOVQ pfN+64(FP), R11
+	XORQ R12, R12
+	LEAQ (DX)(DX*2), R14
+
+row:
+	XORQ AX, AX
 
 step:
 	PREFETCHT0 (R9)(R12*1)
@@ -5980,22 +6623,25 @@ pf1:
 pf2:
 	VMOVDQU64  (SI)(AX*1), Z0
 	VMOVDQU64  64(SI)(AX*1), Z1
-	VMOVDQA64  Z0, Z2
-	VPERMT2B   Z1, Z28, Z2
-	VMOVDQA64  Z0, Z3
-	VPERMT2B   Z1, Z29, Z3
-	VPSLLW     $0x04, Z2, Z4
-	VPSRLW     $0x04, Z3, Z5
-	VPTERNLOGD $0xe4, Z30, Z5, Z2
-	VPTERNLOGD $0xe4, Z30, Z3, Z4
-	VMOVNTDQ   Z2, (DI)(R14*1)
-	VMOVNTDQ   Z4, (R13)(R14*1)
-	ADDQ       $+64, R14
+	VMOVDQU64  deEven1<>+0(SB), Z30
+	VMOVDQU64  deOdd1<>+0(SB), Z31
+	VMOVDQA64  Z0, Z8
+	VPERMT2B   Z1, Z30, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z31, Z9
+	VPSRLW     $0x04, Z9, Z0
+	VPSLLW     $0x04, Z8, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z9
+	MOVQ       AX, R13
+	SHRQ       $0x01, R13
+	ADDQ       DI, R13
+	VMOVNTDQ   Z8, (R13)
+	VMOVNTDQ   Z9, (R13)(DX*1)
 	ADDQ       $+128, AX
 	CMPQ       AX, R8
 	JB         step
-	ADDQ       DX, DI
-	ADDQ       DX, DI
+	LEAQ       (DI)(DX*2), DI
 	ADDQ       BX, SI
 	DECQ       CX
 	JNZ        row
@@ -6003,31 +6649,24 @@ pf2:
 	VZEROUPPER
 	RET
 
-// func splitNibblesNTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
+// func splitFields4NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·splitNibblesNTPrefetchAVX2(SB), NOSPLIT, $0-72
-	MOVQ         dst+0(FP), DI
-	MOVQ         dstStride+8(FP), DX
-	MOVQ         src+16(FP), SI
-	MOVQ         srcStride+24(FP), BX
-	MOVQ         n+32(FP), R8
-	MOVQ         rows+40(FP), CX
-	MOVQ         pf+48(FP), R9
-	MOVQ         pfStride+56(FP), R10
-	MOVQ         pfN+64(FP), R11
-	VMOVDQU      deShuf1<>+0(SB), Y13
-	MOVL         $0x000000f0, AX
-	VMOVD        AX, X14
-	VPBROADCASTB X14, Y14
-	MOVL         $0x0000000f, AX
-	VMOVD        AX, X15
-	VPBROADCASTB X15, Y15
-	XORQ         R12, R12
+TEXT ·splitFields4NTPrefetchAVX2(SB), NOSPLIT, $0-72
+	MOVQ    dst+0(FP), DI
+	MOVQ    dstStride+8(FP), DX
+	MOVQ    src+16(FP), SI
+	MOVQ    srcStride+24(FP), BX
+	MOVQ    n+32(FP), R8
+	MOVQ    rows+40(FP), CX
+	MOVQ    pf+48(FP), R9
+	MOVQ    pfStride+56(FP), R10
+	MOVQ    pfN+64(FP), R11
+	XORQ    R12, R12
+	LEAQ    (DX)(DX*2), R14
+	VMOVDQU deShuf1<>+0(SB), Y15
 
 row:
-	LEAQ (DI)(DX*1), R13
 	XORQ AX, AX
-	XORQ R14, R14
 
 step:
 	PREFETCHT0 (R9)(R12*1)
@@ -6040,28 +6679,29 @@ step:
 pf1:
 	VMOVDQU    (SI)(AX*1), Y0
 	VMOVDQU    32(SI)(AX*1), Y1
-	VPSHUFB    Y13, Y0, Y0
+	VPSHUFB    Y15, Y0, Y0
 	VPERMQ     $0xd8, Y0, Y0
-	VPSHUFB    Y13, Y1, Y1
+	VPSHUFB    Y15, Y1, Y1
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	VPSLLW     $0x04, Y2, Y4
-	VPSRLW     $0x04, Y3, Y5
-	VPAND      Y14, Y2, Y2
-	VPAND      Y15, Y5, Y5
-	VPOR       Y5, Y2, Y2
-	VPAND      Y14, Y4, Y4
-	VPAND      Y15, Y3, Y3
-	VPOR       Y3, Y4, Y4
-	VMOVNTDQ   Y2, (DI)(R14*1)
-	VMOVNTDQ   Y4, (R13)(R14*1)
-	ADDQ       $+32, R14
+	VPSRLW     $0x04, Y3, Y0
+	VPSLLW     $0x04, Y2, Y1
+	VPXOR      Y2, Y0, Y0
+	VPAND      lowNibbles<>+0(SB), Y0, Y0
+	VPXOR      Y0, Y2, Y2
+	VPXOR      Y1, Y3, Y3
+	VPAND      lowNibbles<>+0(SB), Y3, Y3
+	VPXOR      Y1, Y3, Y3
+	MOVQ       AX, R13
+	SHRQ       $0x01, R13
+	ADDQ       DI, R13
+	VMOVNTDQ   Y2, (R13)
+	VMOVNTDQ   Y3, (R13)(DX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, R8
 	JB         step
-	ADDQ       DX, DI
-	ADDQ       DX, DI
+	LEAQ       (DI)(DX*2), DI
 	ADDQ       BX, SI
 	DECQ       CX
 	JNZ        row
@@ -7300,6 +7940,26 @@ DATA permDwordsLanes<>+8(SB)/8, $0x0000000500000001
 DATA permDwordsLanes<>+16(SB)/8, $0x0000000600000002
 DATA permDwordsLanes<>+24(SB)/8, $0x0000000700000003
 GLOBL permDwordsLanes<>(SB), RODATA|NOPTR, $32
+
+DATA lowBits<>+0(SB)/8, $0x5555555555555555
+DATA lowBits<>+8(SB)/8, $0x5555555555555555
+DATA lowBits<>+16(SB)/8, $0x5555555555555555
+DATA lowBits<>+24(SB)/8, $0x5555555555555555
+DATA lowBits<>+32(SB)/8, $0x5555555555555555
+DATA lowBits<>+40(SB)/8, $0x5555555555555555
+DATA lowBits<>+48(SB)/8, $0x5555555555555555
+DATA lowBits<>+56(SB)/8, $0x5555555555555555
+GLOBL lowBits<>(SB), RODATA|NOPTR, $64
+
+DATA lowPairs<>+0(SB)/8, $0x3333333333333333
+DATA lowPairs<>+8(SB)/8, $0x3333333333333333
+DATA lowPairs<>+16(SB)/8, $0x3333333333333333
+DATA lowPairs<>+24(SB)/8, $0x3333333333333333
+DATA lowPairs<>+32(SB)/8, $0x3333333333333333
+DATA lowPairs<>+40(SB)/8, $0x3333333333333333
+DATA lowPairs<>+48(SB)/8, $0x3333333333333333
+DATA lowPairs<>+56(SB)/8, $0x3333333333333333
+GLOBL lowPairs<>(SB), RODATA|NOPTR, $64
 
 DATA lowNibbles<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA lowNibbles<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f

@@ -325,19 +325,25 @@ func BenchmarkInterleaveNibbles8(b *testing.B) {
 	}
 }
 
-// BenchmarkTransposeNibbles times TransposeNibbles of 8192² 4-bit fields
-// (32 MiB each way) at each level, against copy() of as many bytes.
-func BenchmarkTransposeNibbles(b *testing.B) {
-	const n = 8192
-	src, dst := make([]byte, n*n/2), make([]byte, n*n/2)
-	for i := range src {
-		src[i] = byte(i * 7)
-	}
-	benchCopy(b, dst, src)
-	benchLevels(b, func(b *testing.B) {
-		b.SetBytes(int64(len(src) + len(dst)))
-		for b.Loop() {
-			TransposeNibbles(dst, n/2, src, n/2, n, n)
+// BenchmarkTransposePacked times TransposePacked of 8192² 4-bit fields
+// and 16384² 2- and 1-bit ones (32, 64 and 32 MiB each way) at each
+// level, against copy() of as many bytes.
+func BenchmarkTransposePacked(b *testing.B) {
+	for _, bits := range []int{4, 2, 1} {
+		n := map[int]int{4: 8192, 2: 16384, 1: 16384}[bits]
+		e := 8 / bits
+		src, dst := make([]byte, n*n/e), make([]byte, n*n/e)
+		for i := range src {
+			src[i] = byte(i * 7)
 		}
-	})
+		b.Run(fmt.Sprintf("E%d", bits), func(b *testing.B) {
+			benchCopy(b, dst, src)
+			benchLevels(b, func(b *testing.B) {
+				b.SetBytes(int64(len(src) + len(dst)))
+				for b.Loop() {
+					TransposePacked(bits, dst, n/e, src, n/e, n, n)
+				}
+			})
+		})
+	}
 }

@@ -52,8 +52,8 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 	transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 }
 
-func nibblesOnePass() bool { return false }
+func packedOnePass() bool { return false }
 
-func transposeNibblesFast(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
-	transposeNibblesGeneric(dst, dstStride, src, srcStride, 0, rows, 0, cols)
+func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
+	transposePackedGeneric(bits, dst, dstStride, src, srcStride, 0, rows, 0, cols)
 }

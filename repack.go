@@ -257,59 +257,75 @@ func fieldPerm(bits, n int) (p [32]byte) {
 	return p
 }
 
-// TransposeNibbles transposes a rows × cols matrix of 4-bit fields packed
-// two to a byte, the first in the high nibble (as PackBits packs them):
+// TransposePacked transposes a rows × cols matrix of bits-bit fields
+// (bits 1, 2 or 4) packed e = 8/bits to a byte, the first in the high
+// bits (as PackBits packs them):
 //
 //	field j of destination row i = field i of source row j
 //
 // for i < rows, j < cols. Destination rows are dstStride bytes apart and
-// hold cols fields (cols/2 bytes); source rows are srcStride bytes apart
-// and hold rows fields. rows and cols must be even. Where the level has
-// the kernel (NibblesOnePass) and the destination is as large as
-// StreamThreshold, it runs in one pass: tiles are byte-transposed in the
-// caches and their nibbles split into the destination rows with
-// non-temporal stores; the edges, and other levels, go a byte at a time.
-func TransposeNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkNibbles(dst, dstStride, src, srcStride, rows, cols)
-	transposeNibblesFast(dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= ntThreshold)
+// hold cols fields (cols/e bytes); source rows are srcStride bytes apart
+// and hold rows fields. rows and cols must be multiples of e. Where the
+// level has the kernels (PackedOnePass) and the destination is as large
+// as StreamThreshold, it runs in one pass: tiles are byte-transposed in
+// the caches and the fields of each of their rows split among e
+// destination rows with non-temporal stores; the edges, and other
+// levels, go a byte at a time.
+func TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
+	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= ntThreshold)
 }
 
-// TransposeNibblesStreaming is TransposeNibbles for a caller that writes
-// a destination of StreamThreshold bytes or more in many calls: each call
+// TransposePackedStreaming is TransposePacked for a caller that writes a
+// destination of StreamThreshold bytes or more in many calls: each call
 // takes the one-pass path where it can, however small its own block.
-func TransposeNibblesStreaming(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkNibbles(dst, dstStride, src, srcStride, rows, cols)
-	transposeNibblesFast(dst, dstStride, src, srcStride, rows, cols, true)
+func TransposePackedStreaming(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
+	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, true)
 }
 
-// NibblesOnePass reports whether TransposeNibbles has its one-pass kernels
+// PackedOnePass reports whether TransposePacked has its one-pass kernels
 // at the level in use (AVX2 and up).
-func NibblesOnePass() bool { return nibblesOnePass() }
+func PackedOnePass() bool { return packedOnePass() }
 
-// checkNibbles panics unless TransposeNibbles can run on its arguments.
-func checkNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	if rows < 0 || cols < 0 || rows%2 != 0 || cols%2 != 0 {
-		panic(fmt.Sprintf("tilecopy: a %d×%d transpose of 4-bit fields is not whole bytes", rows, cols))
+// checkTransposePacked panics unless TransposePacked can run on its
+// arguments.
+func checkTransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkBits(bits)
+	e := 8 / bits
+	if rows < 0 || cols < 0 || rows%e != 0 || cols%e != 0 {
+		panic(fmt.Sprintf("tilecopy: a %d×%d transpose of %d-bit fields is not whole bytes", rows, cols, bits))
 	}
-	checkSpan("destination", dst, rows, dstStride, cols/2)
-	checkSpan("source", src, cols, srcStride, rows/2)
+	checkSpan("destination", dst, rows, dstStride, cols/e)
+	checkSpan("source", src, cols, srcStride, rows/e)
 }
 
-// transposeNibblesGeneric transposes destination rows [r0, r1) and
-// fields [c0, c1) of them (all even), a pair of destination rows at a
-// time: source byte i/2 of rows j and j+1 holds their fields j and j+1,
-// the high nibbles for row i, the low ones for row i+1.
-func transposeNibblesGeneric(dst []byte, dstStride int, src []byte, srcStride int, r0, r1, c0, c1 int) {
+// transposePackedGeneric transposes destination rows [r0, r1) and fields
+// [c0, c1) of them (all multiples of e = 8/bits), e destination rows at
+// a time: byte i/e of source rows j to j+e-1 holds their fields j to
+// j+e-1. Those e bytes, byte m of a word from row j+m, are the e×e
+// matrix of fields that the fieldSwaps delta swaps transpose: byte f is
+// then that of destination row i+f.
+func transposePackedGeneric(bits int, dst []byte, dstStride int, src []byte, srcStride int, r0, r1, c0, c1 int) {
 	if c0 >= c1 {
 		return
 	}
-	for i := r0; i < r1; i += 2 {
-		d0, d1 := dst[i*dstStride:][c0/2:c1/2], dst[(i+1)*dstStride:][c0/2:c1/2]
-		s := src[c0*srcStride+i/2:]
-		for k := range d0 {
-			x, y := s[2*k*srcStride], s[(2*k+1)*srcStride]
-			d0[k] = x&0xf0 | y>>4
-			d1[k] = x<<4 | y&0x0f
+	e := 8 / bits
+	swaps := swapsFor(bits)
+	for i := r0; i < r1; i += e {
+		s := src[c0*srcStride+i/e:]
+		for k := range (c1 - c0) / e {
+			var x uint64
+			for m := range e {
+				x |= uint64(s[(e*k+m)*srcStride]) << (8 * m)
+			}
+			for _, w := range swaps {
+				t := (x>>w.shift ^ x) & w.mask
+				x ^= t ^ t<<w.shift
+			}
+			for f := range e {
+				dst[(i+f)*dstStride+c0/e+k] = byte(x >> (8 * f))
+			}
 		}
 	}
 }

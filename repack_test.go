@@ -325,80 +325,89 @@ func checkNibbles8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	}
 }
 
-// naiveNibbles is the definition of TransposeNibbles, field by field.
-func naiveNibbles(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	field := func(b []byte, k int) byte { return b[k/2] >> (4 - 4*(k%2)) & 0x0f }
+// naivePacked is the definition of TransposePacked, field by field.
+func naivePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	e := 8 / bits
 	for i := range rows {
 		for j := range cols {
-			v := field(src[j*srcStride:], i)
-			k, shift := i*dstStride+j/2, 4-4*(j%2)
-			dst[k] = dst[k]&^(0x0f<<shift) | v<<shift
+			v := field(src[j*srcStride:], i, bits)
+			k, shift := i*dstStride+j/e, 8-bits*(j%e+1)
+			dst[k] = dst[k]&^(byte(1<<bits-1)<<shift) | v<<shift
 		}
 	}
 }
 
-// TestTransposeNibbles runs TransposeNibbles and TransposeNibblesStreaming
-// at every level against the definition on random sizes, strides and
-// tiles (small ones, so that the one-pass path runs many).
-func TestTransposeNibbles(t *testing.T) {
-	n := 120
+// TestTransposePacked runs TransposePacked and TransposePackedStreaming
+// of 1-, 2- and 4-bit fields at every level against the definition on
+// random sizes, strides and tiles (small ones, so that the one-pass path
+// runs many).
+func TestTransposePacked(t *testing.T) {
+	n := 60
 	if testing.Short() {
-		n = 40
+		n = 20
 	}
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(4, 4))
-		for k := range n {
-			rows, cols := 2*r.IntN(300), 2*r.IntN(400)
-			if k%3 == 0 { // whole tiles and then some
-				rows, cols = 128*(1+r.IntN(4))+2*r.IntN(3), 128*(1+r.IntN(4))+2*r.IntN(3)
+		for _, bits := range []int{1, 2, 4} {
+			e := 8 / bits
+			for k := range n {
+				rows, cols := e*r.IntN(600/e), e*r.IntN(800/e)
+				if k%3 == 0 { // whole tiles and then some
+					rows, cols = 64*e*(1+r.IntN(3))+e*r.IntN(3), 64*e*(1+r.IntN(3))+e*r.IntN(3)
+				}
+				dstStride := (cols/e+63)/64*64 + 64*r.IntN(2)
+				if k%5 == 4 {
+					dstStride = cols/e + r.IntN(40) // not aligned: a byte at a time
+				}
+				srcStride := rows/e + r.IntN(3)*64 + r.IntN(2)*r.IntN(30)
+				checkPackedTranspose(t, r, bits, rows, cols, dstStride, srcStride, []int{128, 256, 1024}[k%3], []int{128, 256, 512}[(k/3)%3])
 			}
-			dstStride := (cols/2+63)/64*64 + 64*r.IntN(2)
-			if k%5 == 4 {
-				dstStride = cols/2 + r.IntN(40) // not aligned: a byte at a time
-			}
-			srcStride := rows/2 + r.IntN(3)*64 + r.IntN(2)*r.IntN(30)
-			checkNibbleTranspose(t, r, rows, cols, dstStride, srcStride, []int{128, 256, 1024}[k%3], []int{128, 256, 512}[(k/3)%3])
 		}
 	})
 }
 
-// FuzzTransposeNibbles runs TransposeNibbles at the level in use against
-// the definition on fuzzed sizes, strides and tiles.
-func FuzzTransposeNibbles(f *testing.F) {
+// FuzzTransposePacked runs TransposePacked at the level in use against
+// the definition on fuzzed field widths, sizes, strides and tiles.
+func FuzzTransposePacked(f *testing.F) {
 	f.Add(uint16(256), uint16(384), uint8(0), uint8(3), uint8(0), uint64(1))
 	f.Add(uint16(130), uint16(260), uint8(64), uint8(7), uint8(1), uint64(2))
 	f.Add(uint16(6), uint16(10), uint8(1), uint8(0), uint8(2), uint64(3))
+	f.Add(uint16(512), uint16(1024), uint8(0), uint8(0), uint8(12), uint64(4))
 	f.Fuzz(func(t *testing.T, rows, cols uint16, pad, gap, tiles uint8, seed uint64) {
-		r, c := 2*int(rows%400), 2*int(cols%400)
-		checkNibbleTranspose(t, rand.New(rand.NewPCG(seed, 5)), r, c, (c/2+63)/64*64+int(pad)%2*64, r/2+int(gap),
+		bits := []int{1, 2, 4}[int(tiles/9)%3]
+		e := 8 / bits
+		r, c := e*int(rows%(1600/uint16(e))), e*int(cols%(1600/uint16(e)))
+		checkPackedTranspose(t, rand.New(rand.NewPCG(seed, 5)), bits, r, c, (c/e+63)/64*64+int(pad)%2*64, r/e+int(gap),
 			[]int{128, 256, 1024}[int(tiles)%3], []int{128, 256, 512}[int(tiles/3)%3])
 	})
 }
 
-// checkNibbleTranspose runs TransposeNibbles and TransposeNibblesStreaming
-// of rows × cols fields with the given strides and staged tile extents,
-// in guarded buffers, against the definition: the whole destination
-// buffer must match, bytes outside the rows untouched.
-func checkNibbleTranspose(t *testing.T, r *rand.Rand, rows, cols, dstStride, srcStride, stageRow, stageCol int) {
+// checkPackedTranspose runs TransposePacked and TransposePackedStreaming
+// of rows × cols bits-bit fields with the given strides and staged tile
+// extents, in guarded buffers, against the definition: the whole
+// destination buffer must match, bytes outside the rows untouched.
+func checkPackedTranspose(t *testing.T, r *rand.Rand, bits, rows, cols, dstStride, srcStride, stageRow, stageCol int) {
 	t.Helper()
 	savedRow, savedCol := stageRowBytes, stageColBytes
 	defer func() { stageRowBytes, stageColBytes = savedRow, savedCol }()
 	stageRowBytes, stageColBytes = stageRow, stageCol
-	dst := guarded(t, span(rows, dstStride, cols/2), false)
-	src := guarded(t, span(cols, srcStride, rows/2), r.IntN(2) == 0)
+	e := 8 / bits
+	src := guarded(t, span(cols, srcStride, rows/e), r.IntN(2) == 0)
 	for i := range src {
 		src[i] = byte(r.Uint32())
 	}
-	for i := range dst {
-		dst[i] = byte(r.Uint32())
+	init := make([]byte, span(rows, dstStride, cols/e))
+	for i := range init {
+		init[i] = byte(r.Uint32())
 	}
-	want := bytes.Clone(dst)
-	naiveNibbles(want, dstStride, src, srcStride, rows, cols)
-	for _, call := range []func([]byte, int, []byte, int, int, int){TransposeNibbles, TransposeNibblesStreaming} {
-		got := bytes.Clone(dst)
-		call(got, dstStride, src, srcStride, rows, cols)
+	want := bytes.Clone(init)
+	naivePacked(bits, want, dstStride, src, srcStride, rows, cols)
+	for _, call := range []func(int, []byte, int, []byte, int, int, int){TransposePacked, TransposePackedStreaming} {
+		got := guarded(t, len(init), r.IntN(2) == 0)
+		copy(got, init)
+		call(bits, got, dstStride, src, srcStride, rows, cols)
 		if !bytes.Equal(got, want) {
-			t.Fatalf("%d×%d fields, strides %d/%d, tiles %d×%d: byte %d differs", rows, cols, dstStride, srcStride, stageRow, stageCol, firstDiff(got, want))
+			t.Fatalf("%d×%d %d-bit fields, strides %d/%d, tiles %d×%d: byte %d differs", rows, cols, bits, dstStride, srcStride, stageRow, stageCol, firstDiff(got, want))
 		}
 	}
 }

@@ -137,8 +137,10 @@ func (g *gen) file() {
 	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
-	g.splitNibbles(avx512)
-	g.splitNibbles(avx2)
+	for _, bits := range []int{1, 2, 4} {
+		g.splitFields(avx512, bits)
+		g.splitFields(avx2, bits)
+	}
 	for _, stream := range []bool{false, true} {
 		for _, bits := range []int{1, 2, 4} {
 			g.transposeFields(bits, stream)
@@ -154,7 +156,7 @@ func (g *gen) file() {
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(ilLo[w], ilHi[w])
 	}
-	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, lowNibbles)
+	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, swapMasks[1], swapMasks[2], swapMasks[4])
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deEven[w], deOdd[w])
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -253,89 +254,98 @@ func (g *gen) xor(l *level, a, b, dst reg.VecPhysical) {
 	g.VPXOR(a, b, dst)
 }
 
-// splitNibbles emits splitNibblesNTPrefetch<level>, the last step of a
-// transpose of 4-bit fields through a byte-transposed tile. For each of
-// rows source runs of n bytes (n a multiple of 128), it writes byte i of
-// destination row 2r as the high nibbles of source bytes 2i and 2i+1 of
-// run r (in that order, the first high), and byte i of row 2r+1 as their
-// low nibbles, n/2 bytes a row, with VMOVNTDQ, then SFENCE; and it
-// prefetches one line per 64 bytes written, walking runs of pfN bytes at
-// stride pfStride from pf, as copyRunsNTPrefetch does:
+// splitFields emits splitFields<bits>NTPrefetch<level> (bits 1, 2 or
+// 4), the last step of a transpose of bits-bit fields through a
+// byte-transposed tile (TransposePacked): for each of rows
+// source runs of n bytes (n a multiple of e*l.bytes, e = 8/bits), byte q
+// of destination row e*r+f packs field f of source bytes e*q .. e*q+e-1
+// of run r (the first in the high bits), n/e bytes a row, written with
+// VMOVNTDQ, then SFENCE; and it prefetches one line per 64 bytes
+// written, walking runs of pfN bytes at stride pfStride from pf, as
+// copyRunsNTPrefetch does (R9 the run, R12 the offset in it).
 //
 //	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 //
-// A step takes two vectors of the run and takes their even and odd bytes
-// apart: with AVX-512 (VBMI) by VPERMT2B (deEven1, deOdd1 in Z28, Z29);
-// with AVX2 by VPSHUFB (deShuf1 in Y13: each lane's even bytes, then its
-// odd ones), VPERMQ and VPERM2I128. Word shifts by 4 then line up the
-// nibbles, which a bit select under 0xF0 joins (AVX-512: VPTERNLOGD 0xE4
-// with the mask in Z30; AVX2: masks 0xF0 in Y14 and 0x0F in Y15, two
-// VPANDs and a VPOR). AX walks the source run, R14 the destination rows,
-// R13 is the second row's start.
-func (g *gen) splitNibbles(l *level) {
-	g.runsPrologue("splitNibblesNTPrefetch"+l.name, "pf *byte, pfStride int, pfN int")
+// A step de-interleaves e vectors of the run by bytes into e registers,
+// g[m] holding bytes e*q+m, as the de-interleave kernels do (AVX-512:
+// weaveStages; AVX2: weavePair for two, deweaveLanes for more). The
+// e×e matrix of fields at each byte position, row m in g[m], is then
+// transposed in place by log2(e) stages of fieldSwap, pairing registers
+// s apart with shifts of s*bits (s = e/2 .. 1), as a block transpose
+// does; g[f] is then destination row f. AX walks the source run, R13
+// the destination rows (DI + AX/e; R13 + 4*DX for rows 4 to 7), R14
+// holds 3*DX.
+func (g *gen) splitFields(l *level, bits int) {
+	e := 8 / bits
+	g.runsPrologue(fmt.Sprintf("splitFields%dNTPrefetch%s", bits, l.name), "pf *byte, pfStride int, pfN int")
 	g.params([]string{"pf", "pfStride", "pfN"}, r9, r10, r11)
-	a, b, e, o, u, t := l.v(0), l.v(1), l.v(2), l.v(3), l.v(4), l.v(5)
-	if l == avx512 {
-		g.VMOVDQU64(deEven[1].addr(), avx512.v(28))
-		g.VMOVDQU64(deOdd[1].addr(), avx512.v(29))
-		g.MOVL(operand.U32(0xf0), ax.As32())
-		g.broadcastByte(l, ax, avx512.v(30))
-	} else {
-		g.VMOVDQU(deShuf[1].addr(), avx2.v(13))
-		g.MOVL(operand.U32(0xf0), ax.As32())
-		g.broadcastByte(l, ax, avx2.v(14))
-		g.MOVL(operand.U32(0x0f), ax.As32())
-		g.broadcastByte(l, ax, avx2.v(15))
-	}
 	g.XORQ(r12, r12)
+	g.LEAQ(atIdx(dx, dx, 2, 0), r14)
+	s := weaveSpec{lvl: l, k: e, width: 1, inverse: true}
+	if l == avx2 && e == 2 {
+		g.weaveTables(s, 1)
+	}
+	log := map[int]uint8{2: 1, 4: 2, 8: 3}[e]
 
 	g.Label("row")
-	g.LEAQ(atIdx(di, dx, 1, 0), r13)
 	g.XORQ(ax, ax)
-	g.XORQ(r14, r14)
 	g.Label("step")
-	for i := range l.bytes / 32 {
+	for i := range e * l.bytes / 64 {
 		g.prefetchWalk(fmt.Sprintf("pf%d", i+1))
 	}
-	g.vmov(l)(atIdx(si, ax, 1, 0), a)
-	g.vmov(l)(atIdx(si, ax, 1, l.bytes), b)
-	if l == avx512 {
-		g.VMOVDQA64(a, e)
-		g.VPERMT2B(b, avx512.v(28), e)
-		g.VMOVDQA64(a, o)
-		g.VPERMT2B(b, avx512.v(29), o)
-	} else {
-		for _, r := range []reg.VecPhysical{a, b} {
-			g.VPSHUFB(avx2.v(13), r, r)
-			g.VPERMQ(operand.U8(0xd8), r, r)
+	src := func(off int) operand.Mem { return atIdx(si, ax, 1, off) }
+	var v []reg.VecPhysical
+	switch {
+	case l == avx2 && e == 2:
+		a, b := avx2.v(0), avx2.v(1)
+		g.VMOVDQU(src(0), a)
+		g.VMOVDQU(src(32), b)
+		v = avx2.vs(2, 2)
+		g.weavePair(s, 1, a, b, v[0], v[1])
+	case l == avx2:
+		v = g.deweaveLanesFrom(e, 1, src)
+	default:
+		v = l.vs(0, e)
+		for i, r := range v {
+			g.vmov(l)(src(i*l.bytes), r)
 		}
-		g.joinLanes(a, b, e, o)
+		v = g.weaveStages(s, v, map[int][]int{2: {1}, 4: {2, 1}, 8: {4, 2, 1}}[e])
 	}
-	g.VPSLLW(operand.U8(4), e, u)
-	g.VPSRLW(operand.U8(4), o, t)
-	if l == avx512 {
-		g.VPTERNLOGD(operand.U8(0xe4), avx512.v(30), t, e) // high nibbles: e under the mask, t elsewhere
-		g.VPTERNLOGD(operand.U8(0xe4), avx512.v(30), o, u) // low nibbles: u under the mask, o elsewhere
-	} else {
-		hi, lo := avx2.v(14), avx2.v(15)
-		g.and(l, hi, e, e)
-		g.and(l, lo, t, t)
-		g.or(l, t, e, e)
-		g.and(l, hi, u, u)
-		g.and(l, lo, o, o)
-		g.or(l, o, u, u)
+	t := g.freeVecs(l, v, 2)
+	for d := e / 2; d >= 1; d /= 2 {
+		for m := range e {
+			if m&d == 0 {
+				g.fieldSwap(l, d*bits, v[m], v[m+d], t[0], t[1])
+			}
+		}
 	}
-	g.VMOVNTDQ(e, atIdx(di, r14, 1, 0))
-	g.VMOVNTDQ(u, atIdx(r13, r14, 1, 0))
-	g.ADDQ(imm(l.bytes), r14)
-	g.addBelow(ax, 2*l.bytes, r8, "step")
-	g.ADDQ(dx, di)
-	g.ADDQ(dx, di)
+	g.MOVQ(ax, r13)
+	g.SHRQ(operand.U8(log), r13)
+	g.ADDQ(di, r13)
+	for f, r := range v {
+		if f == 4 {
+			g.LEAQ(atIdx(r13, dx, 4, 0), r13)
+		}
+		g.VMOVNTDQ(r, row(r13, dx, r14, f%4, 0))
+	}
+	g.addBelow(ax, e*l.bytes, r8, "step")
+	g.LEAQ(atIdx(di, dx, uint8(e), 0), di)
 	g.ADDQ(bx, si)
 	g.countDown("row")
 	g.SFENCE()
 	g.ret()
+}
+
+// freeVecs returns n vector registers of level l that are not in used,
+// the lowest first.
+func (g *gen) freeVecs(l *level, used []reg.VecPhysical, n int) []reg.VecPhysical {
+	var free []reg.VecPhysical
+	for _, r := range l.vs(0, 16) {
+		if len(free) < n && !slices.Contains(used, r) {
+			free = append(free, r)
+		}
+	}
+	return free
 }
 
 // prefetchWalk prefetches the line at R12 in the prefetch run at R9 and
@@ -364,8 +374,13 @@ func (g *gen) prefetchWalk(label string) {
 // (A, B) makes (A, B) of (E, O) too, so the inverse de-interleaves by
 // bytes and swaps back.
 
-// lowNibbles is 0x0f in each of 64 bytes: the mask of the nibble swap.
-var lowNibbles = table{name: "lowNibbles", data: bytes.Repeat([]byte{0x0f}, 64)}
+// swapMasks[k] is the mask of fieldSwap by k bits, in each of 64 bytes:
+// 0x55, 0x33 or 0x0f (lowNibbles, that of the nibble swap).
+var swapMasks = map[int]table{
+	1: {name: "lowBits", data: bytes.Repeat([]byte{0x55}, 64)},
+	2: {name: "lowPairs", data: bytes.Repeat([]byte{0x33}, 64)},
+	4: {name: "lowNibbles", data: bytes.Repeat([]byte{0x0f}, 64)},
+}
 
 // weaveNibbles emits interleave8Nibbles<level> or, with inverse,
 // deinterleave8Nibbles<level> (with stream, ...Stream<level>: stores
@@ -448,13 +463,21 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 }
 
 // nibbleSwap turns the bytes of x and y into x&0xf0 | y>>4 and
-// x<<4 | y&0x0f, with t0 and t1 as scratch: two shifts and two VPTERNLOGD
-// (select by the mask lowNibbles) with AVX-512; with AVX2 each select is
-// a ^ ((a^b) & mask).
+// x<<4 | y&0x0f (fieldSwap by 4).
 func (g *gen) nibbleSwap(l *level, x, y, t0, t1 reg.VecPhysical) {
-	g.VPSRLW(operand.U8(4), y, t0) // y>>4, each byte's low nibble right
-	g.VPSLLW(operand.U8(4), x, t1) // x<<4, each byte's high nibble right
-	m := lowNibbles.addr()
+	g.fieldSwap(l, 4, x, y, t0, t1)
+}
+
+// fieldSwap trades the low k bits of each 2k-bit group of the bytes of x
+// (k = 1, 2 or 4) with the high k bits of the same group of y: x becomes
+// x&^m | y>>k&m and y becomes x<<k&^m | y&m, m the low k bits of each
+// group (swapMasks[k]), with t0 and t1 as scratch: two shifts and two
+// VPTERNLOGD (select by m) with AVX-512; with AVX2 each select is
+// a ^ ((a^b) & m).
+func (g *gen) fieldSwap(l *level, k int, x, y, t0, t1 reg.VecPhysical) {
+	g.VPSRLW(operand.U8(k), y, t0) // y>>k: y's high groups lined up with x's low ones
+	g.VPSLLW(operand.U8(k), x, t1) // x<<k: x's low groups lined up with y's high ones
+	m := swapMasks[k].addr()
 	if l == avx512 {
 		g.VPTERNLOGD(operand.U8(0xd8), m, t0, x) // mask ? t0 : x
 		g.VPTERNLOGD(operand.U8(0xe4), m, t1, y) // mask ? y : t1

@@ -404,10 +404,15 @@ func (g *gen) weaveStages(s weaveSpec, v []reg.VecPhysical, widths []int) []reg.
 // rows keep weavePair's 6 shuffles: as lanes they ran no faster (in
 // cache, 2×4096 words: 113-116 GB/s against 121-134).
 func (g *gen) deweaveLanes(e, w int) []reg.VecPhysical {
+	return g.deweaveLanesFrom(e, w, func(off int) operand.Mem { return at(si, off) })
+}
+
+// deweaveLanesFrom is deweaveLanes reading the source at src(offset).
+func (g *gen) deweaveLanesFrom(e, w int, src func(off int) operand.Mem) []reg.VecPhysical {
 	v, t := avx2.vs(0, e), avx2.vs(e, e)
 	for i, r := range v {
-		g.VMOVDQU(at(si, 16*i), r.AsX())
-		g.VINSERTI128(operand.U8(1), at(si, 16*(i+e)), r, r)
+		g.VMOVDQU(src(16*i), r.AsX())
+		g.VINSERTI128(operand.U8(1), src(16*(i+e)), r, r)
 		if e*w < 16 {
 			g.VPSHUFB(deLanes(e, w).addr(), r, r)
 		}

@@ -41,9 +41,9 @@ type fieldPlan struct {
 	rows, cols     int64
 	dstRow, srcRow int64
 	// band is how many of a batch's destination rows one chunk moves:
-	// rows, or a multiple of bandUnit below it (see fieldBandBytes).
+	// rows, or a multiple of unit() below it (see fieldBandBytes).
 	band        int64
-	onePass     bool  // 4-bit fields past the caches in whole tiles: tilecopy.TransposeNibblesStreaming
+	onePass     bool  // fields past the caches in whole tiles: tilecopy.TransposePackedStreaming
 	stream      bool  // the byte transposes write past the caches
 	streamMin   int64 // the plan's: from this temporary size on, so do the field passes
 	threads     int
@@ -113,21 +113,23 @@ func planFields(p, mid *Plan) *fieldPlan {
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
 	}
-	// Where the level has it, a transpose of 4-bit fields of onePassMin
-	// bytes or more takes one pass (relayout bench --runs 5 S1, s4 8192²,
-	// three rounds: 0.22-0.25 of copy() in two passes, 0.38-0.43 in one;
-	// on two threads 0.25-0.28 and 0.41-0.50; with TILECOPY_CPU=avx2, two
-	// rounds, 0.21-0.22 and 0.33-0.35). Only whole tiles (128 fields each
-	// way, destination rows and batches on whole lines) go: the edges of
-	// the one pass go a byte at a time (the tpu preset's short rows
-	// untiled: 0.03 of copy() where the two passes run at 0.31).
-	f.onePass = !unpackDst && f.bits == 4 && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.NibblesOnePass() &&
-		f.rows%128 == 0 && f.cols%128 == 0 && f.dstRow/e%64 == 0
+	// Where the level has it, a transpose of onePassMin bytes or more
+	// takes one pass (relayout bench --runs 5 S1, s4 8192², three rounds:
+	// 0.22-0.25 of copy() in two passes, 0.38-0.43 in one; on two threads
+	// 0.25-0.28 and 0.41-0.50; with TILECOPY_CPU=avx2, two rounds,
+	// 0.21-0.22 and 0.33-0.35; u2 and u1 16384², two rounds, 0.24-0.25
+	// and 0.36-0.39). Only whole tiles (unit() fields each way,
+	// destination rows and batches on whole lines) go: the edges of the
+	// one pass go a byte at a time (the tpu preset's short rows untiled:
+	// 0.03 of copy() where the two passes run at 0.31).
+	u := f.unit()
+	f.onePass = !unpackDst && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.PackedOnePass() &&
+		f.rows%u == 0 && f.cols%u == 0 && f.dstRow/e%64 == 0
 	for _, l := range f.loops {
 		f.onePass = f.onePass && l.dst/e%64 == 0
 	}
 	f.band = f.rows
-	if b := fieldBandBytes / (f.cols / e) / bandUnit * bandUnit; b > 0 && b < f.rows {
+	if b := fieldBandBytes / (f.cols / e) / u * u; b > 0 && b < f.rows {
 		f.band = b
 	}
 	f.rangeOnly = unpackDst && st.srcCount < unpackRunMin
@@ -154,8 +156,8 @@ const unpackRunMin = 128 << 20
 // 0.22 of 4 MiB, 0.19 of 2 MiB and 1 MiB, and 0.24 of 256 KiB.
 const fieldBandBytes = 8 << 20
 
-// onePassMin is the packed destination size from which a field plan of
-// 4-bit fields takes the one-pass transpose, which writes with
+// onePassMin is the packed destination size from which a field plan
+// takes the one-pass transpose, which writes with
 // non-temporal stores: s4 transposed (relayout bench --runs 5, two
 // rounds, ratio to copy(), two passes against one) 1024² (512 KiB)
 // 0.26-0.29 against 0.20-0.29; 2048² 0.20-0.21 against 0.33-0.34; 2944²
@@ -164,9 +166,11 @@ const fieldBandBytes = 8 << 20
 // lower, lowers it too.)
 const onePassMin = 1 << 20
 
-// bandUnit is the step of band sizes: whole bytes of source fields and
-// whole lines of destination rows.
-const bandUnit = 128
+// unit is the step of band sizes, the destination rows of a tile of the
+// one pass: 64 bytes of source fields (the register block of its byte
+// transposes), and at least 128, whole bytes of source fields and whole
+// lines of destination rows.
+func (f *fieldPlan) unit() int64 { return 64 * max(2, f.e) }
 
 // run runs every chunk; the buffers have been checked. With threads and
 // a destination of parallelMin bytes or more, the chunks are shared out
@@ -233,13 +237,13 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 // goroutines by rows of its output.
 func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
-	if d := dst[r0*f.dstRow/e:]; f.onePass && r0%bandUnit == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
+	if d, u := dst[r0*f.dstRow/e:], f.unit(); f.onePass && r0%u == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
 		// Up to parts goroutines, each a stretch of whole tiles' rows.
 		one := func(a, b int64) {
-			tilecopy.TransposeNibblesStreaming(dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
+			tilecopy.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
 		}
-		tiles := ceilDiv(w, bandUnit)
-		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*bandUnit, min(b*bandUnit, w)) })
+		tiles := ceilDiv(w, u)
+		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w)) })
 		return
 	}
 	m := temp()
@@ -354,7 +358,7 @@ func (f *fieldPlan) explain(b *strings.Builder) {
 		b.WriteString("  the packed fields are transposed band by band, then each band unpacked:\n")
 	}
 	if f.onePass {
-		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (tilecopy.TransposeNibblesStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
+		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (tilecopy.TransposePackedStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
 			f.chunks(), f.bands(), f.band, f.batches())
 		return
 	}

@@ -198,11 +198,11 @@ func ExamplePlan_packed() {
 	// Output: 04 8c 15 9d 26 ae 37 bf
 }
 
-// TestNibbleOnePass checks which field plans streamed past the caches
-// take the one-pass transpose of 4-bit fields (where the CPU has it:
-// whole tiles only), and runs them whole and in bands of 128 rows, chunk
-// range by chunk range, against the oracle.
-func TestNibbleOnePass(t *testing.T) {
+// TestPackedOnePass checks which field plans streamed past the caches
+// take the one-pass transpose (where the CPU has it: whole tiles only),
+// and runs them whole and in bands of one tile's rows, chunk range by
+// chunk range, against the oracle.
+func TestPackedOnePass(t *testing.T) {
 	tests := []struct {
 		from, to string
 		onePass  bool
@@ -210,7 +210,9 @@ func TestNibbleOnePass(t *testing.T) {
 		{"s4[256,384]{1,0:E(4)}", "s4[256,384]{0,1:E(4)}", true},
 		{"u4[2,384,256]{2,1,0:E(4)}", "u4[2,384,256]{1,2,0:E(4)}", true}, // batched
 		{"s4[256,390]{1,0:E(4)}", "s4[256,390]{0,1:E(4)}", false},        // not whole tiles
-		{"s2[256,384]{1,0:E(2)}", "s2[256,384]{0,1:E(2)}", false},        // 2-bit fields
+		{"s2[256,384]{1,0:E(2)}", "s2[256,384]{0,1:E(2)}", false},        // 2-bit fields: tiles of 256
+		{"s2[256,512]{1,0:E(2)}", "s2[256,512]{0,1:E(2)}", true},
+		{"u1[512,1024]{1,0:E(1)}", "u1[512,1024]{0,1:E(1)}", true},
 		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{1,0:E(4)}", false},
 	}
 	for _, tc := range tests {
@@ -222,11 +224,11 @@ func TestNibbleOnePass(t *testing.T) {
 				splitFields(p)
 			})
 			f := plan.stage.fields
-			if want := tc.onePass && tilecopy.NibblesOnePass(); f.onePass != want {
+			if want := tc.onePass && tilecopy.PackedOnePass(); f.onePass != want {
 				t.Fatalf("one pass %v, want %v\n%s", f.onePass, want, plan)
 			}
-			if f.rows > 128 {
-				f.band = 128
+			if f.rows > f.unit() {
+				f.band = f.unit()
 			}
 			src := fillRandom(plan.SourceSize(), 2)
 			want := make([]byte, plan.DestinationSize())
