@@ -3,6 +3,7 @@ package tilecopy
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -261,6 +262,37 @@ func FuzzPackRows8(f *testing.F) {
 		checkRows8(t, r, int(n%2048), int(n%2048)+int(pad%200), seed%2 == 0)
 		checkNibbles8(t, r, int(n%4096), int(n%4096+1)/2+int(pad%200), seed%4 < 2)
 	})
+}
+
+// TestPackedPanics checks that the packed calls refuse bad arguments
+// with a panic, before any write.
+func TestPackedPanics(t *testing.T) {
+	buf := make([]byte, 64)
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"transpose bits 3", func() { TransposePacked(3, buf, 8, buf, 8, 8, 8) }},
+		{"transpose odd rows", func() { TransposePacked(4, buf, 8, buf, 8, 3, 4) }},
+		{"transpose 2-bit cols", func() { TransposePacked(2, buf, 8, buf, 8, 4, 6) }},
+		{"transpose dst short", func() { TransposePacked(1, buf[:7], 1, buf, 1, 8, 64) }},
+		{"transpose src short", func() { TransposePacked(4, buf, 8, buf[:10], 1, 4, 64) }},
+		{"interleave negative", func() { InterleaveNibbles8(buf, buf, 1, -2) }},
+		{"interleave rows short", func() { InterleaveNibbles8(buf, buf[:31], 4, 8) }},
+		{"interleave words short", func() { InterleaveNibbles8(buf[:31], buf, 4, 8) }},
+		{"interleave huge", func() { InterleaveNibbles8(buf, buf, 0, math.MaxInt/4) }},
+		{"deinterleave rows short", func() { DeinterleaveNibbles8(buf[:31], 4, buf, 8) }},
+		{"deinterleave stride", func() { DeinterleaveNibbles8(buf, math.MaxInt/2, buf, 8) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("no panic")
+				}
+			}()
+			tc.f()
+		})
+	}
 }
 
 // TestInterleaveNibbles8 runs InterleaveNibbles8 and DeinterleaveNibbles8

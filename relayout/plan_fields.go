@@ -233,8 +233,10 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 // without a temporary), otherwise through the temporary m = temp(): the
 // source's cols rows of packed fields, bytes r0/e to r1/e of each, become
 // m's cols/e rows of r1-r0 bytes, and m transposed as bytes is the
-// destination's rows. Each pass is shared out among up to parts
-// goroutines by rows of its output.
+// destination's rows; with unpackDst it is the band's packed rows, in
+// the temporary after m, which are then unpacked into the destination's.
+// Each pass is shared out among up to parts goroutines by rows of its
+// output.
 func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
 	if d, u := dst[r0*f.dstRow/e:], f.unit(); f.onePass && r0%u == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
