@@ -76,6 +76,15 @@ func cpuReport(override string) string {
 			fmt.Fprintf(&b, "           %s\n", p)
 		}
 	}
+	// Packed fields (tilecopy.TransposePacked) past the caches: one pass
+	// where the level has it, through the 1-byte staged kernel.
+	if tilecopy.PackedOnePass() {
+		b.WriteString("  packed 1-, 2- and 4-bit fields, larger than the LLC: one pass\n")
+		b.WriteString("           (staged 1-byte kernel, then each row split into 8/bits rows)\n")
+	} else {
+		b.WriteString("  packed 1-, 2- and 4-bit fields: two passes\n")
+		b.WriteString("           (field swaps, then a byte transpose)\n")
+	}
 	return b.String()
 }
 

@@ -30,7 +30,7 @@ func TestCPUVerb(t *testing.T) {
 	if code := run([]string{"cpu"}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("relayout cpu: exit %d, stderr %q", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "transpose kernels:") {
+	if !strings.Contains(out.String(), "transpose kernels:") || !strings.Contains(out.String(), "packed 1-, 2- and 4-bit fields") {
 		t.Errorf("relayout cpu printed %q", out.String())
 	}
 	if code := run([]string{"cpu", "extra"}, nil, &out, &errb); code != exitUsage {
