@@ -985,19 +985,37 @@ func transposeKernel(width int) kernelID {
 			return k16AVX512
 		}
 	}
-	if useAVX2 {
-		switch width {
-		case 1:
-			return k1AVX2
-		case 2:
-			return k2AVX2
-		case 4:
-			return k4AVX2
-		case 8:
-			return k8AVX2
-		case 16:
-			return k16AVX2
-		}
+	return avx2Kernel(width)
+}
+
+// avx2Kernel is the AVX2 micro-kernel for width-byte elements, kNone
+// without AVX2.
+func avx2Kernel(width int) kernelID {
+	if !useAVX2 {
+		return kNone
+	}
+	switch width {
+	case 1:
+		return k1AVX2
+	case 2:
+		return k2AVX2
+	case 4:
+		return k4AVX2
+	case 8:
+		return k8AVX2
+	case 16:
+		return k16AVX2
+	}
+	return kNone
+}
+
+// narrowKernel is the micro-kernel for blocks of width-byte elements too
+// small for transposeKernel's register block: the AVX2 one where that
+// is an AVX-512 one (f32: 8 destination rows against 16), kNone
+// otherwise.
+func narrowKernel(width int) kernelID {
+	if k := avx2Kernel(width); k != transposeKernel(width) {
+		return k
 	}
 	return kNone
 }
@@ -1172,6 +1190,9 @@ const gridPieceBytes = 512
 // or have no full register block.
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	k := stagedKernel(width)
+	if n := narrowKernel(width); n != kNone && rows < shapes[k].bi {
+		k = n // blocks of fewer rows than the register block (the tpu preset's 8 of f32)
+	}
 	if k == kNone || !useAVX2 {
 		return false
 	}
