@@ -4659,22 +4659,22 @@ loop:
 	VMOVDQU64  (R9)(BX*1), Z5
 	VMOVDQU64  (R9)(BX*2), Z6
 	VMOVDQU64  (R9)(R8*1), Z7
-	VPSRLW     $0x04, Z1, Z16
-	VPSLLW     $0x04, Z0, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z0
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z1
-	VPSRLW     $0x04, Z3, Z16
-	VPSLLW     $0x04, Z2, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z2
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z3
-	VPSRLW     $0x04, Z5, Z16
-	VPSLLW     $0x04, Z4, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z4
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z5
-	VPSRLW     $0x04, Z7, Z16
-	VPSLLW     $0x04, Z6, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z6
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z7
+	VPSRLW     $0x04, Z1, Z8
+	VPSLLW     $0x04, Z0, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z0
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z1
+	VPSRLW     $0x04, Z3, Z8
+	VPSLLW     $0x04, Z2, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z2
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z3
+	VPSRLW     $0x04, Z5, Z8
+	VPSLLW     $0x04, Z4, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z4
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z5
+	VPSRLW     $0x04, Z7, Z8
+	VPSLLW     $0x04, Z6, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z6
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z7
 	VMOVDQU64  ilLo1<>+0(SB), Z30
 	VMOVDQU64  ilHi1<>+0(SB), Z31
 	VMOVDQA64  Z0, Z8
@@ -4766,22 +4766,22 @@ loop:
 	VMOVDQU64  (R9)(BX*1), Z5
 	VMOVDQU64  (R9)(BX*2), Z6
 	VMOVDQU64  (R9)(R8*1), Z7
-	VPSRLW     $0x04, Z1, Z16
-	VPSLLW     $0x04, Z0, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z0
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z1
-	VPSRLW     $0x04, Z3, Z16
-	VPSLLW     $0x04, Z2, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z2
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z3
-	VPSRLW     $0x04, Z5, Z16
-	VPSLLW     $0x04, Z4, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z4
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z5
-	VPSRLW     $0x04, Z7, Z16
-	VPSLLW     $0x04, Z6, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z6
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z7
+	VPSRLW     $0x04, Z1, Z8
+	VPSLLW     $0x04, Z0, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z0
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z1
+	VPSRLW     $0x04, Z3, Z8
+	VPSLLW     $0x04, Z2, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z2
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z3
+	VPSRLW     $0x04, Z5, Z8
+	VPSLLW     $0x04, Z4, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z4
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z5
+	VPSRLW     $0x04, Z7, Z8
+	VPSLLW     $0x04, Z6, Z9
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z6
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z9, Z7
 	VMOVDQU64  ilLo1<>+0(SB), Z30
 	VMOVDQU64  ilHi1<>+0(SB), Z31
 	VMOVDQA64  Z0, Z8
@@ -4928,28 +4928,28 @@ loop:
 	VPERMT2B   Z7, Z30, Z14
 	VMOVDQA64  Z3, Z15
 	VPERMT2B   Z7, Z31, Z15
-	VPSRLW     $0x04, Z12, Z16
-	VPSLLW     $0x04, Z8, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z8
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z12
+	VPSRLW     $0x04, Z12, Z0
+	VPSLLW     $0x04, Z8, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z12
 	VMOVDQU64  Z8, (DI)
 	VMOVDQU64  Z12, (DI)(DX*1)
-	VPSRLW     $0x04, Z13, Z16
-	VPSLLW     $0x04, Z9, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z9
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z13
+	VPSRLW     $0x04, Z13, Z0
+	VPSLLW     $0x04, Z9, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z9
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z13
 	VMOVDQU64  Z9, (DI)(DX*2)
 	VMOVDQU64  Z13, (DI)(R8*1)
-	VPSRLW     $0x04, Z14, Z16
-	VPSLLW     $0x04, Z10, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z10
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z14
+	VPSRLW     $0x04, Z14, Z0
+	VPSLLW     $0x04, Z10, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z10
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z14
 	VMOVDQU64  Z10, (R9)
 	VMOVDQU64  Z14, (R9)(DX*1)
-	VPSRLW     $0x04, Z15, Z16
-	VPSLLW     $0x04, Z11, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z11
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z15
+	VPSRLW     $0x04, Z15, Z0
+	VPSLLW     $0x04, Z11, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z11
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z15
 	VMOVDQU64  Z11, (R9)(DX*2)
 	VMOVDQU64  Z15, (R9)(R8*1)
 	ADDQ       $+512, SI
@@ -5035,28 +5035,28 @@ loop:
 	VPERMT2B   Z7, Z30, Z14
 	VMOVDQA64  Z3, Z15
 	VPERMT2B   Z7, Z31, Z15
-	VPSRLW     $0x04, Z12, Z16
-	VPSLLW     $0x04, Z8, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z8
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z12
+	VPSRLW     $0x04, Z12, Z0
+	VPSLLW     $0x04, Z8, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z8
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z12
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z12, (DI)(DX*1)
-	VPSRLW     $0x04, Z13, Z16
-	VPSLLW     $0x04, Z9, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z9
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z13
+	VPSRLW     $0x04, Z13, Z0
+	VPSLLW     $0x04, Z9, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z9
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z13
 	VMOVNTDQ   Z9, (DI)(DX*2)
 	VMOVNTDQ   Z13, (DI)(R8*1)
-	VPSRLW     $0x04, Z14, Z16
-	VPSLLW     $0x04, Z10, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z10
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z14
+	VPSRLW     $0x04, Z14, Z0
+	VPSLLW     $0x04, Z10, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z10
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z14
 	VMOVNTDQ   Z10, (R9)
 	VMOVNTDQ   Z14, (R9)(DX*1)
-	VPSRLW     $0x04, Z15, Z16
-	VPSLLW     $0x04, Z11, Z17
-	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z16, Z11
-	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z17, Z15
+	VPSRLW     $0x04, Z15, Z0
+	VPSLLW     $0x04, Z11, Z1
+	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z0, Z11
+	VPTERNLOGD $0xe4, lowNibbles<>+0(SB), Z1, Z15
 	VMOVNTDQ   Z11, (R9)(DX*2)
 	VMOVNTDQ   Z15, (R9)(R8*1)
 	ADDQ       $+512, SI

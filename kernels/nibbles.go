@@ -429,19 +429,12 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 			g.vmov(l)(row8(si, bx, i), r)
 		}
 	}
-	// Two temporaries outside the weave's registers: Z16, Z17; with
-	// AVX2, Y8, Y9 (the interleave's stages use Y14, Y15) or two the
-	// de-interleave left free.
-	t := l.vs(16, 2)
-	if l == avx2 {
-		t = avx2.vs(8, 2)
-		if inverse && v[0] == avx2.v(8) {
-			t = avx2.vs(0, 2)
-		}
-	}
+	// Two temporaries for the swaps, outside the rows' registers (the
+	// interleave's stages, which use Y14, Y15 with AVX2, come after).
+	t := g.freeVecs(l, v, 2)
 	if inverse {
 		for i := range 4 {
-			g.nibbleSwap(l, v[i], v[4+i], t[0], t[1])
+			g.fieldSwap(l, 4, v[i], v[4+i], t[0], t[1])
 			store(v[i], row8(di, dx, 2*i))
 			store(v[4+i], row8(di, dx, 2*i+1))
 		}
@@ -449,7 +442,7 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 		g.ADDQ(imm(l.bytes), di)
 	} else {
 		for i := range 4 {
-			g.nibbleSwap(l, v[2*i], v[2*i+1], t[0], t[1])
+			g.fieldSwap(l, 4, v[2*i], v[2*i+1], t[0], t[1])
 		}
 		order := []reg.VecPhysical{v[0], v[2], v[4], v[6], v[1], v[3], v[5], v[7]}
 		for i, r := range g.weaveStages(s, order, []int{1, 2, 4}) {
@@ -460,12 +453,6 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 	}
 	g.ADDQ(imm(l.bytes), r9)
 	g.endLoop(stream)
-}
-
-// nibbleSwap turns the bytes of x and y into x&0xf0 | y>>4 and
-// x<<4 | y&0x0f (fieldSwap by 4).
-func (g *gen) nibbleSwap(l *level, x, y, t0, t1 reg.VecPhysical) {
-	g.fieldSwap(l, 4, x, y, t0, t1)
 }
 
 // fieldSwap trades the low k bits of each 2k-bit group of the bytes of x
