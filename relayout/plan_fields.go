@@ -61,11 +61,11 @@ type fieldPlan struct {
 // whole bytes everywhere.
 //
 // A packed source and an unpacked destination (unpackDst) take such a
-// plan too, with values narrower than their fields, when the stages
-// cannot run slab by slab.
+// plan too, with values narrower than their fields (compileStaged asks
+// only when the stages cannot run slab by slab).
 func planFields(p, mid *Plan) *fieldPlan {
 	st := p.stage
-	unpackDst := st.unpack && !st.pack && st.slabs == nil
+	unpackDst := st.unpack && !st.pack
 	if !unpackDst && (!st.unpack || !st.pack || st.srcBits != st.dstBits || st.natural != st.srcBits) {
 		return nil
 	}

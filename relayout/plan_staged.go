@@ -208,14 +208,13 @@ func (st *staged) rows8Direct(mid *Plan, m rows8Mode) bool {
 	if m == rows8None || !st.unpack || !st.pack || st.srcBits != 4 || st.dstBits != 4 || st.natural != 4 {
 		return false
 	}
-	stride := func(l *ploop) int64 { return l.src } // the rows of the packed source
+	// The other side's rows: the source's along the inner loop, or the
+	// destination's along the outer one.
+	stride, rows := func(l *ploop) int64 { return l.src }, &mid.inner
 	if m == rows8Unpack {
-		stride = func(l *ploop) int64 { return l.dst }
+		stride, rows = func(l *ploop) int64 { return l.dst }, mid.outer
 	}
-	even := stride(&mid.inner)%2 == 0
-	if m == rows8Unpack {
-		even = stride(mid.outer)%2 == 0
-	}
+	even := stride(rows)%2 == 0
 	for i := range mid.loops {
 		even = even && stride(&mid.loops[i])%2 == 0
 	}
