@@ -323,8 +323,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	k := transposeKernel(width)
 	sh := shapes[k]
-	if n := narrowKernel(width); n != kNone && (rows < sh.bi || cols < sh.bj) && rows >= shapes[n].bi && cols >= shapes[n].bj {
-		k, sh = n, shapes[n] // a block too small for the kernel fits a narrower one
+	if rows < sh.bi || cols < sh.bj {
+		if n := narrowKernel(width); n != kNone && rows >= shapes[n].bi && cols >= shapes[n].bj {
+			k, sh = n, shapes[n] // a block too small for the kernel fits a narrower one
+		}
 	}
 	if k == kNone || rows < sh.bi || cols < sh.bj {
 		transposeGeneric(width, dst, dstStride, src, srcStride, rows, cols)
