@@ -324,7 +324,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	k := transposeKernel(width)
 	sh := shapes[k]
 	if rows < sh.bi || cols < sh.bj {
-		if n := narrowKernel(width); n != kNone && rows >= shapes[n].bi && cols >= shapes[n].bj {
+		if n := fitKernel(width, rows, cols); n != kNone {
 			k, sh = n, shapes[n] // a block too small for the kernel fits a narrower one
 		}
 	}

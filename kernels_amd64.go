@@ -57,6 +57,40 @@ func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// The narrow kernels of 4-byte elements: To<k> writes k destination rows
+// (bi = k), From<k> reads k source rows (bj = k), for the blocks of the
+// tpu preset's tiles seen from a column-major array (kernels/narrow.go).
+
+//go:noescape
+func transpose4To2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4To4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4To2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4To4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose4From8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 // copyRunsNTPrefetch copies rows runs of n bytes, run k from
 // src+k*srcStride to dst+k*dstStride, with non-temporal stores followed by
 // SFENCE, and prefetches one line per line it copies, walking runs of pfN
@@ -939,6 +973,16 @@ const (
 	k2RowsAVX512
 	k1AVX2
 	k2AVX2
+	k4To2AVX512
+	k4To4AVX512
+	k4From2AVX512
+	k4From4AVX512
+	k4From8AVX512
+	k4To2AVX2
+	k4To4AVX2
+	k4From2AVX2
+	k4From4AVX2
+	k4From8AVX2
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
@@ -964,6 +1008,17 @@ var shapes = [...]kernelShape{
 	k2RowsAVX512: {32, 16, "avx512 16x32 (dword 16x16, vpermw)"},
 	k1AVX2:       {32, 8, "avx2 8x32 (dword 8x8, vpshufb)"},
 	k2AVX2:       {16, 8, "avx2 8x16 (dword 8x8, vpshufb)"},
+	// Blocks with few rows on one side.
+	k4To2AVX512:   {2, 16, "avx512 16x2 (vshufps)"},
+	k4To4AVX512:   {4, 16, "avx512 16x4 (4x4 in lanes)"},
+	k4From2AVX512: {16, 2, "avx512 2x16 (vpunpckldq)"},
+	k4From4AVX512: {16, 4, "avx512 4x16 (4x4 in lanes)"},
+	k4From8AVX512: {16, 8, "avx512 8x16 (4x4 in lanes)"},
+	k4To2AVX2:     {2, 8, "avx2 8x2 (vshufps)"},
+	k4To4AVX2:     {4, 8, "avx2 8x4 (4x4 in lanes)"},
+	k4From2AVX2:   {8, 2, "avx2 2x8 (vpunpckldq)"},
+	k4From4AVX2:   {8, 4, "avx2 4x8 (4x4 in lanes)"},
+	k4From8AVX2:   {8, 8, "avx2 8x8 (4x4 in lanes)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -1009,16 +1064,37 @@ func avx2Kernel(width int) kernelID {
 	return kNone
 }
 
-// narrowKernel is the micro-kernel for blocks of width-byte elements too
-// small for transposeKernel's register block: the AVX2 one where that
-// is an AVX-512 one (f32: 8 destination rows against 16), kNone
-// otherwise.
-func narrowKernel(width int) kernelID {
-	if k := avx2Kernel(width); k != transposeKernel(width) {
+// narrowKernels are the kernels for blocks of 4-byte elements too small
+// for transposeKernel's register block, in the order fitKernel tries
+// them: the largest blocks first, AVX-512 before AVX2.
+var narrowKernels = [...]kernelID{
+	k4From8AVX512, k4To4AVX512, k4From4AVX512, k4To2AVX512, k4From2AVX512,
+	k4From8AVX2, k4To4AVX2, k4From4AVX2, k4To2AVX2, k4From2AVX2,
+}
+
+// fitKernel is the micro-kernel for a rows × cols block of width-byte
+// elements too small for transposeKernel's register block, kNone where
+// none fits: the AVX2 one where that is an AVX-512 one (f32: 8
+// destination rows against 16), and for 4-byte elements one of the
+// narrow kernels (2 or 4 destination rows, 2, 4 or 8 source rows).
+func fitKernel(width, rows, cols int) kernelID {
+	fits := func(k kernelID) bool { return rows >= shapes[k].bi && cols >= shapes[k].bj }
+	if k := avx2Kernel(width); k != kNone && k != transposeKernel(width) && fits(k) {
 		return k
+	}
+	if width != 4 || !useAVX2 {
+		return kNone
+	}
+	for _, k := range narrowKernels {
+		if (useAVX512 || !isAVX512(k)) && fits(k) {
+			return k
+		}
 	}
 	return kNone
 }
+
+// isAVX512 reports whether narrow kernel k needs AVX-512.
+func isAVX512(k kernelID) bool { return k >= k4To2AVX512 && k <= k4From8AVX512 }
 
 func kernelName(width int) string {
 	name := shapes[transposeKernel(width)].name
@@ -1055,6 +1131,26 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose8AVX2(dst, dstStride, src, srcStride, n)
 	case k16AVX2:
 		transpose16AVX2(dst, dstStride, src, srcStride, n)
+	case k4To2AVX512:
+		transpose4To2AVX512(dst, dstStride, src, srcStride, n)
+	case k4To4AVX512:
+		transpose4To4AVX512(dst, dstStride, src, srcStride, n)
+	case k4From2AVX512:
+		transpose4From2AVX512(dst, dstStride, src, srcStride, n)
+	case k4From4AVX512:
+		transpose4From4AVX512(dst, dstStride, src, srcStride, n)
+	case k4From8AVX512:
+		transpose4From8AVX512(dst, dstStride, src, srcStride, n)
+	case k4To2AVX2:
+		transpose4To2AVX2(dst, dstStride, src, srcStride, n)
+	case k4To4AVX2:
+		transpose4To4AVX2(dst, dstStride, src, srcStride, n)
+	case k4From2AVX2:
+		transpose4From2AVX2(dst, dstStride, src, srcStride, n)
+	case k4From4AVX2:
+		transpose4From4AVX2(dst, dstStride, src, srcStride, n)
+	case k4From8AVX2:
+		transpose4From8AVX2(dst, dstStride, src, srcStride, n)
 	}
 }
 
@@ -1190,15 +1286,21 @@ const gridPieceBytes = 512
 // or have no full register block.
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	k := stagedKernel(width)
-	if n := narrowKernel(width); n != kNone && rows < shapes[k].bi {
-		k = n // blocks of fewer rows than the register block (the tpu preset's 8 of f32)
+	if rows < shapes[k].bi || cols < shapes[k].bj {
+		k = fitKernel(width, rows, cols) // the tpu preset's 8 rows of f32, say
 	}
 	if k == kNone || !useAVX2 {
 		return false
 	}
 	sh := shapes[k]
-	unit := lineUnit(sh.bj, width)
-	fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
+	fullRows, fullCols := rows-rows%sh.bi, cols-cols%lineUnit(sh.bj, width)
+	if fullCols == 0 && cols%sh.bj == 0 && (g.DstOuter == cols*width || g.DstInner == cols*width) {
+		// Blocks whose destination rows are shorter than a line but
+		// continue each other's (the tpu preset's tiles untiled to a
+		// column-major array): side by side in the scratch they make
+		// whole lines.
+		fullCols = cols
+	}
 	if fullRows == 0 || fullCols == 0 || fullRows*(fullCols*width+64) > gridGroupBytes/2 {
 		return false
 	}
@@ -1212,8 +1314,18 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if g.DstOuter == dstRun && fullCols == cols {
 		mo = min(g.Outer, max(gridPieceBytes/dstRun, 1))
 	}
-	sst := mo*dstRun + 64
-	blk := fullRows * sst // the scratch of mo blocks side by side
+	// Rows shorter than a line stream only side by side, a line at
+	// least: the last group takes up to short more blocks rather than
+	// leave fewer.
+	short := 0
+	if dstRun < 64 {
+		if g.DstOuter != dstRun || g.Outer*dstRun < 64 {
+			return false
+		}
+		short = (64+dstRun-1)/dstRun - 1
+	}
+	sst := (mo+short)*dstRun + 64
+	blk := fullRows * sst // the scratch of mo (+ short) blocks side by side
 	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
 	if g.SrcInner == srcRun {
 		ki = min(ki, max(gridPieceBytes/srcRun, 1))
@@ -1225,8 +1337,11 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[0])
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	for a0 := 0; a0 < g.Outer; a0 += mo {
-		m := min(mo, g.Outer-a0)
+	for a0, m := 0, 0; a0 < g.Outer; a0 += m {
+		m = min(mo, g.Outer-a0)
+		if (g.Outer-a0-m)*dstRun < 64 {
+			m = g.Outer - a0
+		}
 		for b0 := 0; b0 < g.Inner; b0 += ki {
 			n := min(ki, g.Inner-b0)
 			// Blocks that continue each other's source rows make one
@@ -1250,7 +1365,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			// blocks continue them, else block by block.
 			a2, b2 := a0, b0+ki
 			if b2 >= g.Inner {
-				a2, b2 = a0+mo, 0
+				a2, b2 = a0+m, 0
 			}
 			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
 			if g.SrcInner == srcRun {

@@ -1485,6 +1485,558 @@ loop:
 	VZEROUPPER
 	RET
 
+// func transpose4To2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose4To2AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x01, R12
+
+	// A block: 16 source rows of 2 4-byte elements, 2 destination rows of 16.
+loop:
+	MOVQ         SI, R10
+	VMOVQ        (R10), X0
+	VMOVHPS      (R10)(BX*1), X0, X0
+	VMOVQ        (R10)(BX*2), X1
+	VMOVHPS      (R10)(R8*1), X1, X1
+	LEAQ         (R10)(BX*4), R10
+	VMOVQ        (R10), X8
+	VMOVHPS      (R10)(BX*1), X8, X8
+	VINSERTI32X4 $0x01, X8, Z0, Z0
+	VMOVQ        (R10)(BX*2), X9
+	VMOVHPS      (R10)(R8*1), X9, X9
+	VINSERTI32X4 $0x01, X9, Z1, Z1
+	LEAQ         (R10)(BX*4), R10
+	VMOVQ        (R10), X8
+	VMOVHPS      (R10)(BX*1), X8, X8
+	VINSERTI32X4 $0x02, X8, Z0, Z0
+	VMOVQ        (R10)(BX*2), X9
+	VMOVHPS      (R10)(R8*1), X9, X9
+	VINSERTI32X4 $0x02, X9, Z1, Z1
+	LEAQ         (R10)(BX*4), R10
+	VMOVQ        (R10), X8
+	VMOVHPS      (R10)(BX*1), X8, X8
+	VINSERTI32X4 $0x03, X8, Z0, Z0
+	VMOVQ        (R10)(BX*2), X9
+	VMOVHPS      (R10)(R8*1), X9, X9
+	VINSERTI32X4 $0x03, X9, Z1, Z1
+	LEAQ         (R10)(BX*4), R10
+	VSHUFPS      $0x88, Z1, Z0, Z2
+	VSHUFPS      $0xdd, Z1, Z0, Z3
+	MOVQ         DI, R11
+	VMOVDQU64    Z2, (R11)
+	VMOVDQU64    Z3, (R11)(DX*1)
+	ADDQ         $+8, SI
+	ADDQ         R12, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose4To4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose4To4AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 16 source rows of 4 4-byte elements, 4 destination rows of 16.
+loop:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      (R10)(BX*1), X1
+	VMOVDQU      (R10)(BX*2), X2
+	VMOVDQU      (R10)(R8*1), X3
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x01, (R10), Z0, Z0
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x01, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x01, (R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x02, (R10), Z0, Z0
+	VINSERTI32X4 $0x02, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x02, (R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x03, (R10), Z0, Z0
+	VINSERTI32X4 $0x03, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x03, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	VPUNPCKLDQ   Z1, Z0, Z4
+	VPUNPCKHDQ   Z1, Z0, Z5
+	VPUNPCKLDQ   Z3, Z2, Z6
+	VPUNPCKHDQ   Z3, Z2, Z7
+	VPUNPCKLQDQ  Z6, Z4, Z0
+	VPUNPCKHQDQ  Z6, Z4, Z1
+	VPUNPCKLQDQ  Z7, Z5, Z2
+	VPUNPCKHQDQ  Z7, Z5, Z3
+	MOVQ         DI, R11
+	VMOVDQU64    Z0, (R11)
+	VMOVDQU64    Z1, (R11)(DX*1)
+	VMOVDQU64    Z2, (R11)(DX*2)
+	VMOVDQU64    Z3, (R11)(R9*1)
+	ADDQ         $+16, SI
+	ADDQ         R12, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose4From2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose4From2AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x04, R12
+
+	// A block: 2 source rows of 16 4-byte elements, 16 destination rows of 2.
+loop:
+	MOVQ          SI, R10
+	MOVQ          DI, R11
+	VMOVDQU64     (R10), Z0
+	VMOVDQU64     (R10)(BX*1), Z1
+	VPUNPCKLDQ    Z1, Z0, Z2
+	VPUNPCKHDQ    Z1, Z0, Z3
+	VMOVQ         X2, (R11)
+	VMOVHPS       X2, (R11)(DX*1)
+	VMOVQ         X3, (R11)(DX*2)
+	VMOVHPS       X3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x01, Z2, X4
+	VMOVQ         X4, (R11)
+	VMOVHPS       X4, (R11)(DX*1)
+	VEXTRACTI32X4 $0x01, Z3, X5
+	VMOVQ         X5, (R11)(DX*2)
+	VMOVHPS       X5, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x02, Z2, X4
+	VMOVQ         X4, (R11)
+	VMOVHPS       X4, (R11)(DX*1)
+	VEXTRACTI32X4 $0x02, Z3, X5
+	VMOVQ         X5, (R11)(DX*2)
+	VMOVHPS       X5, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x03, Z2, X4
+	VMOVQ         X4, (R11)
+	VMOVHPS       X4, (R11)(DX*1)
+	VEXTRACTI32X4 $0x03, Z3, X5
+	VMOVQ         X5, (R11)(DX*2)
+	VMOVHPS       X5, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	ADDQ          $+64, SI
+	ADDQ          R12, DI
+	DECQ          CX
+	JNZ           loop
+	VZEROUPPER
+	RET
+
+// func transpose4From4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose4From4AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x04, R12
+
+	// A block: 4 source rows of 16 4-byte elements, 16 destination rows of 4.
+loop:
+	MOVQ          SI, R10
+	MOVQ          DI, R11
+	VMOVDQU64     (R10), Z0
+	VMOVDQU64     (R10)(BX*1), Z1
+	VMOVDQU64     (R10)(BX*2), Z2
+	VMOVDQU64     (R10)(R8*1), Z3
+	VPUNPCKLDQ    Z1, Z0, Z4
+	VPUNPCKHDQ    Z1, Z0, Z5
+	VPUNPCKLDQ    Z3, Z2, Z6
+	VPUNPCKHDQ    Z3, Z2, Z7
+	VPUNPCKLQDQ   Z6, Z4, Z0
+	VPUNPCKHQDQ   Z6, Z4, Z1
+	VPUNPCKLQDQ   Z7, Z5, Z2
+	VPUNPCKHQDQ   Z7, Z5, Z3
+	VMOVDQU       X0, (R11)
+	VMOVDQU       X1, (R11)(DX*1)
+	VMOVDQU       X2, (R11)(DX*2)
+	VMOVDQU       X3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x01, Z0, (R11)
+	VEXTRACTI32X4 $0x01, Z1, (R11)(DX*1)
+	VEXTRACTI32X4 $0x01, Z2, (R11)(DX*2)
+	VEXTRACTI32X4 $0x01, Z3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x02, Z0, (R11)
+	VEXTRACTI32X4 $0x02, Z1, (R11)(DX*1)
+	VEXTRACTI32X4 $0x02, Z2, (R11)(DX*2)
+	VEXTRACTI32X4 $0x02, Z3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI32X4 $0x03, Z0, (R11)
+	VEXTRACTI32X4 $0x03, Z1, (R11)(DX*1)
+	VEXTRACTI32X4 $0x03, Z2, (R11)(DX*2)
+	VEXTRACTI32X4 $0x03, Z3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	ADDQ          $+64, SI
+	ADDQ          R12, DI
+	DECQ          CX
+	JNZ           loop
+	VZEROUPPER
+	RET
+
+// func transpose4From8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose4From8AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x04, R12
+
+	// A block: 8 source rows of 16 4-byte elements, 16 destination rows of 8.
+loop:
+	MOVQ          SI, R10
+	MOVQ          DI, R11
+	VMOVDQU       (R10), X0
+	VINSERTI32X4  $0x02, 16(R10), Z0, Z0
+	VMOVDQU       32(R10), X4
+	VINSERTI32X4  $0x02, 48(R10), Z4, Z4
+	VMOVDQU       (R10)(BX*1), X1
+	VINSERTI32X4  $0x02, 16(R10)(BX*1), Z1, Z1
+	VMOVDQU       32(R10)(BX*1), X5
+	VINSERTI32X4  $0x02, 48(R10)(BX*1), Z5, Z5
+	VMOVDQU       (R10)(BX*2), X2
+	VINSERTI32X4  $0x02, 16(R10)(BX*2), Z2, Z2
+	VMOVDQU       32(R10)(BX*2), X6
+	VINSERTI32X4  $0x02, 48(R10)(BX*2), Z6, Z6
+	VMOVDQU       (R10)(R8*1), X3
+	VINSERTI32X4  $0x02, 16(R10)(R8*1), Z3, Z3
+	VMOVDQU       32(R10)(R8*1), X7
+	VINSERTI32X4  $0x02, 48(R10)(R8*1), Z7, Z7
+	LEAQ          (R10)(BX*4), R10
+	VINSERTI32X4  $0x01, (R10), Z0, Z0
+	VINSERTI32X4  $0x03, 16(R10), Z0, Z0
+	VINSERTI32X4  $0x01, 32(R10), Z4, Z4
+	VINSERTI32X4  $0x03, 48(R10), Z4, Z4
+	VINSERTI32X4  $0x01, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4  $0x03, 16(R10)(BX*1), Z1, Z1
+	VINSERTI32X4  $0x01, 32(R10)(BX*1), Z5, Z5
+	VINSERTI32X4  $0x03, 48(R10)(BX*1), Z5, Z5
+	VINSERTI32X4  $0x01, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4  $0x03, 16(R10)(BX*2), Z2, Z2
+	VINSERTI32X4  $0x01, 32(R10)(BX*2), Z6, Z6
+	VINSERTI32X4  $0x03, 48(R10)(BX*2), Z6, Z6
+	VINSERTI32X4  $0x01, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4  $0x03, 16(R10)(R8*1), Z3, Z3
+	VINSERTI32X4  $0x01, 32(R10)(R8*1), Z7, Z7
+	VINSERTI32X4  $0x03, 48(R10)(R8*1), Z7, Z7
+	VPUNPCKLDQ    Z1, Z0, Z8
+	VPUNPCKHDQ    Z1, Z0, Z9
+	VPUNPCKLDQ    Z3, Z2, Z10
+	VPUNPCKHDQ    Z3, Z2, Z11
+	VPUNPCKLQDQ   Z10, Z8, Z0
+	VPUNPCKHQDQ   Z10, Z8, Z1
+	VPUNPCKLQDQ   Z11, Z9, Z2
+	VPUNPCKHQDQ   Z11, Z9, Z3
+	VMOVDQU       Y0, (R11)
+	VMOVDQU       Y1, (R11)(DX*1)
+	VMOVDQU       Y2, (R11)(DX*2)
+	VMOVDQU       Y3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI64X4 $0x01, Z0, (R11)
+	VEXTRACTI64X4 $0x01, Z1, (R11)(DX*1)
+	VEXTRACTI64X4 $0x01, Z2, (R11)(DX*2)
+	VEXTRACTI64X4 $0x01, Z3, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VPUNPCKLDQ    Z5, Z4, Z8
+	VPUNPCKHDQ    Z5, Z4, Z9
+	VPUNPCKLDQ    Z7, Z6, Z10
+	VPUNPCKHDQ    Z7, Z6, Z11
+	VPUNPCKLQDQ   Z10, Z8, Z4
+	VPUNPCKHQDQ   Z10, Z8, Z5
+	VPUNPCKLQDQ   Z11, Z9, Z6
+	VPUNPCKHQDQ   Z11, Z9, Z7
+	VMOVDQU       Y4, (R11)
+	VMOVDQU       Y5, (R11)(DX*1)
+	VMOVDQU       Y6, (R11)(DX*2)
+	VMOVDQU       Y7, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	VEXTRACTI64X4 $0x01, Z4, (R11)
+	VEXTRACTI64X4 $0x01, Z5, (R11)(DX*1)
+	VEXTRACTI64X4 $0x01, Z6, (R11)(DX*2)
+	VEXTRACTI64X4 $0x01, Z7, (R11)(R9*1)
+	LEAQ          (R11)(DX*4), R11
+	ADDQ          $+64, SI
+	ADDQ          R12, DI
+	DECQ          CX
+	JNZ           loop
+	VZEROUPPER
+	RET
+
+// func transpose4To2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose4To2AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x01, R12
+
+	// A block: 8 source rows of 2 4-byte elements, 2 destination rows of 8.
+loop:
+	MOVQ        SI, R10
+	VMOVQ       (R10), X0
+	VMOVHPS     (R10)(BX*1), X0, X0
+	VMOVQ       (R10)(BX*2), X1
+	VMOVHPS     (R10)(R8*1), X1, X1
+	LEAQ        (R10)(BX*4), R10
+	VMOVQ       (R10), X8
+	VMOVHPS     (R10)(BX*1), X8, X8
+	VINSERTI128 $0x01, X8, Y0, Y0
+	VMOVQ       (R10)(BX*2), X9
+	VMOVHPS     (R10)(R8*1), X9, X9
+	VINSERTI128 $0x01, X9, Y1, Y1
+	LEAQ        (R10)(BX*4), R10
+	VSHUFPS     $0x88, Y1, Y0, Y2
+	VSHUFPS     $0xdd, Y1, Y0, Y3
+	MOVQ        DI, R11
+	VMOVDQU     Y2, (R11)
+	VMOVDQU     Y3, (R11)(DX*1)
+	ADDQ        $+8, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose4To4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose4To4AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 8 source rows of 4 4-byte elements, 4 destination rows of 8.
+loop:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     (R10)(R8*1), X3
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y4
+	VPUNPCKHDQ  Y1, Y0, Y5
+	VPUNPCKLDQ  Y3, Y2, Y6
+	VPUNPCKHDQ  Y3, Y2, Y7
+	VPUNPCKLQDQ Y6, Y4, Y0
+	VPUNPCKHQDQ Y6, Y4, Y1
+	VPUNPCKLQDQ Y7, Y5, Y2
+	VPUNPCKHQDQ Y7, Y5, Y3
+	MOVQ        DI, R11
+	VMOVDQU     Y0, (R11)
+	VMOVDQU     Y1, (R11)(DX*1)
+	VMOVDQU     Y2, (R11)(DX*2)
+	VMOVDQU     Y3, (R11)(R9*1)
+	ADDQ        $+16, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose4From2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose4From2AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 2 source rows of 8 4-byte elements, 8 destination rows of 2.
+loop:
+	MOVQ         SI, R10
+	MOVQ         DI, R11
+	VMOVDQU      (R10), Y0
+	VMOVDQU      (R10)(BX*1), Y1
+	VPUNPCKLDQ   Y1, Y0, Y2
+	VPUNPCKHDQ   Y1, Y0, Y3
+	VMOVQ        X2, (R11)
+	VMOVHPS      X2, (R11)(DX*1)
+	VMOVQ        X3, (R11)(DX*2)
+	VMOVHPS      X3, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VEXTRACTI128 $0x01, Y2, X4
+	VMOVQ        X4, (R11)
+	VMOVHPS      X4, (R11)(DX*1)
+	VEXTRACTI128 $0x01, Y3, X5
+	VMOVQ        X5, (R11)(DX*2)
+	VMOVHPS      X5, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	ADDQ         $+32, SI
+	ADDQ         R12, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose4From4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose4From4AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 4 source rows of 8 4-byte elements, 8 destination rows of 4.
+loop:
+	MOVQ         SI, R10
+	MOVQ         DI, R11
+	VMOVDQU      (R10), Y0
+	VMOVDQU      (R10)(BX*1), Y1
+	VMOVDQU      (R10)(BX*2), Y2
+	VMOVDQU      (R10)(R8*1), Y3
+	VPUNPCKLDQ   Y1, Y0, Y4
+	VPUNPCKHDQ   Y1, Y0, Y5
+	VPUNPCKLDQ   Y3, Y2, Y6
+	VPUNPCKHDQ   Y3, Y2, Y7
+	VPUNPCKLQDQ  Y6, Y4, Y0
+	VPUNPCKHQDQ  Y6, Y4, Y1
+	VPUNPCKLQDQ  Y7, Y5, Y2
+	VPUNPCKHQDQ  Y7, Y5, Y3
+	VMOVDQU      X0, (R11)
+	VMOVDQU      X1, (R11)(DX*1)
+	VMOVDQU      X2, (R11)(DX*2)
+	VMOVDQU      X3, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VEXTRACTI128 $0x01, Y0, (R11)
+	VEXTRACTI128 $0x01, Y1, (R11)(DX*1)
+	VEXTRACTI128 $0x01, Y2, (R11)(DX*2)
+	VEXTRACTI128 $0x01, Y3, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	ADDQ         $+32, SI
+	ADDQ         R12, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose4From8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose4From8AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 8 source rows of 8 4-byte elements, 8 destination rows of 8.
+loop:
+	MOVQ        SI, R10
+	MOVQ        DI, R11
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VMOVDQU     Y0, (R11)
+	VMOVDQU     Y1, (R11)(DX*1)
+	VMOVDQU     Y2, (R11)(DX*2)
+	VMOVDQU     Y3, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPUNPCKLDQ  Y5, Y4, Y8
+	VPUNPCKHDQ  Y5, Y4, Y9
+	VPUNPCKLDQ  Y7, Y6, Y10
+	VPUNPCKHDQ  Y7, Y6, Y11
+	VPUNPCKLQDQ Y10, Y8, Y4
+	VPUNPCKHQDQ Y10, Y8, Y5
+	VPUNPCKLQDQ Y11, Y9, Y6
+	VPUNPCKHQDQ Y11, Y9, Y7
+	VMOVDQU     Y4, (R11)
+	VMOVDQU     Y5, (R11)(DX*1)
+	VMOVDQU     Y6, (R11)(DX*2)
+	VMOVDQU     Y7, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	ADDQ        $+32, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
 DATA permBytes4x16<>+0(SB)/8, $0x3121110130201000
 DATA permBytes4x16<>+8(SB)/8, $0x3323130332221202
 DATA permBytes4x16<>+16(SB)/8, $0x3525150534241404

@@ -32,8 +32,8 @@ func streaming() bool { return false }
 // stagedKernel is transposeKernel: nothing stages here.
 func stagedKernel(width int) kernelID { return transposeKernel(width) }
 
-// narrowKernel has no kernel here: transposeKernel's is the only one.
-func narrowKernel(width int) kernelID { return kNone }
+// fitKernel has no kernel here: transposeKernel's is the only one.
+func fitKernel(width, rows, cols int) kernelID { return kNone }
 
 // streamingStores reports that this architecture's kernels can write with
 // non-temporal stores; these cannot.

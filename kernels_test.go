@@ -333,6 +333,29 @@ func TestTransposeTiny(t *testing.T) {
 	})
 }
 
+// TestTransposeNarrow covers the narrow kernels of 4-byte elements:
+// blocks of 2 to 9 destination rows and many source rows (a column-major
+// array to the tpu preset's tiles, in 4-byte units), and the inverse,
+// at unit and padded strides.
+func TestTransposeNarrow(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(4, 13))
+		for _, few := range []int{2, 3, 4, 5, 7, 8, 9, 15} {
+			for _, many := range []int{8, 15, 16, 17, 40, 128, 131} {
+				pad := func() int { return []int{0, 4, 64, 4096}[r.IntN(4)] }
+				g := geometry{width: 4, rows: few, cols: many}
+				g.dstStride, g.srcStride = many*4+pad(), few*4+pad()
+				g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+				checkTranspose(t, r, g)
+				h := geometry{width: 4, rows: many, cols: few}
+				h.dstStride, h.srcStride = few*4+pad(), many*4+pad()
+				h.dstAtEnd, h.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+				checkTranspose(t, r, h)
+			}
+		}
+	})
+}
+
 // TestFillRuns compares FillRuns at each level with the generic fill on
 // random run lengths, strides and patterns, in guarded buffers.
 func TestFillRuns(t *testing.T) {
@@ -546,12 +569,26 @@ func TestTransposeGridTiled(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 4, 8, 16} {
 			r := rand.New(rand.NewPCG(uint64(w), 11))
-			for k := range 12 {
+			for k := range 40 {
 				rows, cols := 1+r.IntN(80), 1+r.IntN(160)
 				if k%2 == 0 { // full register blocks, no edges
 					rows, cols = 16*(1+r.IntN(4)), 64*(1+r.IntN(2))
 				}
 				inner, outer := 1+r.IntN(12), 1+r.IntN(12)
+				if w == 4 && k%4 == 1 { // the narrow kernels' blocks
+					few, many := []int{2, 4, 8}[r.IntN(3)], 16*(1+r.IntN(8))
+					rows, cols = few, many
+					if k%8 == 1 {
+						// Destination rows shorter than a line: enough
+						// outer blocks side by side to make lines, or a
+						// few more than a group takes (gridPieceBytes).
+						rows, cols = many, few
+						outer += 64 / (few * w)
+						if k%16 == 9 {
+							outer = 512/(few*w) + 1 + r.IntN(2)
+						}
+					}
+				}
 				pad := func() int { return []int{0, 0, 64, 3}[r.IntN(4)] }
 				// Destination: outer blocks side by side in its rows,
 				// inner blocks one after another; source the other way.

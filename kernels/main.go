@@ -96,6 +96,14 @@ func (g *gen) file() {
 	g.transposeSplit(avx2, 1)
 	g.transposeSquare(avx2, 8, g.VMOVDQU)
 	g.transposeSquare(avx2, 16, g.VMOVDQU)
+	for _, lvl := range []*level{avx512, avx2} {
+		for _, k := range []int{2, 4} {
+			g.transposeTo(lvl, k)
+		}
+		for _, k := range []int{2, 4, 8} {
+			g.transposeFrom(lvl, k)
+		}
+	}
 	g.tables(permBytes4x16, permWords2x16)
 
 	for _, grid := range []bool{false, true} {
