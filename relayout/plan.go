@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -30,7 +31,9 @@ type Plan struct {
 	fm, tm     *tiling.Map
 	srcBytes   int64
 	dstBytes   int64
-	width      int64   // bytes per element
+	width      int64   // bytes per element (per unit, when unit > 1)
+	unit       int64   // elements each moved element holds: 1, or the runs widen joins
+	widens     bool    // whether build may widen (not in a staged plan's byte plans)
 	stage      *staged // set when a side packs sub-byte elements
 	dtype      DType
 	pat        []byte // one padding element, natural width
@@ -106,12 +109,14 @@ type ploop struct {
 // logical dimensions. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
-	return compile(from, to, opts, int64(tilecopy.StreamThreshold()))
+	return compile(from, to, opts, int64(tilecopy.StreamThreshold()), true)
 }
 
 // compile is Compile with the destination size from which the plan
-// streams (tests lower it to stream small cases).
-func compile(from, to Shape, opts *Options, streamMin int64) (*Plan, error) {
+// streams (tests lower it to stream small cases) and whether it may move
+// runs as wider elements (widen; a staged plan's byte plans may not, as
+// their slabs read their loops as bytes).
+func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -123,7 +128,7 @@ func compile(from, to Shape, opts *Options, streamMin int64) (*Plan, error) {
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
 		dtype: to.dtype, pat: pat, threads: threadCount(opts.Threads), parallelMin: parallelMinBytes,
-		streamMin: streamMin,
+		streamMin: streamMin, widens: widens, unit: 1,
 	}
 	if from.isPacked() || to.isPacked() {
 		if err := compileStaged(p, opts); err != nil {
@@ -152,7 +157,7 @@ func compile(from, to Shape, opts *Options, streamMin int64) (*Plan, error) {
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
-	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, fmt.Sprintf("% x per element", p.pat))
+	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, fmt.Sprintf("% x per element", p.pat[:len(p.pat)/int(p.unit)]))
 	if p.stage != nil {
 		p.stage.explain(&b)
 		return b.String()
@@ -163,7 +168,11 @@ func (p *Plan) String() string {
 		for i, d := range p.dims {
 			fmt.Fprintf(&b, " d%d=%d/%d", i, d.n, d.e)
 		}
-		b.WriteString("\n  loops, outermost first (strides in elements):\n")
+		in := "elements"
+		if p.unit > 1 {
+			in = fmt.Sprintf("units of %d elements", p.unit)
+		}
+		fmt.Fprintf(&b, "\n  loops, outermost first (counts and strides in %s):\n", in)
 		all := slices.Clone(p.loops)
 		if p.outer != nil {
 			all = append(all, *p.outer)
@@ -331,6 +340,7 @@ func (p *Plan) build() {
 	}
 	p.orderWithinDims()
 	p.merge()
+	p.widen()
 	p.chooseKernel()
 	if p.mode == modeStrided { // gather mode tracks logical indices in the walk
 		p.computeSpans()
@@ -488,6 +498,57 @@ func (p *Plan) merge() {
 			i--
 		}
 	}
+}
+
+// maxUnitBytes is the widest unit widen makes: the widest element the
+// transpose kernels take.
+const maxUnitBytes = 16
+
+// widen turns short runs, contiguous on both sides, that the rest of the
+// nest transposes into elements of their own: the pairs of bf16 or the
+// quadruples of s8 that a column-major array keeps together and the
+// tpu preset's (2,1) and (4,1) tiles too, so that a tile's rows become a
+// transpose of 4-byte units instead of one run copy of 4 bytes each. It
+// applies where the runs are the whole lightest digit of their dim, every
+// stride and budget of the nest counts whole runs, and the wider element
+// leaves a transpose: the plan then moves units of k elements and its
+// dims, strides and tail count in units.
+func (p *Plan) widen() {
+	if p.mode != modeStrided || len(p.loops) < 2 || !p.widens {
+		return
+	}
+	last := p.loops[len(p.loops)-1]
+	k, d := last.size, last.dim
+	unit := k * p.width
+	if last.dst != 1 || last.src != 1 || last.w != 1 || last.scale != 1 || k < 2 ||
+		unit > maxUnitBytes || unit&(unit-1) != 0 ||
+		p.dims[d].n%k != 0 || p.dims[d].e%k != 0 || p.tail[0]%k != 0 || p.tail[1]%k != 0 {
+		return
+	}
+	loops := slices.Clone(p.loops[:len(p.loops)-1])
+	for i := range loops {
+		l := &loops[i]
+		if l.dst%k != 0 || l.src%k != 0 || l.dim == d && l.w%k != 0 {
+			return
+		}
+		l.dst /= k
+		l.src /= k
+		if l.dim == d {
+			l.w /= k
+		}
+	}
+	w := &Plan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims)}
+	w.dims[d] = pdim{n: p.dims[d].n / k, e: p.dims[d].e / k}
+	w.merge()
+	if in := w.loops[len(w.loops)-1]; in.dst != 1 || in.src == 1 {
+		return // no transpose of units: the runs stay the kernel
+	}
+	p.loops, p.dims = w.loops, w.dims
+	p.width = unit
+	p.unit = k
+	p.tail = [2]int64{p.tail[0] / k, p.tail[1] / k}
+	p.pat = bytes.Repeat(p.pat, int(k))
+	p.why = append(p.why, fmt.Sprintf("units: d%d's runs of %d elements, contiguous on both sides, move as %d-byte elements", d, k, unit))
 }
 
 // chooseKernel takes the innermost loops for the kernel.

@@ -287,7 +287,7 @@ func unpacked(s Shape) Shape {
 // compileStaged plans a relayout in which from or to packs sub-byte
 // elements.
 func compileStaged(p *Plan, opts *Options) error {
-	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin)
+	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, false)
 	if err != nil {
 		return err
 	}
@@ -349,7 +349,7 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 		st.slabs = st.planSlabs(st.mid, target)
 		return nil
 	}
-	flat, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64)
+	flat, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64, false)
 	if err != nil {
 		return err
 	}

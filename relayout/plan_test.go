@@ -137,7 +137,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	if streamMin < 0 {
 		streamMin = int64(tilecopy.StreamThreshold())
 	}
-	plan, err := compile(from, to, &opts, streamMin)
+	plan, err := compile(from, to, &opts, streamMin, true)
 	if (err != nil) != (refErr != nil) {
 		t.Fatalf("seed %d: %s -> %s pad %v: Compile error %v, Reference error %v", seed, from, to, opts.Pad, err, refErr)
 	}
@@ -511,6 +511,49 @@ func TestStreamingPlans(t *testing.T) {
 			}
 			if i == len(tests)-3 && threads == 2 && plan.threadLoop() == plan.splitLoop() {
 				t.Errorf("%s -> %s: 2 threads split the blocks' rows\n%s", tc.from, tc.to, plan)
+			}
+		}
+	}
+}
+
+// TestWidenedUnits checks which plans move runs of a few elements as
+// wider elements (widen) and runs them against the reference, streamed
+// and not, on one and two threads: column-major arrays to and from the
+// tpu preset's tiles, whose pairs and quadruples become 4-byte units,
+// permutations that keep a short last dim, and the cases that must stay
+// element by element (a dim that does not divide into units, runs too
+// long or of a length that is no element width).
+func TestWidenedUnits(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		unit     int64
+	}{
+		{"bf16[32,384]{0,1}", "bf16[32,384]{1,0:T(8,128)(2,1)}", Padding{}, 2},
+		{"bf16[32,384]{1,0:T(8,128)(2,1)}", "bf16[32,384]{0,1}", Padding{}, 2},
+		{"bf16[14,300]{0,1}", "bf16[14,300]{1,0:T(8,128)(2,1)}", Padding{Kind: PadNaN}, 2},
+		{"s8[16,256]{0,1}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, 4},
+		{"s8[16,256]{1,0:T(8,128)(4,1)}", "s8[16,256]{0,1}", Padding{}, 4},
+		{"s8[20,130]{0,1}", "s8[20,130]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 4},
+		{"s8[13,300]{0,1}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 1},
+		{"f32[16,256]{0,1}", "f32[16,256]{1,0:T(8,128)}", Padding{}, 1},
+		{"u16[40,4,4]{2,1,0}", "u16[40,4,4]{2,0,1}", Padding{}, 4},
+		{"f64[9,7,2]{2,1,0}", "f64[9,7,2]{2,0,1}", Padding{}, 2},
+		{"f64[9,7,4]{2,1,0}", "f64[9,7,4]{2,0,1}", Padding{}, 1},
+		{"u8[9,7,3]{2,1,0}", "u8[9,7,3]{2,0,1}", Padding{}, 1},
+	}
+	for i, tc := range tests {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2} {
+				var plan *Plan
+				opts := Options{Pad: tc.pad, Threads: threads}
+				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+				}
+				if plan.unit != tc.unit {
+					t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.unit, tc.unit, plan)
+				}
 			}
 		}
 	}
