@@ -131,6 +131,11 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		streamMin: streamMin, widens: widens, unit: 1,
 	}
 	if from.isPacked() || to.isPacked() {
+		if widens {
+			if q := packedUnits(p, opts); q != nil {
+				return q, nil
+			}
+		}
 		if err := compileStaged(p, opts); err != nil {
 			return nil, err
 		}
@@ -152,12 +157,51 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	return p, nil
 }
 
+// padding describes the plan's padding pattern: per element, or per unit
+// where the plan moves units (of packed fields, perhaps).
+func padding(p *Plan) string {
+	if p.unit > 1 {
+		return fmt.Sprintf("% x per unit of %d elements", p.pat, p.unit)
+	}
+	return fmt.Sprintf("% x per element", p.pat)
+}
+
+// packedUnits plans a relayout between two layouts that pack the same
+// fields, at the type's width, as a plan over whole bytes, or returns nil:
+// where the plan of the unpacked arrays moves units of elements that fill
+// whole bytes (a column-major s4 array to the tpu preset's
+// T(8,128)(8,1)E(4) and back: the 8 values of a tile's column are 4
+// contiguous bytes on both sides), that plan runs on the packed buffers
+// as it is, its units k*bits/8 bytes wide. Its counts and strides are in
+// units, which both sides hold whole and in the same order.
+func packedUnits(p *Plan, opts *Options) *Plan {
+	bits := int64(p.fm.ElementBits())
+	if !p.from.isPacked() || !p.to.isPacked() || int64(p.tm.ElementBits()) != bits || int64(p.dtype.Bits()) != bits {
+		return nil
+	}
+	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, true)
+	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 {
+		return nil
+	}
+	q := *mid
+	q.from, q.to, q.fm, q.tm = p.from, p.to, p.fm, p.tm
+	q.srcBytes, q.dstBytes = p.srcBytes, p.dstBytes
+	q.width = mid.unit * bits / 8
+	v := p.pat[0] & byte(1<<bits-1)
+	for b := bits; b < 8; b <<= 1 {
+		v |= v << b
+	}
+	q.pat = bytes.Repeat([]byte{v}, int(q.width))
+	q.why = append(q.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %d bytes a unit", bits, q.width))
+	return &q
+}
+
 // String explains the plan: the loop nest with its digits and strides,
 // the kernel and why it was chosen.
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
-	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, fmt.Sprintf("% x per element", p.pat[:len(p.pat)/int(p.unit)]))
+	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
 	if p.stage != nil {
 		p.stage.explain(&b)
 		return b.String()

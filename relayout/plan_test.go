@@ -558,3 +558,50 @@ func TestWidenedUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedUnits runs relayouts between packed layouts whose units of
+// elements fill whole bytes on both sides (packedUnits) against the
+// reference, whole and chunk range by chunk range, streamed or not, on
+// one and two threads, with padding; and checks that the cases whose
+// units do not fill bytes keep the stages.
+func TestPackedUnits(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		units    bool
+	}{
+		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{0,1:E(4)}", Padding{}, true},
+		{"u4[24,200]{0,1:E(4)}", "u4[24,200]{1,0:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: 9}, true},
+		{"u4[3,40,136]{1,2,0:E(4)}", "u4[3,40,136]{2,1,0:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: 5}, true},
+		{"u2[32,256]{0,1:E(2)}", "u2[32,256]{1,0:T(8,128)(8,1)E(2)}", Padding{Kind: PadValue, Value: 2}, true},
+		{"u1[64,130]{0,1:E(1)}", "u1[64,130]{1,0:T(8,128)(8,1)E(1)}", Padding{Kind: PadValue, Value: 1}, true},
+		{"s4[13,300]{0,1:E(4)}", "s4[13,300]{1,0:T(8,128)(8,1)E(4)}", Padding{}, false},
+		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:E(4)}", Padding{}, false},
+		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)}", Padding{}, false},
+	}
+	for i, tc := range tests {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2} {
+				var plan *Plan
+				opts := Options{Pad: tc.pad, Threads: threads}
+				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+				}
+				if units := plan.stage == nil; units != tc.units {
+					t.Errorf("%s -> %s: whole units %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
+				}
+				if plan.stage != nil {
+					continue
+				}
+				src := fillRandom(plan.SourceSize(), uint64(i))
+				want := make([]byte, plan.DestinationSize())
+				if err := Reference(want, src, to, from, tc.pad); err != nil {
+					t.Fatal(err)
+				}
+				checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+			}
+		}
+	}
+}
