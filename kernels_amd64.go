@@ -4,6 +4,7 @@ package tilecopy
 
 import (
 	"math/bits"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -1101,7 +1102,24 @@ func kernelName(width int) string {
 	if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	return name + weaveNote(width, useAVX2)
+	name += weaveNote(width, useAVX2)
+	if width == 4 && useAVX2 {
+		// The blocks of each level, "avx512 8x16 16x4 ...".
+		var levels []string
+		for _, k := range narrowKernels {
+			if !useAVX512 && isAVX512(k) {
+				continue
+			}
+			f := strings.Fields(shapes[k].name)
+			if n := len(levels); n > 0 && strings.HasPrefix(levels[n-1], f[0]+" ") {
+				levels[n-1] += " " + f[1]
+			} else {
+				levels = append(levels, f[0]+" "+f[1])
+			}
+		}
+		name += "; 2 to 8 rows on a side: " + strings.Join(levels, "; 2 to 8 rows on a side: ")
+	}
+	return name
 }
 
 // strip runs kernel k on n blocks.

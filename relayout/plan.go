@@ -36,7 +36,7 @@ type Plan struct {
 	widens     bool    // whether build may widen (not in a staged plan's byte plans)
 	stage      *staged // set when a side packs sub-byte elements
 	dtype      DType
-	pat        []byte // one padding element, natural width
+	pat        []byte // one padding element, natural width (a unit's, when unit > 1)
 	threads    int
 	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 	// parallelMin is the destination size from which Run splits its work
