@@ -3,9 +3,11 @@ package relayout
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -536,6 +538,10 @@ func TestWidenedUnits(t *testing.T) {
 		{"s8[16,256]{1,0:T(8,128)(4,1)}", "s8[16,256]{0,1}", Padding{}, 4},
 		{"s8[20,130]{0,1}", "s8[20,130]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 4},
 		{"s8[13,300]{0,1}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 1},
+		// Strides of whole units (the source's dim held to 6) but 5
+		// valid elements: the last unit is half padding.
+		{"bf16[5,8]{0,1:T(1,6)}", "bf16[5,8]{1,0:T(4,8)(2,1)}", Padding{Kind: PadNaN}, 1},
+		{"bf16[6,8]{0,1:T(1,6)}", "bf16[6,8]{1,0:T(4,8)(2,1)}", Padding{Kind: PadNaN}, 2},
 		{"f32[16,256]{0,1}", "f32[16,256]{1,0:T(8,128)}", Padding{}, 1},
 		{"u16[40,4,4]{2,1,0}", "u16[40,4,4]{2,0,1}", Padding{}, 4},
 		{"f64[9,7,2]{2,1,0}", "f64[9,7,2]{2,0,1}", Padding{}, 2},
@@ -603,5 +609,75 @@ func TestPackedUnits(t *testing.T) {
 				checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
 			}
 		}
+	}
+}
+
+// TestWidenedRandom is the differential test for units: random arrays in
+// a random order of their dims against tiles whose last level gathers
+// 2, 4 or 8 rows into a 32-bit word ((2,1) for 16-bit types, (4,1) for
+// 8-bit, (8,1) for packed 4-bit, as the tpu preset has them) and back,
+// some with dims that do not divide into units or tiles, padding, on one
+// and two threads, streamed or not.
+func TestWidenedRandom(t *testing.T) {
+	n := 600
+	if testing.Short() {
+		n = 150
+	}
+	types := []struct {
+		name string
+		sub  int // rows a 32-bit word of the tile holds
+		pack string
+	}{{"bf16", 2, ""}, {"u16", 2, ""}, {"s8", 4, ""}, {"u8", 4, ""}, {"s4", 8, ":E(4)"}, {"u4", 8, ":E(4)"}}
+	widened, packed := 0, 0
+	for seed := range uint64(n) {
+		r := rand.New(rand.NewPCG(seed, 0x71de))
+		ty := types[r.IntN(len(types))]
+		rank := 2 + r.IntN(2)
+		dims := make([]string, rank)
+		for i := range dims {
+			d := ty.sub * (1 + r.IntN(6))
+			if r.IntN(6) == 0 {
+				d = 1 + r.IntN(20)
+			}
+			dims[i] = strconv.Itoa(d)
+		}
+		order := func(p []int) string {
+			s := make([]string, len(p))
+			for i, v := range p {
+				s[i] = strconv.Itoa(v)
+			}
+			return strings.Join(s, ",")
+		}
+		rows := ty.sub * (1 + r.IntN(2))
+		cols := []int{4, 8, 16}[r.IntN(3)]
+		pack := ty.pack
+		tiles := fmt.Sprintf(":T(%d,%d)(%d,1)", rows, cols, ty.sub)
+		if pack != "" {
+			tiles += "E(4)"
+			pack = ":E(4)"
+		}
+		plain := fmt.Sprintf("%s[%s]{%s%s}", ty.name, strings.Join(dims, ","), order(r.Perm(rank)), pack)
+		tiled := fmt.Sprintf("%s[%s]{%s%s}", ty.name, strings.Join(dims, ","), order(r.Perm(rank)), tiles)
+		from, to := parsePair(t, plain, tiled)
+		if r.IntN(2) == 0 {
+			from, to = to, from
+		}
+		opts := Options{Threads: 1 + r.IntN(2)}
+		if r.IntN(3) == 0 {
+			opts.Pad = Padding{Kind: PadValue, Value: float64(1 + r.IntN(3))}
+		}
+		checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
+			p.parallelMin = 0
+			if p.unit > 1 {
+				widened++
+			}
+			if p.unit > 1 && p.from.isPacked() {
+				packed++
+			}
+		})
+	}
+	t.Logf("%d of %d pairs moved units, %d of them packed", widened, n, packed)
+	if widened < n/4 || packed < n/20 {
+		t.Errorf("only %d of %d pairs moved units, %d of them packed", widened, n, packed)
 	}
 }
