@@ -39,6 +39,13 @@ type staged struct {
 	// chunk ranges (slabs.rangeOnly).
 	slabs *slabs
 
+	// units, when set, replaces the whole-array stages where one side
+	// is packed: a plan over whole bytes between the packed side and the
+	// unpacked side packed in its own order (packedUnits), which a
+	// temporary holds; the unpacked side is packed into it first, or
+	// unpacked from it after.
+	units *Plan
+
 	threads     int
 	parallelMin int64
 	dstBytes    int64
@@ -287,6 +294,48 @@ func unpacked(s Shape) Shape {
 // compileStaged plans a relayout in which from or to packs sub-byte
 // elements.
 func compileStaged(p *Plan, opts *Options) error {
+	if err := compileStages(p, opts); err != nil {
+		return err
+	}
+	st := p.stage
+	if st.unpack != st.pack && st.fields == nil && (st.slabs == nil || st.slabs.rangeOnly) {
+		st.units = unitStages(p, opts)
+	}
+	return nil
+}
+
+// unitStages returns the plan over whole bytes between p's packed side
+// and its unpacked side packed in its own order, or nil where there is
+// none (packedUnits). A column-major s4 array held a value a byte goes
+// to the tpu preset's T(8,128)(8,1)E(4) packed first, then as 4-byte
+// units; the way back unpacks last.
+func unitStages(p *Plan, opts *Options) *Plan {
+	from, to := p.from, p.to
+	if st := p.stage; st.pack {
+		from = packedAs(from, st.dstBits)
+	} else {
+		to = packedAs(to, st.srcBits)
+	}
+	u, err := compile(from, to, opts, p.streamMin, true)
+	if err != nil || u.stage != nil {
+		return nil
+	}
+	return u
+}
+
+// packedAs returns s with its elements packed into bits-bit fields.
+func packedAs(s Shape, bits int) Shape {
+	l, ok := s.Layout()
+	if !ok {
+		l = Layout{MinorToMajor: RowMajor(s.Rank())}
+	}
+	l.ElementSizeInBits = int64(bits)
+	return s.WithLayout(l)
+}
+
+// compileStages chooses how a staged plan runs: slabs, a field plan, or
+// the three stages on whole arrays.
+func compileStages(p *Plan, opts *Options) error {
 	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, false)
 	if err != nil {
 		return err
@@ -375,6 +424,19 @@ func (st *staged) run(dst, src []byte) error {
 	}
 	tmp := getTemp(&st.temps, st.tempBytes())
 	defer st.temps.Put(tmp)
+	if u := st.units; u != nil {
+		if st.pack {
+			t := (*tmp)[:u.srcBytes]
+			tilecopy.PackBits(t, src, int(st.srcCount), st.dstBits)
+			return u.Run(dst, t)
+		}
+		t := (*tmp)[:u.dstBytes]
+		if err := u.Run(t, src); err != nil {
+			return err
+		}
+		tilecopy.UnpackBits(dst, t, int(st.dstCount), st.srcBits, st.natural, st.signed)
+		return nil
+	}
 	a := src
 	if st.unpack {
 		a = (*tmp)[:st.srcCount]
@@ -662,6 +724,11 @@ func (st *staged) tempBytes() int64 {
 	if sl := st.slabs; sl != nil && !sl.rangeOnly {
 		return sl.tempA + sl.tempB
 	}
+	if u := st.units; u != nil && st.pack { // the packed copy of the unpacked side
+		return u.srcBytes
+	} else if u != nil {
+		return u.dstBytes
+	}
 	var n int64
 	if st.unpack {
 		n += st.srcCount
@@ -677,6 +744,24 @@ func (st *staged) explain(b *strings.Builder) {
 	if st.fields != nil {
 		st.fields.explain(b)
 		return
+	}
+	if u := st.units; u != nil {
+		// Runs take these; chunk ranges take the slabs, if any.
+		if st.pack {
+			fmt.Fprintf(b, "  stage 1: pack the source in its own order to %d-bit fields (%d elements)\n  stage 2: the plan over whole bytes:\n", st.dstBits, st.srcCount)
+		} else {
+			b.WriteString("  stage 1: the plan over whole bytes, into the destination's order packed:\n")
+		}
+		for line := range strings.Lines(u.String()) {
+			b.WriteString("    " + line)
+		}
+		if !st.pack {
+			fmt.Fprintf(b, "  stage 2: unpack %d-bit fields to bytes (%d elements)\n", st.srcBits, st.dstCount)
+		}
+		if st.slabs == nil {
+			return
+		}
+		b.WriteString("  chunk ranges run slab by slab instead:\n")
 	}
 	direct := st.slabs != nil && st.slabs.direct
 	switch {

@@ -681,3 +681,38 @@ func TestWidenedRandom(t *testing.T) {
 		t.Errorf("only %d of %d pairs moved units, %d of them packed", widened, n, packed)
 	}
 }
+
+// TestUnitStages runs relayouts between a packed layout and a layout of
+// one value a byte whose packed form takes units (unitStages) against
+// the reference, streamed or not, on one and two threads, with padding
+// and signed values, and checks which plans take them.
+func TestUnitStages(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		units    bool
+	}{
+		{"s4[16,256]{0,1}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"s4[16,256]{1,0:T(8,128)(8,1)E(4)}", "s4[16,256]{0,1}", Padding{}, true},
+		{"s4[24,200]{0,1}", "s4[24,200]{1,0:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: -3}, true},
+		{"s4[24,200]{1,0:T(8,128)(8,1)E(4)}", "s4[24,200]{0,1:T(1,32)}", Padding{Kind: PadValue, Value: -5}, true},
+		{"u2[32,136]{1,0:T(8,128)(8,1)E(2)}", "u2[32,136]{0,1}", Padding{}, true},
+		{"s4[13,300]{0,1}", "s4[13,300]{1,0:T(8,128)(8,1)E(4)}", Padding{}, false},
+		{"s4[16,256]{1,0}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, false},
+	}
+	for i, tc := range tests {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2} {
+				var plan *Plan
+				opts := Options{Pad: tc.pad, Threads: threads}
+				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+				}
+				if units := plan.stage != nil && plan.stage.units != nil; units != tc.units {
+					t.Errorf("%s -> %s: unit stages %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
+				}
+			}
+		}
+	}
+}
