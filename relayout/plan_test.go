@@ -549,18 +549,28 @@ func TestWidenedUnits(t *testing.T) {
 		{"u8[9,7,3]{2,1,0}", "u8[9,7,3]{2,0,1}", Padding{}, 1},
 	}
 	for i, tc := range tests {
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{-1, 0} {
-			for _, threads := range []int{1, 2} {
-				var plan *Plan
-				opts := Options{Pad: tc.pad, Threads: threads}
-				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-				}
-				if plan.unit != tc.unit {
-					t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.unit, tc.unit, plan)
-				}
+		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
+			if plan.unit != tc.unit {
+				t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.unit, tc.unit, plan)
 			}
+		})
+	}
+}
+
+// runVariants runs the pair from -> to against the reference streamed
+// and not, on one and two threads (splitting even small plans), and hands
+// each plan to check.
+func runVariants(t *testing.T, seed uint64, fromText, toText string, pad Padding, check func(*Plan)) {
+	t.Helper()
+	from, to := parsePair(t, fromText, toText)
+	for _, streamMin := range []int64{-1, 0} {
+		for _, threads := range []int{1, 2} {
+			var plan *Plan
+			opts := Options{Pad: pad, Threads: threads}
+			if !checkPairWith(t, seed, from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+				t.Fatalf("%s -> %s: did not run", fromText, toText)
+			}
+			check(plan)
 		}
 	}
 }
@@ -587,28 +597,20 @@ func TestPackedUnits(t *testing.T) {
 		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)}", Padding{}, false},
 	}
 	for i, tc := range tests {
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{-1, 0} {
-			for _, threads := range []int{1, 2} {
-				var plan *Plan
-				opts := Options{Pad: tc.pad, Threads: threads}
-				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-				}
-				if units := plan.stage == nil; units != tc.units {
-					t.Errorf("%s -> %s: whole units %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
-				}
-				if plan.stage != nil {
-					continue
-				}
-				src := fillRandom(plan.SourceSize(), uint64(i))
-				want := make([]byte, plan.DestinationSize())
-				if err := Reference(want, src, to, from, tc.pad); err != nil {
-					t.Fatal(err)
-				}
-				checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
+			if units := plan.stage == nil; units != tc.units {
+				t.Errorf("%s -> %s: whole units %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
 			}
-		}
+			if plan.stage != nil {
+				return
+			}
+			src := fillRandom(plan.SourceSize(), uint64(i))
+			want := make([]byte, plan.DestinationSize())
+			if err := Reference(want, src, plan.to, plan.from, tc.pad); err != nil {
+				t.Fatal(err)
+			}
+			checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+		})
 	}
 }
 
@@ -701,18 +703,10 @@ func TestUnitStages(t *testing.T) {
 		{"s4[16,256]{1,0}", "s4[16,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, false},
 	}
 	for i, tc := range tests {
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{-1, 0} {
-			for _, threads := range []int{1, 2} {
-				var plan *Plan
-				opts := Options{Pad: tc.pad, Threads: threads}
-				if !checkPairWith(t, uint64(i), from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-				}
-				if units := plan.stage != nil && plan.stage.units != nil; units != tc.units {
-					t.Errorf("%s -> %s: unit stages %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
-				}
+		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
+			if units := plan.stage != nil && plan.stage.units != nil; units != tc.units {
+				t.Errorf("%s -> %s: unit stages %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
 			}
-		}
+		})
 	}
 }
