@@ -425,16 +425,28 @@ func (st *staged) run(dst, src []byte) error {
 	tmp := getTemp(&st.temps, st.tempBytes())
 	defer st.temps.Put(tmp)
 	if u := st.units; u != nil {
+		// The packing and unpacking share out bytes' worth of elements
+		// (8 of them) among the threads, as the unit plan does its work.
+		parts := int64(1)
+		if st.threads > 1 && st.dstBytes >= st.parallelMin {
+			parts = int64(st.threads)
+		}
 		if st.pack {
-			t := (*tmp)[:u.srcBytes]
-			tilecopy.PackBits(t, src, int(st.srcCount), st.dstBits)
+			t, bits := (*tmp)[:u.srcBytes], int64(st.dstBits)
+			shareOut(ceilDiv(st.srcCount, 8), parts, func(lo, hi int64) {
+				lo, hi = 8*lo, min(8*hi, st.srcCount)
+				tilecopy.PackBits(t[lo*bits/8:], src[lo:hi], int(hi-lo), int(bits))
+			})
 			return u.Run(dst, t)
 		}
-		t := (*tmp)[:u.dstBytes]
+		t, bits := (*tmp)[:u.dstBytes], int64(st.srcBits)
 		if err := u.Run(t, src); err != nil {
 			return err
 		}
-		tilecopy.UnpackBits(dst, t, int(st.dstCount), st.srcBits, st.natural, st.signed)
+		shareOut(ceilDiv(st.dstCount, 8), parts, func(lo, hi int64) {
+			lo, hi = 8*lo, min(8*hi, st.dstCount)
+			tilecopy.UnpackBits(dst[lo:hi], t[lo*bits/8:], int(hi-lo), int(bits), st.natural, st.signed)
+		})
 		return nil
 	}
 	a := src
