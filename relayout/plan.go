@@ -27,21 +27,17 @@ type Options struct {
 // Plan is a compiled relayout from one layout to another. It is immutable
 // and safe for concurrent use by several goroutines.
 type Plan struct {
-	from, to   Shape
-	fm, tm     *tiling.Map
-	srcBytes   int64
-	dstBytes   int64
+	from, to Shape
+	fm, tm   *tiling.Map
+	srcBytes int64
+	parallelism
 	width      int64   // bytes per element (per unit, when unit > 1)
 	unit       int64   // elements each moved element holds: 1, or the runs widen joins
 	widens     bool    // whether build may widen (not in a staged plan's byte plans)
 	stage      *staged // set when a side packs sub-byte elements
 	dtype      DType
 	pat        []byte // one padding element, natural width (a unit's, when unit > 1)
-	threads    int
-	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
-	// parallelMin is the destination size from which Run splits its work
-	// (parallelMinBytes; tests lower it to split small cases).
-	parallelMin int64
+	splitOuter bool   // Threads and RunRange split the kernel's rows, not loops[0]
 	// streamMin is the size of source and destination together from
 	// which the plan writes as one stream past the caches
 	// (StreamThreshold; tests lower it). See pastCaches.
@@ -126,9 +122,9 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	}
 	p := &Plan{
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
-		srcBytes: fm.Bytes(), dstBytes: tm.Bytes(),
-		dtype: to.dtype, pat: pat, threads: threadCount(opts.Threads), parallelMin: parallelMinBytes,
-		streamMin: streamMin, widens: widens, unit: 1,
+		srcBytes:    fm.Bytes(),
+		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
+		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens, unit: 1,
 	}
 	if from.isPacked() || to.isPacked() {
 		if widens {

@@ -42,13 +42,11 @@ type fieldPlan struct {
 	dstRow, srcRow int64
 	// band is how many of a batch's destination rows one chunk moves:
 	// rows, or a multiple of unit() below it (see fieldBandBytes).
-	band        int64
-	onePass     bool  // fields past the caches in whole tiles: tilecopy.TransposePackedStreaming
-	stream      bool  // the byte transposes write past the caches
-	streamMin   int64 // the plan's: from this temporary size on, so do the field passes
-	threads     int
-	parallelMin int64
-	dstBytes    int64
+	band         int64
+	onePass      bool  // fields past the caches in whole tiles: tilecopy.TransposePackedStreaming
+	stream       bool  // the byte transposes write past the caches
+	streamMin    int64 // the plan's: from this temporary size on, so do the field passes
+	*parallelism       // the plan's
 
 	// temps keeps a batch's temporary (*[]byte) between Runs.
 	temps sync.Pool
@@ -111,7 +109,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 	f := &fieldPlan{
 		bits: int64(st.srcBits), e: e, de: de, unpackDst: unpackDst, natural: st.natural, signed: st.signed, loops: mid.loops,
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
-		stream: mid.stream, streamMin: mid.streamMin, threads: mid.threads, parallelMin: mid.parallelMin, dstBytes: p.dstBytes,
+		stream: mid.stream, streamMin: mid.streamMin, parallelism: &p.parallelism,
 	}
 	// Where the level has it, a transpose of onePassMin bytes or more
 	// takes one pass (relayout bench --runs 5 S1, s4 8192², three rounds:
@@ -178,10 +176,7 @@ func (f *fieldPlan) unit() int64 { return 64 * max(2, f.e) }
 // passes of each chunk.
 func (f *fieldPlan) run(dst, src []byte) {
 	chunks := f.chunks()
-	parts := int64(1)
-	if f.threads > 1 && f.dstBytes >= f.parallelMin {
-		parts = int64(f.threads)
-	}
+	parts := f.goroutines()
 	if parts == 1 || chunks < parts {
 		f.runChunks(dst, src, 0, chunks, parts)
 		return

@@ -15,10 +15,28 @@ import (
 // 0.98/1.08/0.93, 4 MiB 0.68/0.92/0.84, 8 MiB 0.62/0.79/0.73.
 const parallelMinBytes = 4 << 20
 
+// parallelism is how a Run may share out its work: the plan's, which its
+// stages and field plan point to.
+type parallelism struct {
+	threads int
+	// parallelMin is the destination size from which Run splits its work
+	// (parallelMinBytes; tests lower it to split small cases).
+	parallelMin int64
+	dstBytes    int64
+}
+
+// goroutines is how many goroutines a Run may share its work among:
+// threads, or 1 for a destination under parallelMin bytes.
+func (q *parallelism) goroutines() int64 {
+	if q.threads <= 1 || q.dstBytes < q.parallelMin {
+		return 1
+	}
+	return int64(q.threads)
+}
+
 // chunks returns how many goroutines a Run uses.
 func (p *Plan) chunks() int {
-	if p.threads <= 1 || p.dstBytes < p.parallelMin ||
-		(p.mode != modeStrided && p.mode != modeGather) {
+	if p.goroutines() == 1 || (p.mode != modeStrided && p.mode != modeGather) {
 		return 1
 	}
 	l := p.threadLoop()

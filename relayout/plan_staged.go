@@ -46,10 +46,8 @@ type staged struct {
 	// unpacked from it after.
 	units *Plan
 
-	threads     int
-	parallelMin int64
-	dstBytes    int64
-	streamDst   bool // the packed destination is written past the caches (Plan.pastCaches)
+	*parallelism      // the plan's
+	streamDst    bool // the packed destination is written past the caches (Plan.pastCaches)
 
 	// temps keeps the temporary byte buffers between Runs (*[]byte of
 	// tempBytes): faulting in fresh pages costs as much as a stage.
@@ -352,7 +350,7 @@ func compileStages(p *Plan, opts *Options) error {
 		signed:   p.dtype.IsSigned(),
 	}
 	st := p.stage
-	st.threads, st.parallelMin, st.dstBytes = p.threads, p.parallelMin, p.dstBytes
+	st.parallelism = &p.parallelism
 	st.streamDst = p.pastCaches()
 	switch {
 	case st.unpack && st.pack:
@@ -415,11 +413,7 @@ func (st *staged) run(dst, src []byte) error {
 		return nil
 	}
 	if sl := st.slabs; sl != nil && !sl.rangeOnly {
-		parts := int64(1)
-		if st.threads > 1 && st.dstBytes >= st.parallelMin {
-			parts = min(int64(st.threads), sl.count)
-		}
-		shareOut(sl.count, parts, func(lo, hi int64) { st.runSlabs(dst, src, lo, hi) })
+		shareOut(sl.count, min(st.goroutines(), sl.count), func(lo, hi int64) { st.runSlabs(dst, src, lo, hi) })
 		return nil
 	}
 	tmp := getTemp(&st.temps, st.tempBytes())
@@ -427,10 +421,7 @@ func (st *staged) run(dst, src []byte) error {
 	if u := st.units; u != nil {
 		// The packing and unpacking share out bytes' worth of elements
 		// (8 of them) among the threads, as the unit plan does its work.
-		parts := int64(1)
-		if st.threads > 1 && st.dstBytes >= st.parallelMin {
-			parts = int64(st.threads)
-		}
+		parts := st.goroutines()
 		if st.pack {
 			t, bits := (*tmp)[:u.srcBytes], int64(st.dstBits)
 			shareOut(ceilDiv(st.srcCount, 8), parts, func(lo, hi int64) {

@@ -567,13 +567,7 @@ func runVariants(t *testing.T, seed uint64, fromText, toText string, pad Padding
 		for _, threads := range []int{1, 2} {
 			var plan *Plan
 			opts := Options{Pad: pad, Threads: threads}
-			tweak := func(p *Plan) {
-				plan, p.parallelMin = p, 0
-				if p.stage != nil {
-					p.stage.parallelMin = 0
-				}
-			}
-			if !checkPairWith(t, seed, from, to, opts, streamMin, tweak) {
+			if !checkPairWith(t, seed, from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
 				t.Fatalf("%s -> %s: did not run", fromText, toText)
 			}
 			check(plan)
