@@ -158,10 +158,7 @@ func (g *gen) transposeSquare(l *level, width int, store mov) {
 func (g *gen) xposeLoaded(l *level, width int) []reg.VecPhysical {
 	n, m := l.bytes/width, l.bytes/16
 	s := n / m
-	insert := g.VINSERTI32X4
-	if l == avx2 {
-		insert = func(ops ...operand.Op) { g.VINSERTI128(ops[0], ops[1], ops[2], ops[3]) }
-	}
+	insert := g.insert(l)
 	live := l.vs(0, n)
 	for r := 0; r < n; r += 4 {
 		for i := range min(4, n-r) {
