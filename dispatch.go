@@ -192,10 +192,11 @@ type Blocking struct {
 	// the bytes of each source row whose columns (destination rows) it
 	// finishes, strip by strip of register blocks, before it moves on.
 	Band int
-	// StageRow × StageCol is the L2 block of the staged transpose of a
-	// destination larger than the last-level cache: StageRow bytes of
-	// each source row by StageCol bytes of each destination row, halved
-	// each way for 1-byte elements. Memory sees runs of those lengths.
+	// StageRow × StageCol is the L2 block of the transposes of a
+	// destination larger than the last-level cache, streamed or staged:
+	// StageRow bytes of each source row by StageCol bytes of each
+	// destination row, halved each way for staged 1-byte elements.
+	// Memory sees runs of those lengths.
 	StageRow, StageCol int
 	// GridGroup is how many bytes of destination a grid of small blocks
 	// (a 4-D reversal, for example) stages before it streams them out.
@@ -280,7 +281,8 @@ func weaveNote(width int, have bool) string {
 // contiguous source a de-interleave. Kernels that write part lines stage
 // their tiles (see transposeStaged). A large destination (larger than
 // the last-level cache, this call's or the whole one a TransposeStreaming
-// call writes part of) goes through transposeStaged; otherwise the
+// call writes part of) goes through transposeStreamed where the kernel
+// has a streaming twin, otherwise through transposeStaged; otherwise the
 // assembly micro-kernel of the level in use runs over the full register
 // blocks, strip by strip inside bands of tileBytes of source row. The
 // generic kernel does the ragged edges.
@@ -308,6 +310,15 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// Stream when the destination would only flush the caches; VMOVNTDQ
 	// needs it 64-aligned.
 	if streamingStores && large && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
+		if k := streamKernel(width); k != kNone {
+			sh := shapes[k]
+			fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+			if fullRows > 0 && fullCols > 0 {
+				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+				return
+			}
+		}
 		if k := stagedKernel(width); k != kNone {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of

@@ -92,6 +92,34 @@ func transpose4From4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n i
 //go:noescape
 func transpose4From8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// The streaming twins of the AVX-512 kernels of 4-, 8- and 16-byte
+// elements, whose block reads one whole line of each of its source rows
+// and writes one of each of its destination rows (bi*width = bj*width =
+// 64): their n blocks lie one after another down the source,
+//
+//	block k reads  bj source rows from src + k*bj*srcStride (bi elements each)
+//	        writes 64 bytes of bi destination rows from dst + k*64
+//
+// with VMOVNTDQ, without a fence (storeFence follows the last call), and
+// before each block they prefetch bi lines, walking runs of pfN bytes
+// pfStride apart from pf (kernels/transpose.go, transposeStreamKernel).
+// Preconditions: those of the kernels, dst and dstStride multiples of
+// 64, pfN ≥ 64 (prefetches never fault, so the walk may run past the
+// caller's slices).
+
+//go:noescape
+func transpose4StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+// storeFence is SFENCE: it orders the streaming kernels' stores before
+// the stores that follow.
+func storeFence()
+
 // copyRunsNTPrefetch copies rows runs of n bytes, run k from
 // src+k*srcStride to dst+k*dstStride, with non-temporal stores followed by
 // SFENCE, and prefetches one line per line it copies, walking runs of pfN
@@ -1099,7 +1127,9 @@ func isAVX512(k kernelID) bool { return k >= k4To2AVX512 && k <= k4From8AVX512 }
 
 func kernelName(width int) string {
 	name := shapes[transposeKernel(width)].name
-	if k := stagedKernel(width); k != kNone {
+	if k := streamKernel(width); k != kNone {
+		name += "; streamed (larger than the LLC): " + shapes[k].name
+	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
 	name += weaveNote(width, useAVX2)
@@ -1186,6 +1216,87 @@ func stagedKernel(width int) kernelID {
 	return transposeKernel(width)
 }
 
+// streamKernel returns transposeKernel(width) if it has a streaming twin
+// (stripStream), or kNone. Only blocks that read whole source lines
+// have one: a kernel reading part of each line (the 1- and 2-byte ones,
+// and AVX2's) leaves the rest to a later strip, by which time, at the
+// power-of-two strides of large planes, the block's rows have evicted
+// each other from their L1 set; so the line is fetched again for every
+// part. Streamed straight to memory that way, u8 16384² ran at 0.23 of
+// copy() and u16 8192×16384 at 0.52, against 0.55 and 0.65 staged (and
+// at AVX2 f32 8192² at 0.55 against 0.65).
+func streamKernel(width int) kernelID {
+	switch k := transposeKernel(width); k {
+	case k4AVX512, k8AVX512, k16AVX512:
+		return k
+	}
+	return kNone
+}
+
+// stripStream runs the streaming twin of kernel k (one streamKernel
+// returns) on n blocks down the source, prefetching as it goes.
+func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride, pfN int) {
+	switch k {
+	case k4AVX512:
+		transpose4StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k8AVX512:
+		transpose8StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k16AVX512:
+		transpose16StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	default:
+		panic("tilecopy: no streaming twin of kernel " + shapes[k].name)
+	}
+}
+
+// transposeStreamed transposes the full blocks of a destination too large
+// for the caches straight to memory, tile by tile, with the streaming
+// twin of kernel k: a tile is stageRowBytes of each of stageColBytes/width
+// source rows, which the kernel reads from the caches (prefetched while
+// the tile before it ran) and writes as runs of stageColBytes of its
+// destination rows, bi rows at a time. Each kernel call prefetches its
+// share of the next tile's source, one line per line it writes, so that
+// the reads of one tile overlap the transposes and stores of the other.
+// fullRows is a multiple of the kernel's bi, fullCols of its bj; dp and
+// dstStride are multiples of 64.
+//
+// On f32 8192² (Zen 5, ratio to copy()) this ran at 0.85-0.92 where the
+// staged tile (transposeStaged), which transposes into a cache-resident
+// buffer and then streams that out, ran at 0.68-0.71: there the
+// transposes and the memory traffic took turns.
+func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	sh := shapes[k]
+	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
+	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
+	for i0 := 0; i0 < fullRows; i0 += ti {
+		ni := min(ti, fullRows-i0)
+		for j0 := 0; j0 < fullCols; j0 += tj {
+			nj := min(tj, fullCols-j0)
+			// The next tile: along j, or the first of the next band;
+			// after the last one, this one again.
+			i2, j2 := i0, j0+tj
+			if j2 >= fullCols {
+				i2, j2 = i0+ti, 0
+			}
+			if i2 >= fullRows {
+				i2, j2 = i0, j0
+			}
+			nj2 := min(tj, fullCols-j2)
+			pfN := max(min(ti, fullRows-i2)*width, 64)
+			// Each call writes bi lines a block; that many lines of the
+			// next tile are perRows rows of it.
+			perRows := max(sh.bi*(nj/sh.bj)/((pfN+63)/64), 1)
+			d := unsafe.Add(dp, i0*dstStride+j0*width)
+			s := unsafe.Add(sp, j0*srcStride+i0*width)
+			for c, i := 0, 0; i < ni; c, i = c+1, i+sh.bi {
+				r := min(c*perRows, nj2-1)
+				pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
+				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, (*byte)(pf), srcStride, pfN)
+			}
+		}
+	}
+	storeFence()
+}
+
 // streamingStores reports that this architecture's kernels can write with
 // non-temporal stores (transposeStaged).
 const streamingStores = true
@@ -1201,11 +1312,9 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // stageColBytes of each destination row into the buffer with ordinary
 // stores, at a stride that is no power of two, and copyRunsNTPrefetch
 // streams the tile's rows to the destination with VMOVNTDQ while it
-// prefetches the next tile's source, one line per line written.
-//
-// Writing a register block straight to the destination puts its rows, at
-// the power-of-two strides of typical planes, in one cache set, and sends
-// memory 64-byte pieces of many rows; the tile sends it runs.
+// prefetches the next tile's source, one line per line written. It is
+// the streaming path of the kernels without a streaming twin
+// (streamKernel), which transposeStreamed runs straight to memory.
 //
 // Without stream, the tile's rows are copied out with copy(): for kernels
 // that write part lines, whose destination rows at power-of-two strides

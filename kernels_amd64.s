@@ -1485,6 +1485,508 @@ loop:
 	VZEROUPPER
 	RET
 
+// func transpose4StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose4StreamAVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ BX, R12
+	SHLQ $0x04, R12
+	XORQ AX, AX
+
+	// A block: 16 source rows of 16 4-byte elements, one 16×16 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf15:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X4
+	VMOVDQU      32(R10), X8
+	VMOVDQU      48(R10), X12
+	VMOVDQU      (R10)(BX*1), X1
+	VMOVDQU      16(R10)(BX*1), X5
+	VMOVDQU      32(R10)(BX*1), X9
+	VMOVDQU      48(R10)(BX*1), X13
+	VMOVDQU      (R10)(BX*2), X2
+	VMOVDQU      16(R10)(BX*2), X6
+	VMOVDQU      32(R10)(BX*2), X10
+	VMOVDQU      48(R10)(BX*2), X14
+	VMOVDQU      (R10)(R8*1), X3
+	VMOVDQU      16(R10)(R8*1), X7
+	VMOVDQU      32(R10)(R8*1), X11
+	VMOVDQU      48(R10)(R8*1), X15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x01, (R10), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x01, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x01, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x01, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x01, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x01, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x01, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x01, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x01, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x01, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x01, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x01, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x01, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x01, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x02, (R10), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x02, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x02, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x02, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x02, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x02, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x02, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x02, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x02, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x02, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x02, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x02, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x02, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x03, (R10), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x03, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x03, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x03, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x03, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x03, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x03, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x03, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x03, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x03, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VPUNPCKLDQ   Z1, Z0, Z16
+	VPUNPCKHDQ   Z1, Z0, Z17
+	VPUNPCKLDQ   Z3, Z2, Z18
+	VPUNPCKHDQ   Z3, Z2, Z19
+	VPUNPCKLDQ   Z5, Z4, Z20
+	VPUNPCKHDQ   Z5, Z4, Z21
+	VPUNPCKLDQ   Z7, Z6, Z22
+	VPUNPCKHDQ   Z7, Z6, Z23
+	VPUNPCKLDQ   Z9, Z8, Z24
+	VPUNPCKHDQ   Z9, Z8, Z25
+	VPUNPCKLDQ   Z11, Z10, Z26
+	VPUNPCKHDQ   Z11, Z10, Z27
+	VPUNPCKLDQ   Z13, Z12, Z28
+	VPUNPCKHDQ   Z13, Z12, Z29
+	VPUNPCKLDQ   Z15, Z14, Z30
+	VPUNPCKHDQ   Z15, Z14, Z31
+	VPUNPCKLQDQ  Z18, Z16, Z0
+	VPUNPCKHQDQ  Z18, Z16, Z1
+	VPUNPCKLQDQ  Z19, Z17, Z2
+	VPUNPCKHQDQ  Z19, Z17, Z3
+	VPUNPCKLQDQ  Z22, Z20, Z4
+	VPUNPCKHQDQ  Z22, Z20, Z5
+	VPUNPCKLQDQ  Z23, Z21, Z6
+	VPUNPCKHQDQ  Z23, Z21, Z7
+	VPUNPCKLQDQ  Z26, Z24, Z8
+	VPUNPCKHQDQ  Z26, Z24, Z9
+	VPUNPCKLQDQ  Z27, Z25, Z10
+	VPUNPCKHQDQ  Z27, Z25, Z11
+	VPUNPCKLQDQ  Z30, Z28, Z12
+	VPUNPCKHQDQ  Z30, Z28, Z13
+	VPUNPCKLQDQ  Z31, Z29, Z14
+	VPUNPCKHQDQ  Z31, Z29, Z15
+	MOVQ         DI, R11
+	VMOVNTDQ     Z0, (R11)
+	VMOVNTDQ     Z1, (R11)(DX*1)
+	VMOVNTDQ     Z2, (R11)(DX*2)
+	VMOVNTDQ     Z3, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VMOVNTDQ     Z4, (R11)
+	VMOVNTDQ     Z5, (R11)(DX*1)
+	VMOVNTDQ     Z6, (R11)(DX*2)
+	VMOVNTDQ     Z7, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VMOVNTDQ     Z8, (R11)
+	VMOVNTDQ     Z9, (R11)(DX*1)
+	VMOVNTDQ     Z10, (R11)(DX*2)
+	VMOVNTDQ     Z11, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VMOVNTDQ     Z12, (R11)
+	VMOVNTDQ     Z13, (R11)(DX*1)
+	VMOVNTDQ     Z14, (R11)(DX*2)
+	VMOVNTDQ     Z15, (R11)(R9*1)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose8StreamAVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ BX, R12
+	SHLQ $0x03, R12
+	XORQ AX, AX
+
+	// A block: 8 source rows of 8 8-byte elements, one 8×8 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf7:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X2
+	VMOVDQU      32(R10), X4
+	VMOVDQU      48(R10), X6
+	VMOVDQU      (R10)(BX*1), X1
+	VMOVDQU      16(R10)(BX*1), X3
+	VMOVDQU      32(R10)(BX*1), X5
+	VMOVDQU      48(R10)(BX*1), X7
+	VINSERTI32X4 $0x01, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x01, 32(R10)(BX*2), Z4, Z4
+	VINSERTI32X4 $0x01, 48(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x01, (R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x01, 16(R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x01, 32(R10)(R8*1), Z5, Z5
+	VINSERTI32X4 $0x01, 48(R10)(R8*1), Z7, Z7
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x02, (R10), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10), Z2, Z2
+	VINSERTI32X4 $0x02, 32(R10), Z4, Z4
+	VINSERTI32X4 $0x02, 48(R10), Z6, Z6
+	VINSERTI32X4 $0x02, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, 16(R10)(BX*1), Z3, Z3
+	VINSERTI32X4 $0x02, 32(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x02, 48(R10)(BX*1), Z7, Z7
+	VINSERTI32X4 $0x03, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, 32(R10)(BX*2), Z4, Z4
+	VINSERTI32X4 $0x03, 48(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z5, Z5
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z7, Z7
+	LEAQ         (R10)(BX*4), R10
+	VPUNPCKLQDQ  Z1, Z0, Z8
+	VPUNPCKHQDQ  Z1, Z0, Z9
+	VPUNPCKLQDQ  Z3, Z2, Z10
+	VPUNPCKHQDQ  Z3, Z2, Z11
+	VPUNPCKLQDQ  Z5, Z4, Z12
+	VPUNPCKHQDQ  Z5, Z4, Z13
+	VPUNPCKLQDQ  Z7, Z6, Z14
+	VPUNPCKHQDQ  Z7, Z6, Z15
+	MOVQ         DI, R11
+	VMOVNTDQ     Z8, (R11)
+	VMOVNTDQ     Z9, (R11)(DX*1)
+	VMOVNTDQ     Z10, (R11)(DX*2)
+	VMOVNTDQ     Z11, (R11)(R9*1)
+	LEAQ         (R11)(DX*4), R11
+	VMOVNTDQ     Z12, (R11)
+	VMOVNTDQ     Z13, (R11)(DX*1)
+	VMOVNTDQ     Z14, (R11)(DX*2)
+	VMOVNTDQ     Z15, (R11)(R9*1)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose16StreamAVX512(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ BX, R12
+	SHLQ $0x02, R12
+	XORQ AX, AX
+
+	// A block: 4 source rows of 4 16-byte elements, one 4×4 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+	XORQ       AX, AX
+	ADDQ       R14, R13
+
+pf3:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X1
+	VMOVDQU      32(R10), X2
+	VMOVDQU      48(R10), X3
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x01, 32(R10)(BX*1), Z2, Z2
+	VINSERTI32X4 $0x01, 48(R10)(BX*1), Z3, Z3
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10)(BX*2), Z1, Z1
+	VINSERTI32X4 $0x02, 32(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x02, 48(R10)(BX*2), Z3, Z3
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z2, Z2
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	MOVQ         DI, R11
+	VMOVNTDQ     Z0, (R11)
+	VMOVNTDQ     Z1, (R11)(DX*1)
+	VMOVNTDQ     Z2, (R11)(DX*2)
+	VMOVNTDQ     Z3, (R11)(R9*1)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func storeFence()
+// Requires: MMX+
+TEXT ·storeFence(SB), NOSPLIT, $0
+	SFENCE
+	RET
+
 // func transpose4To2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX512F
 TEXT ·transpose4To2AVX512(SB), NOSPLIT, $0-40

@@ -45,6 +45,15 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 	panic("tilecopy: no streaming stores in this build")
 }
 
+// streamKernel has no kernel here: none streams.
+func streamKernel(width int) kernelID { return kNone }
+
+// transposeStreamed is amd64's streaming transpose straight to memory;
+// Transpose never calls it here (streamKernel returns kNone).
+func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	panic("tilecopy: no streaming stores in this build")
+}
+
 // transposeGridStaged is amd64's grouped streaming grid: it does nothing
 // here.
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {

@@ -84,18 +84,22 @@ func (g *gen) file() {
 	g.ConstraintExpr("amd64 arm64")
 	g.ConstraintExpr("gc,!purego,!noasm")
 
-	g.transposeSquare(avx512, 4, g.vmovdqu32())
-	g.transposeGather(1, g.vmovdqu32())
-	g.transposeGather(2, g.vmovdqu32())
+	g.transposeSquare(avx512, 4, false)
+	g.transposeGather(1)
+	g.transposeGather(2)
 	g.transposeSplit(avx512, 1)
 	g.transposeSplit(avx512, 2)
-	g.transposeSquare(avx512, 8, g.vmovdqu64())
-	g.transposeSquare(avx512, 16, g.vmovdqu64())
-	g.transposeSquare(avx2, 4, g.VMOVDQU)
+	g.transposeSquare(avx512, 8, false)
+	g.transposeSquare(avx512, 16, false)
+	g.transposeSquare(avx2, 4, false)
 	g.transposeSplit(avx2, 2)
 	g.transposeSplit(avx2, 1)
-	g.transposeSquare(avx2, 8, g.VMOVDQU)
-	g.transposeSquare(avx2, 16, g.VMOVDQU)
+	g.transposeSquare(avx2, 8, false)
+	g.transposeSquare(avx2, 16, false)
+	for _, w := range []int{4, 8, 16} {
+		g.transposeSquare(avx512, w, true)
+	}
+	g.storeFence()
 	for _, lvl := range []*level{avx512, avx2} {
 		for _, k := range []int{2, 4} {
 			g.transposeTo(lvl, k)

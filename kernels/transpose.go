@@ -46,6 +46,55 @@ func (g *gen) transposeKernel(name, doc string, shift, srcStep int, body func())
 	g.loopEnd("loop")
 }
 
+// transposeStreamSig is the Go signature of the streaming transpose
+// kernels.
+const transposeStreamSig = "func(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)"
+
+// transposeStreamKernel emits name, the streaming twin of a transpose
+// kernel whose block is bi destination rows by bj source rows, bj
+// elements making one 64-byte line of each destination row. Its n blocks
+// lie one after another down the source (the body's block starts at
+// R10 = SI, SI steps bj rows) and so along the destination rows (DI
+// steps 64 bytes): n blocks write bi runs of 64n bytes, with VMOVNTDQ
+// (the destination must be 64-aligned; the caller fences). Before each
+// block it prefetches bi lines, one per line the block writes, walking
+// runs of pfN bytes pfStride apart from pf: R13 the run, AX the offset in
+// it, R14 pfStride.
+func (g *gen) transposeStreamKernel(name, doc string, bi, bj int, body func()) {
+	g.text(name, transposeStreamSig)
+	g.params([]string{"dst", "dstStride", "src", "srcStride", "n", "pf", "pfStride"}, di, dx, si, bx, cx, r13, r14)
+	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
+	g.LEAQ(atIdx(dx, dx, 2, 0), r9)
+	g.MOVQ(bx, r12)
+	g.SHLQ(operand.U8(log2(bj)), r12)
+	g.XORQ(ax, ax)
+	g.Comment(doc)
+	g.Label("loop")
+	for i := range bi {
+		next := fmt.Sprintf("pf%d", i)
+		g.PREFETCHT0(atIdx(r13, ax, 1, 0))
+		g.ADDQ(imm(64), ax)
+		g.CMPQ(ax, operand.NewParamAddr("pfN", 56))
+		g.JB(operand.LabelRef(next))
+		g.XORQ(ax, ax)
+		g.ADDQ(r14, r13)
+		g.Label(next)
+	}
+	g.MOVQ(si, r10)
+	body()
+	g.ADDQ(r12, si)
+	g.ADDQ(imm(64), di)
+	g.loopEnd("loop")
+}
+
+// storeFence emits storeFence, SFENCE as a function: the one fence after
+// the streaming transpose kernels of a call.
+func (g *gen) storeFence() {
+	g.text("storeFence", "func()")
+	g.SFENCE()
+	g.RET()
+}
+
 // log2 returns the base-2 logarithm of the power of two n.
 func log2(n int) int { return bits.TrailingZeros(uint(n)) }
 
@@ -122,23 +171,44 @@ func (g *gen) xposeDwords() []reg.VecPhysical {
 // transposeSquare emits transpose<width><level> for width-byte elements
 // (4, 8 or 16): load n = vector/width source rows and transpose the n×n
 // square they make (xposeLoaded), then store the n columns as
-// destination rows with store (the kernels use the plain unaligned move;
-// VMOVNTDQ would make a streaming one). With AVX2 it does that twice,
-// the second square's columns at offset 32 of the destination rows, so
-// that a block writes whole 64-byte lines of its destination rows.
-func (g *gen) transposeSquare(l *level, width int, store mov) {
+// destination rows. With AVX2 it does that twice, the second square's
+// columns at offset 32 of the destination rows, so that a block writes
+// whole 64-byte lines of its destination rows. With stream it emits the
+// streaming twin instead (transposeStreamKernel).
+func (g *gen) transposeSquare(l *level, width int, stream bool) {
 	n := l.bytes / width
 	halves := 64 / l.bytes
-	name := fmt.Sprintf("transpose%d%s", width, l.name)
 	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte elements, one %d×%d transpose in registers.", n, n, width, n, n)
 	if halves == 2 {
 		doc = fmt.Sprintf("A block: %d source rows of %d %d-byte elements, two %d×%d transposes in registers side by side in the destination rows.", 2*n, n, width, n, n)
 	}
-	g.transposeKernel(name, doc, log2(n), l.bytes, func() {
+	store := g.blockStore(l, width, stream)
+	body := func() {
 		for h := range halves {
 			g.storeRows(store, h*l.bytes, g.xposeLoaded(l, width))
 		}
-	})
+	}
+	if stream {
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dStream%s", width, l.name), doc, n, n*halves, body)
+		return
+	}
+	g.transposeKernel(fmt.Sprintf("transpose%d%s", width, l.name), doc, log2(n), l.bytes, body)
+}
+
+// blockStore is how the transpose kernels store a register to a
+// destination row: VMOVNTDQ for the streaming ones, otherwise the plain
+// unaligned move of the level (VMOVDQU32 for the dwords of AVX-512,
+// VMOVDQU64 for its wider elements).
+func (g *gen) blockStore(l *level, width int, stream bool) mov {
+	switch {
+	case stream:
+		return g.VMOVNTDQ
+	case l == avx2:
+		return g.VMOVDQU
+	case width <= 4:
+		return g.vmovdqu32()
+	}
+	return g.vmovdqu64()
 }
 
 // xposeLoaded loads n source rows of width-byte elements (4, 8 or 16)
@@ -191,8 +261,8 @@ func (g *gen) xposeLoaded(l *level, width int) []reg.VecPhysical {
 // and writes 16 whole destination rows: gather turns every 4/width
 // source rows into one register of dwords (dword i holding element i of
 // each row), the 16×16 dword transpose follows, and the columns are
-// stored with store.
-func (g *gen) transposeGather(width int, store mov) {
+// stored.
+func (g *gen) transposeGather(width int) {
 	perm := permBytes4x16
 	if width == 2 {
 		perm = permWords2x16
@@ -204,7 +274,7 @@ func (g *gen) transposeGather(width int, store mov) {
 		for _, z := range avx512.vs(0, 16) {
 			g.gather(width, z)
 		}
-		g.storeRows(store, 0, g.xposeDwords())
+		g.storeRows(g.vmovdqu32(), 0, g.xposeDwords())
 	})
 }
 

@@ -18,9 +18,10 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 	c := newCommand("cpu", "cpu",
 		"cpu prints the CPU's name, caches and features as cpuid reports them, the\n"+
 			"block sizes the transposes derive from those caches (a band of source row\n"+
-			"for L1; a staged tile, source row × destination row bytes, for L2), the\n"+
-			"kernel levels of this build (avx512, avx2, neon, generic) and whether the CPU\n"+
-			"runs each, the level in use, and the transpose kernel for each element width.\n"+
+			"for L1; a tile of arrays larger than the LLC, source row × destination row\n"+
+			"bytes, for L2), the kernel levels of this build (avx512, avx2, neon,\n"+
+			"generic) and whether the CPU runs each, the level in use, and the transpose\n"+
+			"kernel for each element width.\n"+
 			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
 			"of this architecture selects generic.")
 	if _, err := c.parse(args, 0, stdout); err != nil {
@@ -42,7 +43,7 @@ func cpuReport(override string) string {
 	l1, l2, l3 := tilecopy.CacheSizes()
 	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
 	bl := tilecopy.Blocks()
-	fmt.Fprintf(&b, "blocks:    band %d B (L1); staged tile %d × %d B, groups %s (L2)\n",
+	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
 		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
 	writeWrapped(&b, "features:  ", tilecopy.Features())
 	var levels []string
