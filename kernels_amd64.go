@@ -1259,9 +1259,9 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // fullRows is a multiple of the kernel's bi, fullCols of its bj; dp and
 // dstStride are multiples of 64.
 //
-// On f32 8192² (Zen 5, ratio to copy()) this ran at 0.85-0.92 where the
+// On f32 8192² (Zen 5, ratio to copy()) this ran at 0.88-0.95 where the
 // staged tile (transposeStaged), which transposes into a cache-resident
-// buffer and then streams that out, ran at 0.68-0.71: there the
+// buffer and then streams that out, ran at 0.68-0.75: there the
 // transposes and the memory traffic took turns.
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
