@@ -1507,128 +1507,160 @@ loop:
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf0
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf0:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf1
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf1:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf2
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf2:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf3
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf3:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf4
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf4:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf5
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf5:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf6
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf6:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf7
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf7:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf8
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf8:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf9
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf9:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf10
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf10:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf11
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf11:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf12
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf12:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf13
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf13:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf14
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf14:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf15
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf15:
 	MOVQ         SI, R10
@@ -1781,64 +1813,80 @@ loop:
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf0
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf0:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf1
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf1:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf2
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf2:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf3
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf3:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf4
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf4:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf5
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf5:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf6
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf6:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf7
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf7:
 	MOVQ         SI, R10
@@ -1923,32 +1971,40 @@ loop:
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf0
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf0:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf1
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf1:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf2
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf2:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
 	CMPQ       AX, pfN+56(FP)
 	JB         pf3
-	XORQ       AX, AX
-	ADDQ       R14, R13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
 
 pf3:
 	MOVQ         SI, R10

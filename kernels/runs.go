@@ -126,6 +126,20 @@ func (g *gen) addBelow(r reg.Register, step int, limit reg.Register, label strin
 	g.JB(operand.LabelRef(label))
 }
 
+// nextPrefetchLine steps a prefetch walk over runs of n bytes stride
+// apart by one line: off, the offset in the run at pf, goes 64 on, and
+// at the run's end back to 0 with pf on to the next run. label is the
+// label it leaves after itself.
+func (g *gen) nextPrefetchLine(pf, off, stride reg.Register, n operand.Op, label string) {
+	g.ADDQ(imm(64), off)
+	g.CMPQ(off, n)
+	g.JB(operand.LabelRef(label))
+	g.Comment("The prefetch run is done: on to the next.")
+	g.XORQ(off, off)
+	g.ADDQ(stride, pf)
+	g.Label(label)
+}
+
 // nextRun steps DI and SI to the next run and loops to label while runs
 // are left.
 func (g *gen) nextRun(label string) {
@@ -148,11 +162,7 @@ func (g *gen) copyRunsNTPrefetch() {
 	g.Label("line")
 	g.PREFETCHT0(atIdx(r9, r12, 1, 0))
 	g.copyStep(g.VMOVNTDQ, 2)
-	g.addBelow(r12, 64, r11, "same")
-	g.Comment("The prefetch run is done: on to the next.")
-	g.XORQ(r12, r12)
-	g.ADDQ(r10, r9)
-	g.Label("same")
+	g.nextPrefetchLine(r9, r12, r10, r11, "same")
 	g.addBelow(ax, 64, r8, "line")
 	g.nextRun("row")
 	g.SFENCE()

@@ -71,14 +71,8 @@ func (g *gen) transposeStreamKernel(name, doc string, bi, bj int, body func()) {
 	g.Comment(doc)
 	g.Label("loop")
 	for i := range bi {
-		next := fmt.Sprintf("pf%d", i)
 		g.PREFETCHT0(atIdx(r13, ax, 1, 0))
-		g.ADDQ(imm(64), ax)
-		g.CMPQ(ax, operand.NewParamAddr("pfN", 56))
-		g.JB(operand.LabelRef(next))
-		g.XORQ(ax, ax)
-		g.ADDQ(r14, r13)
-		g.Label(next)
+		g.nextPrefetchLine(r13, ax, r14, operand.NewParamAddr("pfN", 56), fmt.Sprintf("pf%d", i))
 	}
 	g.MOVQ(si, r10)
 	body()
