@@ -1287,8 +1287,8 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 			perRows := max(sh.bi*(nj/sh.bj)/((pfN+63)/64), 1)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
-			for c, i := 0, 0; i < ni; c, i = c+1, i+sh.bi {
-				r := min(c*perRows, nj2-1)
+			for i := 0; i < ni; i += sh.bi {
+				r := min(i/sh.bi*perRows, nj2-1)
 				pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
 				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, (*byte)(pf), srcStride, pfN)
 			}
