@@ -312,7 +312,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	if streamingStores && large && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
 		if k := streamKernel(width); k != kNone {
 			sh := shapes[k]
-			fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+			// Whole lines of the source rows (the gather kernels' slabs;
+			// bi elements for the others).
+			fullRows, fullCols := rows-rows%max(sh.bi, 64/width), cols-cols%sh.bj
 			if fullRows > 0 && fullCols > 0 {
 				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)

@@ -116,6 +116,12 @@ func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 //go:noescape
 func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
+//go:noescape
+func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
 // storeFence is SFENCE: it orders the streaming kernels' stores before
 // the stores that follow.
 func storeFence()
@@ -1217,17 +1223,17 @@ func stagedKernel(width int) kernelID {
 }
 
 // streamKernel returns transposeKernel(width) if it has a streaming twin
-// (stripStream), or kNone. Only blocks that read whole source lines
-// have one: a kernel reading part of each line (the 1- and 2-byte ones,
-// and AVX2's) leaves the rest to a later strip, by which time, at the
-// power-of-two strides of large planes, the block's rows have evicted
-// each other from their L1 set; so the line is fetched again for every
-// part. Streamed straight to memory that way, u8 16384² ran at 0.23 of
-// copy() and u16 8192×16384 at 0.52, against 0.55 and 0.65 staged (and
-// at AVX2 f32 8192² at 0.55 against 0.65).
+// (stripStream), or kNone. The AVX-512 kernels have one. AVX2's read
+// half lines: each leaves the rest of its lines to a later strip, by
+// which time, at the power-of-two strides of large planes, the block's
+// rows have evicted each other from their L1 set, so every line is
+// fetched twice (f32 8192², streamed that way: 0.55 of copy(), against
+// 0.65 staged). The 1- and 2-byte gather kernels read quarter and half
+// lines too, and so stream from a copy of the source (see
+// transposeStreamedGather).
 func streamKernel(width int) kernelID {
 	switch k := transposeKernel(width); k {
-	case k4AVX512, k8AVX512, k16AVX512:
+	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
 		return k
 	}
 	return kNone
@@ -1243,6 +1249,10 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 		transpose8StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	case k16AVX512:
 		transpose16StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k1AVX512:
+		transpose1StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k2AVX512:
+		transpose2StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	default:
 		panic("tilecopy: no streaming twin of kernel " + shapes[k].name)
 	}
@@ -1256,14 +1266,19 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // destination rows, bi rows at a time. Each kernel call prefetches its
 // share of the next tile's source, one line per line it writes, so that
 // the reads of one tile overlap the transposes and stores of the other.
-// fullRows is a multiple of the kernel's bi, fullCols of its bj; dp and
-// dstStride are multiples of 64.
+// fullRows is a multiple of 64/width and of the kernel's bi, fullCols of
+// its bj; dp and dstStride are multiples of 64. The gather kernels of 1-
+// and 2-byte elements go through transposeStreamedGather.
 //
 // On f32 8192² (Zen 5, ratio to copy()) this ran at 0.88-0.95 where the
 // staged tile (transposeStaged), which transposes into a cache-resident
 // buffer and then streams that out, ran at 0.68-0.75: there the
 // transposes and the memory traffic took turns.
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	if k == k1AVX512 || k == k2AVX512 {
+		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+		return
+	}
 	sh := shapes[k]
 	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
 	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
@@ -1271,15 +1286,7 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		ni := min(ti, fullRows-i0)
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
-			// The next tile: along j, or the first of the next band;
-			// after the last one, this one again.
-			i2, j2 := i0, j0+tj
-			if j2 >= fullCols {
-				i2, j2 = i0+ti, 0
-			}
-			if i2 >= fullRows {
-				i2, j2 = i0, j0
-			}
+			i2, j2, _ := nextTile(i0, j0, ti, tj, fullRows, fullCols)
 			nj2 := min(tj, fullCols-j2)
 			pfN := max(min(ti, fullRows-i2)*width, 64)
 			// Each call writes bi lines a block; that many lines of the
@@ -1291,6 +1298,86 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 				r := min(i/sh.bi*perRows, nj2-1)
 				pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
 				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, (*byte)(pf), srcStride, pfN)
+			}
+		}
+	}
+	storeFence()
+}
+
+// nextTile returns the corner of the tile after the ti × tj tile at (i0,
+// j0) of a fullRows × fullCols block walked j fastest: along j, or the
+// first of the next band. After the last tile (last) it returns that
+// tile again, for the streaming kernels' prefetch walk to stay inside
+// the source.
+func nextTile(i0, j0, ti, tj, fullRows, fullCols int) (i2, j2 int, last bool) {
+	i2, j2 = i0, j0+tj
+	if j2 >= fullCols {
+		i2, j2 = i0+ti, 0
+	}
+	if i2 >= fullRows {
+		return i0, j0, true
+	}
+	return i2, j2, false
+}
+
+// transposeStreamedGather is transposeStreamed for the gather kernels of
+// 1- and 2-byte elements, which read 16 or 32 bytes of each of 64 or 32
+// source rows a block. Read in place, at a plane's power-of-two stride,
+// those rows share one L1 set and evict each other before the kernel
+// comes back for the rest of their lines (u8 16384² streamed that way:
+// 0.23 of copy()). So the tiles (stageRowBytes of each of
+// stageColBytes/2/width source rows) are cut into slabs of one line of
+// each of their rows, and each slab is copied into a buffer, its rows 64
+// bytes apart, where the kernel reads it. The copy of the next slab is
+// split among the kernel calls on this one, so that its loads, which
+// wait on one L1 set, overlap the transposes and stores; and each call
+// prefetches its share of the next tile, as transposeStreamed does.
+//
+// Half of transposeStreamed's destination runs keeps the two slab
+// buffers (2 × 16 KiB for u8) in L1 beside the lines in flight. On Zen 5
+// (relayout bench, three alternated rounds, ratio to copy()) u8 16384²
+// ran at 0.57-0.73 and u16 8192×16384 at 0.75-0.79, where the staged
+// tile (transposeStaged) ran at 0.51-0.62 and 0.69-0.72.
+func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	sh := shapes[k]
+	le := 64 / width // elements a line
+	ti := max(stageRowBytes/width/le, 1) * le
+	tj := max(stageColBytes/2/width/sh.bj, 1) * sh.bj
+	calls := le / sh.bi // kernel calls a slab
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	defer scratchPool.Put(buf)
+	cur, next := unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[tj*64])
+	copyRunsAhead((*byte)(cur), 64, (*byte)(sp), srcStride, 64, min(tj, fullCols), 0)
+	for i0 := 0; i0 < fullRows; i0 += ti {
+		ni := min(ti, fullRows-i0)
+		for j0 := 0; j0 < fullCols; j0 += tj {
+			nj := min(tj, fullCols-j0)
+			i2, j2, last := nextTile(i0, j0, ti, tj, fullRows, fullCols)
+			nj2 := min(tj, fullCols-j2)
+			pfN := max(min(ti, fullRows-i2)*width, 64)
+			perRows := max(sh.bi*(nj/sh.bj)/((pfN+63)/64), 1)
+			d := unsafe.Add(dp, i0*dstStride+j0*width)
+			s := unsafe.Add(sp, j0*srcStride+i0*width)
+			for i := 0; i < ni; i += le {
+				// The next slab: the next line of this tile's rows, or
+				// the first of the next tile's.
+				ns, nn := unsafe.Add(s, (i+le)*width), nj
+				if i+le >= ni {
+					ns, nn = unsafe.Add(sp, j2*srcStride+i2*width), nj2
+					if last {
+						nn = 0
+					}
+				}
+				share := (nn + calls - 1) / calls
+				for b := 0; b < le; b += sh.bi {
+					if r := b / sh.bi * share; r < nn {
+						copyRunsAhead((*byte)(unsafe.Add(next, r*64)), 64, (*byte)(unsafe.Add(ns, r*srcStride)), srcStride, 64, min(share, nn-r), 0)
+					}
+					r := min((i+b)/sh.bi*perRows, nj2-1)
+					pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
+					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, (*byte)(pf), srcStride, pfN)
+				}
+				cur, next = next, cur
 			}
 		}
 	}

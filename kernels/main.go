@@ -85,8 +85,8 @@ func (g *gen) file() {
 	g.ConstraintExpr("gc,!purego,!noasm")
 
 	g.transposeSquare(avx512, 4, false)
-	g.transposeGather(1)
-	g.transposeGather(2)
+	g.transposeGather(1, false)
+	g.transposeGather(2, false)
 	g.transposeSplit(avx512, 1)
 	g.transposeSplit(avx512, 2)
 	g.transposeSquare(avx512, 8, false)
@@ -99,6 +99,8 @@ func (g *gen) file() {
 	for _, w := range []int{4, 8, 16} {
 		g.transposeSquare(avx512, w, true)
 	}
+	g.transposeGather(1, true)
+	g.transposeGather(2, true)
 	g.storeFence()
 	for _, lvl := range []*level{avx512, avx2} {
 		for _, k := range []int{2, 4} {

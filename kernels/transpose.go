@@ -255,21 +255,28 @@ func (g *gen) xposeLoaded(l *level, width int) []reg.VecPhysical {
 // and writes 16 whole destination rows: gather turns every 4/width
 // source rows into one register of dwords (dword i holding element i of
 // each row), the 16×16 dword transpose follows, and the columns are
-// stored.
-func (g *gen) transposeGather(width int) {
+// stored. With stream it emits the streaming twin,
+// transpose<width>StreamAVX512 (transposeStreamKernel), whose caller
+// copies the source into a buffer where its rows share no L1 set.
+func (g *gen) transposeGather(width int, stream bool) {
 	perm := permBytes4x16
 	if width == 2 {
 		perm = permWords2x16
 	}
-	name := fmt.Sprintf("transpose%dAVX512", width)
 	doc := fmt.Sprintf("A block: %d source rows of 16 %d-byte elements, every %d rows gathered into a register of dwords, then the 16×16 dword transpose.", 64/width, width, 4/width)
-	g.transposeKernel(name, doc, 4, 16*width, func() {
+	store := g.blockStore(avx512, width, stream)
+	body := func() {
 		g.VMOVDQU64(perm.addr(), avx512.v(31))
 		for _, z := range avx512.vs(0, 16) {
 			g.gather(width, z)
 		}
-		g.storeRows(g.vmovdqu32(), 0, g.xposeDwords())
-	})
+		g.storeRows(store, 0, g.xposeDwords())
+	}
+	if stream {
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX512", width), doc, 16, 64/width, body)
+		return
+	}
+	g.transposeKernel(fmt.Sprintf("transpose%dAVX512", width), doc, 4, 16*width, body)
 }
 
 // gather loads a 16*width-byte piece of each of 4/width source rows from
