@@ -1336,8 +1336,10 @@ func nextTile(i0, j0, ti, tj, fullRows, fullCols int) (i2, j2 int, last bool) {
 // Half of transposeStreamed's destination runs keeps the two slab
 // buffers (2 × 16 KiB for u8) in L1 beside the lines in flight. On Zen 5
 // (relayout bench, three alternated rounds, ratio to copy()) u8 16384²
-// ran at 0.57-0.73 and u16 8192×16384 at 0.75-0.79, where the staged
-// tile (transposeStaged) ran at 0.51-0.62 and 0.69-0.72.
+// ran at 0.59-0.62 and u16 8192×16384 at 0.77-0.81, where the staged
+// tile (transposeStaged) ran at 0.53-0.55 and 0.62-0.65. What u8 still
+// lacks is the copy's loads: a slab's lines share one L1 set and are
+// fetched one after another (taken from a hot buffer instead, 0.88).
 func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
