@@ -513,6 +513,38 @@ TEXT ·interleave4x2NEON(SB), NOSPLIT, $0-32
 TEXT ·interleave4x4NEON(SB), NOSPLIT, $0-32
 	INTERLEAVE4(S4)
 
+// ZIP_PAIRS8 zips the four pairs of byte rows (a0, b0) .. (a3, b3) into
+// byte pairs (ZIP1 the first 8 of each, ZIP2 the last 8) and stores the
+// four registers of pairs as halfwords by ST4: 64 bytes from the ZIP1s,
+// then 64 from the ZIP2s, at R0 (which moves on). V16..V23 scratch.
+#define ZIP_PAIRS8(a0, b0, a1, b1, a2, b2, a3, b3) \
+	VZIP1 b0.B16, a0.B16, V16.B16; \
+	VZIP1 b1.B16, a1.B16, V17.B16; \
+	VZIP1 b2.B16, a2.B16, V18.B16; \
+	VZIP1 b3.B16, a3.B16, V19.B16; \
+	VZIP2 b0.B16, a0.B16, V20.B16; \
+	VZIP2 b1.B16, a1.B16, V21.B16; \
+	VZIP2 b2.B16, a2.B16, V22.B16; \
+	VZIP2 b3.B16, a3.B16, V23.B16; \
+	VST4.P [V16.H8, V17.H8, V18.H8, V19.H8], 64(R0); \
+	VST4.P [V20.H8, V21.H8, V22.H8, V23.H8], 64(R0)
+
+// UNZIP_PAIRS8 is ZIP_PAIRS8's inverse: LD4 of halfwords takes 128 bytes
+// at R0 (which moves on) apart into four registers of byte pairs
+// (elements 0-7 from the first 64 bytes, 8-15 from the next), and UZP1
+// and UZP2 split the pairs into eight rows, V16..V23 in row order.
+#define UNZIP_PAIRS8 \
+	VLD4.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]; \
+	VLD4.P 64(R0), [V4.H8, V5.H8, V6.H8, V7.H8]; \
+	VUZP1 V4.B16, V0.B16, V16.B16; \
+	VUZP2 V4.B16, V0.B16, V17.B16; \
+	VUZP1 V5.B16, V1.B16, V18.B16; \
+	VUZP2 V5.B16, V1.B16, V19.B16; \
+	VUZP1 V6.B16, V2.B16, V20.B16; \
+	VUZP2 V6.B16, V2.B16, V21.B16; \
+	VUZP1 V7.B16, V3.B16, V22.B16; \
+	VUZP2 V7.B16, V3.B16, V23.B16
+
 // func interleave8x1NEON(dst *byte, src *byte, srcStride int, n int)
 //
 // Eight rows of bytes: rows 2p and 2p+1 zipped into byte pairs (ZIP1 the
@@ -525,16 +557,7 @@ TEXT ·interleave8x1NEON(SB), NOSPLIT, $0-32
 
 loop:
 	LOAD_ROWS8(V0, V1, V2, V3, V4, V5, V6, V7)
-	VZIP1 V1.B16, V0.B16, V16.B16
-	VZIP1 V3.B16, V2.B16, V17.B16
-	VZIP1 V5.B16, V4.B16, V18.B16
-	VZIP1 V7.B16, V6.B16, V19.B16
-	VZIP2 V1.B16, V0.B16, V20.B16
-	VZIP2 V3.B16, V2.B16, V21.B16
-	VZIP2 V5.B16, V4.B16, V22.B16
-	VZIP2 V7.B16, V6.B16, V23.B16
-	VST4.P [V16.H8, V17.H8, V18.H8, V19.H8], 64(R0)
-	VST4.P [V20.H8, V21.H8, V22.H8, V23.H8], 64(R0)
+	ZIP_PAIRS8(V0, V1, V2, V3, V4, V5, V6, V7)
 	SUBS $1, R3
 	BNE  loop
 	RET
@@ -573,16 +596,7 @@ TEXT ·deinterleave8x1NEON(SB), NOSPLIT, $0-32
 	ROWS8
 
 loop:
-	VLD4.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
-	VLD4.P 64(R0), [V4.H8, V5.H8, V6.H8, V7.H8]
-	VUZP1 V4.B16, V0.B16, V16.B16
-	VUZP2 V4.B16, V0.B16, V17.B16
-	VUZP1 V5.B16, V1.B16, V18.B16
-	VUZP2 V5.B16, V1.B16, V19.B16
-	VUZP1 V6.B16, V2.B16, V20.B16
-	VUZP2 V6.B16, V2.B16, V21.B16
-	VUZP1 V7.B16, V3.B16, V22.B16
-	VUZP2 V7.B16, V3.B16, V23.B16
+	UNZIP_PAIRS8
 	STORE_ROWS8(V16, V17, V18, V19, V20, V21, V22, V23)
 	SUBS $1, R3
 	BNE  loop
@@ -614,16 +628,7 @@ loop:
 	NIBBLE_SWAP(V2, V3)
 	NIBBLE_SWAP(V4, V5)
 	NIBBLE_SWAP(V6, V7)
-	VZIP1 V2.B16, V0.B16, V16.B16
-	VZIP1 V6.B16, V4.B16, V17.B16
-	VZIP1 V3.B16, V1.B16, V18.B16
-	VZIP1 V7.B16, V5.B16, V19.B16
-	VZIP2 V2.B16, V0.B16, V20.B16
-	VZIP2 V6.B16, V4.B16, V21.B16
-	VZIP2 V3.B16, V1.B16, V22.B16
-	VZIP2 V7.B16, V5.B16, V23.B16
-	VST4.P [V16.H8, V17.H8, V18.H8, V19.H8], 64(R0)
-	VST4.P [V20.H8, V21.H8, V22.H8, V23.H8], 64(R0)
+	ZIP_PAIRS8(V0, V2, V4, V6, V1, V3, V5, V7)
 	SUBS $1, R3
 	BNE  loop
 	RET
@@ -638,16 +643,7 @@ TEXT ·deinterleave8NibblesNEON(SB), NOSPLIT, $0-32
 	ROWS8
 
 loop:
-	VLD4.P 64(R0), [V0.H8, V1.H8, V2.H8, V3.H8]
-	VLD4.P 64(R0), [V4.H8, V5.H8, V6.H8, V7.H8]
-	VUZP1 V4.B16, V0.B16, V16.B16
-	VUZP2 V4.B16, V0.B16, V17.B16
-	VUZP1 V5.B16, V1.B16, V18.B16
-	VUZP2 V5.B16, V1.B16, V19.B16
-	VUZP1 V6.B16, V2.B16, V20.B16
-	VUZP2 V6.B16, V2.B16, V21.B16
-	VUZP1 V7.B16, V3.B16, V22.B16
-	VUZP2 V7.B16, V3.B16, V23.B16
+	UNZIP_PAIRS8
 	NIBBLE_SWAP(V16, V20)
 	NIBBLE_SWAP(V17, V21)
 	NIBBLE_SWAP(V18, V22)
