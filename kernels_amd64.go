@@ -1286,38 +1286,52 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		ni := min(ti, fullRows-i0)
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
-			i2, j2, _ := nextTile(i0, j0, ti, tj, fullRows, fullCols)
-			nj2 := min(tj, fullCols-j2)
-			pfN := max(min(ti, fullRows-i2)*width, 64)
-			// Each call writes bi lines a block; that many lines of the
-			// next tile are perRows rows of it.
-			perRows := max(sh.bi*(nj/sh.bj)/((pfN+63)/64), 1)
+			nt := nextTile(sh, width, i0, j0, ti, tj, nj, fullRows, fullCols)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += sh.bi {
-				r := min(i/sh.bi*perRows, nj2-1)
-				pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
-				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, (*byte)(pf), srcStride, pfN)
+				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, nt.prefetch(sp, srcStride, width, i/sh.bi), srcStride, nt.pfN)
 			}
 		}
 	}
 	storeFence()
 }
 
-// nextTile returns the corner of the tile after the ti × tj tile at (i0,
-// j0) of a fullRows × fullCols block walked j fastest: along j, or the
-// first of the next band. After the last tile (last) it returns that
-// tile again, for the streaming kernels' prefetch walk to stay inside
+// tileAhead is the tile after the one the streaming kernels are on, and
+// how their calls on this one prefetch it.
+type tileAhead struct {
+	i2, j2, nj2 int  // its corner and its number of source rows
+	last        bool // this tile is the last: tileAhead is this one again
+	pfN         int  // bytes to prefetch of each of its source rows
+	perRows     int  // its source rows a kernel call prefetches
+}
+
+// nextTile returns the tile after the ti × tj tile at (i0, j0), of nj
+// source rows, of a fullRows × fullCols block walked j fastest with
+// kernel shape sh: along j, or the first of the next band. After the
+// last tile it is that tile again, for the prefetch walk to stay inside
 // the source.
-func nextTile(i0, j0, ti, tj, fullRows, fullCols int) (i2, j2 int, last bool) {
-	i2, j2 = i0, j0+tj
-	if j2 >= fullCols {
-		i2, j2 = i0+ti, 0
+func nextTile(sh kernelShape, width, i0, j0, ti, tj, nj, fullRows, fullCols int) tileAhead {
+	t := tileAhead{i2: i0, j2: j0 + tj}
+	if t.j2 >= fullCols {
+		t.i2, t.j2 = i0+ti, 0
 	}
-	if i2 >= fullRows {
-		return i0, j0, true
+	if t.i2 >= fullRows {
+		t.i2, t.j2, t.last = i0, j0, true
 	}
-	return i2, j2, false
+	t.nj2 = min(tj, fullCols-t.j2)
+	t.pfN = max(min(ti, fullRows-t.i2)*width, 64)
+	// Each call writes bi lines a block; that many lines of the next
+	// tile are perRows rows of it.
+	t.perRows = max(sh.bi*(nj/sh.bj)/((t.pfN+63)/64), 1)
+	return t
+}
+
+// prefetch is where kernel call c on the tile starts its prefetch walk:
+// its share of the next tile's rows, clamped to the last of them.
+func (t tileAhead) prefetch(sp unsafe.Pointer, srcStride, width, c int) *byte {
+	r := min(c*t.perRows, t.nj2-1)
+	return (*byte)(unsafe.Add(sp, (t.j2+r)*srcStride+t.i2*width))
 }
 
 // transposeStreamedGather is transposeStreamed for the gather kernels of
@@ -1354,10 +1368,7 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 		ni := min(ti, fullRows-i0)
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
-			i2, j2, last := nextTile(i0, j0, ti, tj, fullRows, fullCols)
-			nj2 := min(tj, fullCols-j2)
-			pfN := max(min(ti, fullRows-i2)*width, 64)
-			perRows := max(sh.bi*(nj/sh.bj)/((pfN+63)/64), 1)
+			nt := nextTile(sh, width, i0, j0, ti, tj, nj, fullRows, fullCols)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += le {
@@ -1365,8 +1376,8 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 				// the first of the next tile's.
 				ns, nn := unsafe.Add(s, (i+le)*width), nj
 				if i+le >= ni {
-					ns, nn = unsafe.Add(sp, j2*srcStride+i2*width), nj2
-					if last {
+					ns, nn = unsafe.Add(sp, nt.j2*srcStride+nt.i2*width), nt.nj2
+					if nt.last {
 						nn = 0
 					}
 				}
@@ -1375,9 +1386,7 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 					if r := b / sh.bi * share; r < nn {
 						copyRunsAhead((*byte)(unsafe.Add(next, r*64)), 64, (*byte)(unsafe.Add(ns, r*srcStride)), srcStride, 64, min(share, nn-r), 0)
 					}
-					r := min((i+b)/sh.bi*perRows, nj2-1)
-					pf := unsafe.Add(sp, (j2+r)*srcStride+i2*width)
-					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, (*byte)(pf), srcStride, pfN)
+					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, nt.prefetch(sp, srcStride, width, (i+b)/sh.bi), srcStride, nt.pfN)
 				}
 				cur, next = next, cur
 			}
