@@ -64,6 +64,14 @@ type staged struct {
 // 0.32-0.33/0.25-0.27; 1 MiB 0.35-0.36/0.34-0.36; 4 MiB 0.37/0.37-0.38.
 const slabBytes = 1 << 20
 
+// wideSlabs is how many times slabBytes the slabs of a widened byte plan
+// (chooseSlabs) cover: each reads a run of every source row, longer in
+// larger slabs. s4 8192² column-major, a value a byte, to
+// T(8,128)(8,1)E(4) by chunk ranges (go test -bench
+// RunRange/s4-colmajor ./relayout, MB/s, two rounds): 1 MiB slabs
+// 11100-11300, 2 MiB 14100-14300, 4 MiB 13900-15800, 8 MiB 15700-16400.
+const wideSlabs = 4
+
 // slabs is how a staged plan runs slab by slab: values [c*per,
 // (c+1)*per) of the byte plan's split loop make slab c. A slab unpacks
 // the source elements its values read into a temporary, runs the byte
@@ -90,13 +98,18 @@ type slabs struct {
 	// DeinterleaveNibbles8), with no temporary.
 	direct bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
-	sReach int64  // source elements one value of loop reads from, at most
-	align  int64  // per is a multiple of this
-	per    int64  // values of loop in a slab
-	count  int64  // slabs
-	tempA  int64  // bytes of the unpacked source temporary
-	tempB  int64  // bytes of the temporary for the packed destination
-	mid    *Plan  // the byte plan the slabs run chunks of
+	// unit is how many elements (bytes) each element of the byte plan
+	// holds: 1, or more where it moves runs as units (Plan.widen), which
+	// only chunk ranges into a packed destination take (chooseSlabs). The
+	// loop's strides and sReach count units.
+	unit   int64
+	sReach int64 // source elements one value of loop reads from, at most
+	align  int64 // per is a multiple of this
+	per    int64 // values of loop in a slab
+	count  int64 // slabs
+	tempA  int64 // bytes of the unpacked source temporary
+	tempB  int64 // bytes of the temporary for the packed destination
+	mid    *Plan // the byte plan the slabs run chunks of
 
 	// rangeOnly is set for slabs that a whole Run does not take because
 	// they read a little of every source row (a transpose into a packed
@@ -119,7 +132,7 @@ type slabs struct {
 // from an unpacked source, for chunk ranges only (slabs.rangeOnly).
 func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if identityCopy(mid) {
-		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8, mid: mid}
+		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, unit: 1, sReach: 1, align: 8, mid: mid}
 		sl.resize(st, target)
 		return sl
 	}
@@ -139,11 +152,14 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if l.dst <= 0 || (st.pack && mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, rows8: st.rows8Of(mid), mid: mid}
-	sl.direct = st.rows8Direct(mid, sl.rows8)
+	sl := &slabs{loop: l, unit: mid.unit, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: mid}
+	if mid.unit == 1 {
+		sl.rows8 = st.rows8Of(mid)
+		sl.direct = st.rows8Direct(mid, sl.rows8)
+	}
 	if st.pack {
 		per := int64(8 / st.dstBits) // elements to a byte
-		sl.align *= per / gcd(per, l.scale*l.dst)
+		sl.align *= per / gcd(per, l.scale*l.dst*mid.unit)
 	}
 	sl.resize(st, target)
 	// A slab that reads a stretch of the source much longer than its
@@ -155,7 +171,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if sl.count <= 1 {
 		return nil
 	}
-	if (sl.per-1)*l.src+sl.sReach > 4*max(target, sl.per*l.dst) {
+	if ((sl.per-1)*l.src+sl.sReach)*sl.unit > 4*max(target, sl.per*l.dst*sl.unit) {
 		if st.unpack {
 			return nil
 		}
@@ -245,8 +261,8 @@ func identityCopy(p *Plan) bool {
 // resize sets per to about target destination bytes of the byte plan
 // (at least align values), and the count and temporaries that follow.
 func (sl *slabs) resize(st *staged, target int64) {
-	l := sl.loop
-	sl.per = max(sl.align, target/l.dst/sl.align*sl.align)
+	l, u := sl.loop, sl.unit
+	sl.per = max(sl.align, target/(l.dst*u)/sl.align*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
 	if sl.identity {
@@ -257,10 +273,10 @@ func (sl *slabs) resize(st *staged, target int64) {
 	}
 	if st.unpack {
 		perByte := int64(8 / st.srcBits)
-		sl.tempA = min((sl.per-1)*l.src+sl.sReach+2*perByte, st.srcCount)
+		sl.tempA = min(((sl.per-1)*l.src+sl.sReach)*u+2*perByte, st.srcCount)
 	}
 	if st.pack {
-		sl.tempB = max(sl.per*l.dst, st.dstCount-(sl.count-1)*sl.per*l.dst)
+		sl.tempB = max(sl.per*l.dst*u, st.dstCount-(sl.count-1)*sl.per*l.dst*u)
 	}
 	// The packed side of (8,1) tiles needs none, nor the other when
 	// direct.
@@ -402,6 +418,27 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 	}
 	if st.slabs = st.planSlabs(flat, target); st.slabs != nil && !st.slabs.rangeOnly {
 		st.mid = flat
+		return nil
+	}
+	if st.unpack {
+		return nil
+	}
+	// A byte plan that copies short runs, each from another source row
+	// (a column-major array of one 4-bit value a byte to the tpu
+	// preset's (8,1) tiles: 8 bytes of every column a tile row), reads
+	// each source line once for each of its runs, the line gone from the
+	// caches by the time the slab comes back for the next. Widened, it
+	// transposes the runs as elements, a whole line of each source row a
+	// block. s4 8192² so by chunk ranges (go test -bench
+	// RunRange/s4-colmajor ./relayout, two rounds): 1.9 GB/s in runs,
+	// 14.1-14.3 widened; relayout convert of s4 16384², a mapped run:
+	// 11.1 s, then 1.0.
+	wide, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64, true)
+	if err != nil || wide.unit == 1 {
+		return nil
+	}
+	if sl := st.planSlabs(wide, target*wideSlabs); sl != nil && sl.rangeOnly {
+		st.slabs = sl
 	}
 	return nil
 }
@@ -503,7 +540,7 @@ func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
 // slab runs slab c through the temporaries in tmp.
 func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	sl := st.slabs
-	l, mid := sl.loop, sl.mid
+	l, mid, u := sl.loop, sl.mid, sl.unit
 	v0, v1 := c*sl.per, min((c+1)*sl.per, l.size)
 	if sl.identity {
 		st.repack(dst, src, tmp, v0, v1)
@@ -512,13 +549,13 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	a, aBase := src, int64(0)
 	if st.unpack && sl.rows8 != rows8Unpack && !sl.direct {
 		perByte := int64(8 / st.srcBits)
-		from := min(v0*l.src, st.srcCount) / perByte * perByte
-		to := min(ceilDiv((v1-1)*l.src+sl.sReach, perByte)*perByte, st.srcCount)
+		from := min(v0*l.src*u, st.srcCount) / perByte * perByte
+		to := min(ceilDiv(((v1-1)*l.src+sl.sReach)*u, perByte)*perByte, st.srcCount)
 		a, aBase = tmp[:to-from], from
 		tilecopy.UnpackBits(a, src[from/perByte:], int(to-from), st.srcBits, st.natural, st.signed)
 	}
 	b, bBase := dst, int64(0)
-	dFrom, dTo := min(v0*l.dst, st.dstCount), min(v1*l.dst, st.dstCount)
+	dFrom, dTo := min(v0*l.dst*u, st.dstCount), min(v1*l.dst*u, st.dstCount)
 	if v1 == l.size {
 		dTo = st.dstCount
 	}
@@ -535,7 +572,7 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	}
 	if w, dOff, sOff, ok := mid.chunkWalker(b, a, l, v0, v1); ok {
 		w.rows8 = r
-		w.walk(0, dOff-bBase, sOff-aBase, false)
+		w.walk(0, dOff-bBase/u, sOff-aBase/u, false)
 	}
 	switch {
 	case r != nil && r.packsDst():
@@ -552,8 +589,8 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		}
 		return
 	}
-	if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
-		mid.fillElements(b, from-bBase, to-bBase)
+	if from, to := max(mid.tail[0]*u, dFrom), min(mid.tail[1]*u, dTo); from < to {
+		mid.fillElements(b, (from-bBase)/u, (to-bBase)/u)
 	}
 	perByte := int64(8 / st.dstBits)
 	tilecopy.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
@@ -704,11 +741,11 @@ func (st *staged) slabRange(lo, hi int64) (from, to int64) {
 	if st.pack {
 		perByte = int64(8 / st.dstBits)
 	}
-	from = min(lo*sl.per*l.dst, st.dstCount) / perByte
+	from = min(lo*sl.per*l.dst*sl.unit, st.dstCount) / perByte
 	if hi == sl.count {
 		return from, st.dstBytes
 	}
-	return from, min(hi*sl.per*l.dst, st.dstCount) / perByte
+	return from, min(hi*sl.per*l.dst*sl.unit, st.dstCount) / perByte
 }
 
 // getTemp returns a temporary buffer of n bytes from pool, or a new one
@@ -776,7 +813,11 @@ func (st *staged) explain(b *strings.Builder) {
 	default:
 		b.WriteString("  stage 2: byte plan:\n")
 	}
-	for line := range strings.Lines(st.mid.String()) {
+	mid := st.mid
+	if st.units != nil {
+		mid = st.slabs.mid // what the chunk ranges run
+	}
+	for line := range strings.Lines(mid.String()) {
 		if st.slabs != nil && !st.slabs.rangeOnly && strings.HasPrefix(line, "  chunks:") {
 			continue // the slabs share out the work instead
 		}
@@ -795,11 +836,17 @@ func (st *staged) explain(b *strings.Builder) {
 		fmt.Fprintf(b, "  temporary memory: %d bytes per concurrent Run\n", st.tempBytes())
 		fmt.Fprintf(b, "  RunRange (a mapped run) runs the stages slab by slab instead, slower but in bounded memory: %d slabs of %d values of d%d, %d bytes of temporaries per goroutine\n",
 			sl.count, sl.per, sl.loop.dim, sl.tempA+sl.tempB)
+		if sl.mid != mid {
+			b.WriteString("  their byte plan:\n")
+			for line := range strings.Lines(sl.mid.String()) {
+				b.WriteString("    " + line)
+			}
+		}
 		return
 	}
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
-			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst, st.threads)
+			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst*sl.unit, st.threads)
 		switch {
 		case sl.direct:
 			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (tilecopy.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")

@@ -12,20 +12,22 @@ func TestStagedSlabPath(t *testing.T) {
 	tests := []struct {
 		from, to  string
 		slabs     bool
-		identity  bool // the byte plan is a plain copy
-		rangeOnly bool // Run keeps whole-array temporaries
+		identity  bool  // the byte plan is a plain copy
+		rangeOnly bool  // Run keeps whole-array temporaries
+		unit      int64 // bytes a unit of the slabs' byte plan
 	}{
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false}, // tpu upload of unpacked 4-bit values
-		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false, false}, // and download
-		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false},
-		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false, false},
-		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false, false},     // each slab would unpack all the packed source (RunRange: field bands)
-		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", true, false, true},            // or read a strip of every source row: RunRange only
-		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false, false}, // one slab
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true, false},            // packing alone
-		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true, false},
-		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true, false},
-		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false, false}, // a copy, but with padding
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 1}, // tpu upload of unpacked 4-bit values
+		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false, false, 1}, // and download
+		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 1},
+		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 1},
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false, false, 1},            // each slab would unpack all the packed source (RunRange: field bands)
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", true, false, true, 1},                   // or read a strip of every source row: RunRange only
+		{"s4[8192,8192]{0,1}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, true, 8}, // runs of 8 bytes of every source row, as units
+		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false, false, 1},        // one slab
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true, false, 1},                   // packing alone
+		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true, false, 1},
+		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true, false, 1},
+		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false, false, 1}, // a copy, but with padding
 	}
 	for _, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
@@ -38,8 +40,8 @@ func TestStagedSlabPath(t *testing.T) {
 				t.Fatalf("not a staged plan:\n%s", p)
 			}
 			sl := p.stage.slabs
-			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly) {
-				t.Fatalf("slabs %v, want %v (identity %v, range only %v)\n%s", got, tc.slabs, tc.identity, tc.rangeOnly, p)
+			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly || sl.unit != tc.unit) {
+				t.Fatalf("slabs %v, want %v (identity %v, range only %v, units of %d)\n%s", got, tc.slabs, tc.identity, tc.rangeOnly, tc.unit, p)
 			}
 			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
 				t.Errorf("%d slabs, temporaries %d + %d bytes, %d chunks", sl.count, sl.tempA, sl.tempB, p.Chunks())
@@ -114,7 +116,7 @@ func TestStagedSlabs(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	slabbed, ranged := 0, 0
+	slabbed, ranged, widened := 0, 0, 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0x51ab))
 		from, to, opts := randomPackedPair(r)
@@ -136,6 +138,9 @@ func TestStagedSlabs(t *testing.T) {
 				if st.slabs.rangeOnly {
 					ranged++
 				}
+				if st.slabs.unit > 1 {
+					widened++
+				}
 			}
 		})
 		if !ok || plan.stage == nil || plan.stage.slabs == nil {
@@ -148,9 +153,67 @@ func TestStagedSlabs(t *testing.T) {
 		}
 		checkRunRange(t, seed, plan, src, want, r)
 	}
-	t.Logf("%d of %d cases ran in slabs, %d of them in RunRange only", slabbed, n, ranged)
+	t.Logf("%d of %d cases ran in slabs, %d of them in RunRange only, %d widened", slabbed, n, ranged, widened)
 	if slabbed < n/10 || ranged < n/100 {
 		t.Errorf("only %d of %d cases ran in slabs (%d in RunRange only), want a tenth at least (a hundredth)", slabbed, n, ranged)
+	}
+}
+
+// TestStagedWideSlabs runs the chunk ranges of relayouts from 4- and
+// 2-bit values held a byte, in an order whose byte plan moves short runs
+// of another source row each (column-major to the tpu preset's (8,1)
+// tiles), to packed layouts against the oracle, with slabs of every size:
+// their byte plans move those runs as units. The rest keep bytes.
+func TestStagedWideSlabs(t *testing.T) {
+	tests := []struct {
+		from, to string
+		unit     int64 // the unit of the byte plan of range-only slabs, where one splits
+	}{
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", 8},
+		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)E(4)}", 8}, // padded rows and columns
+		{"s2[256,384]{0,1}", "s2[256,384]{1,0:T(8,128)(8,1)E(4)}", 8},
+		{"u4[256,64]{0,1}", "u4[256,64]{1,0:T(4,64)(4,1)E(4)}", 4},
+		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)L(16384)E(4)}", 8}, // tail padding of whole units
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)L(3)E(4)}", 1},     // and of a part of one
+		{"u2[201,130]{0,1}", "u2[201,130]{1,0:T(8,128)(8,1)E(4)}", 1},         // runs cut by the padding
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:E(4)}", 1},                      // a transpose of bytes
+	}
+	for i, tc := range tests {
+		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
+			from, to := parsePair(t, tc.from, tc.to)
+			wide := 0
+			for _, target := range []int64{1, 16, 100, 1000, 4096} {
+				opts := Options{Threads: 1}
+				p, err := Compile(from, to, &opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.stage.chooseSlabs(p, &opts, target); err != nil {
+					t.Fatal(err)
+				}
+				sl := p.stage.slabs
+				if sl == nil || !sl.rangeOnly {
+					continue
+				}
+				// Slabs too large for a widened byte plan to split keep
+				// bytes.
+				if sl.unit != tc.unit && (tc.unit == 1 || sl.unit != 1) {
+					t.Fatalf("target %d: slabs of %d-element units, want %d\n%s", target, sl.unit, tc.unit, p)
+				}
+				if sl.unit > 1 {
+					wide++
+				}
+				src := fillRandom(p.SourceSize(), uint64(i))
+				want := make([]byte, p.DestinationSize())
+				if err := Reference(want, src, to, from, Padding{}); err != nil {
+					t.Fatal(err)
+				}
+				checkRunRange(t, uint64(i), p, src, want, rand.New(rand.NewPCG(uint64(target), 7)))
+			}
+			if wide == 0 && tc.unit > 1 {
+				t.Errorf("no target gave range-only slabs of %d-element units", tc.unit)
+			}
+		})
 	}
 }
 
