@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -20,11 +21,12 @@ func TestStagedSlabPath(t *testing.T) {
 		{"s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", "s4[8192,8192]", true, false, false, 1}, // and download
 		{"u2[8192,8192]", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 1},
 		{"u2[4096,4096]{1,0:E(2)}", "u2[4096,4096]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 1},
-		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false, false, 1},            // each slab would unpack all the packed source (RunRange: field bands)
-		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", true, false, true, 1},                   // or read a strip of every source row: RunRange only
-		{"s4[8192,8192]{0,1}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, true, 8}, // runs of 8 bytes of every source row, as units
-		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false, false, 1},        // one slab
-		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true, false, 1},                   // packing alone
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{0,1}", false, false, false, 1},             // each slab would unpack all the packed source (RunRange: field bands)
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", true, false, true, 1},                    // or read a strip of every source row: RunRange only
+		{"s4[8192,8192]{0,1}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, true, 8},  // runs of 8 bytes of every source row, as units
+		{"u2[8192,8192]{0,1}", "u2[8192,8192]{1,0:T(8,128)(8,1)E(4)}", true, false, false, 8}, // and in Runs, without a unit plan
+		{"s4[256,256]", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", false, false, false, 1},         // one slab
+		{"s4[8192,8192]", "s4[8192,8192]{1,0:E(4)}", true, true, false, 1},                    // packing alone
 		{"u2[8192,8192]{1,0:E(2)}", "u2[8192,8192]", true, true, false, 1},
 		{"u2[64,64]{1,0:E(2)}", "u2[64,64]{1,0:E(4)}", true, true, false, 1},
 		{"s4[7,5]{1,0:T(4)E(4)}", "s4[7,5]{1,0:T(8)}", false, false, false, 1}, // a copy, but with padding
@@ -159,40 +161,58 @@ func TestStagedSlabs(t *testing.T) {
 	}
 }
 
-// TestStagedWideSlabs runs the chunk ranges of relayouts from 4- and
-// 2-bit values held a byte, in an order whose byte plan moves short runs
-// of another source row each (column-major to the tpu preset's (8,1)
-// tiles), to packed layouts against the oracle, with slabs of every size:
-// their byte plans move those runs as units. The rest keep bytes.
+// TestStagedWideSlabs runs relayouts from 4- and 2-bit values held a
+// byte, in an order whose byte plan moves short runs of another source
+// row each (column-major to the tpu preset's (8,1) tiles), to packed
+// layouts against the oracle, with slabs of every size: their byte plans
+// move those runs as units, in chunk ranges, and in Runs too where there
+// is no unit plan. The rest keep bytes.
 func TestStagedWideSlabs(t *testing.T) {
 	tests := []struct {
 		from, to string
-		unit     int64 // the unit of the byte plan of range-only slabs, where one splits
+		unit     int64 // the unit of the widened slabs' byte plan, where one splits
+		run      bool  // whether Runs take them
 	}{
-		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", 8},
-		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)E(4)}", 8}, // padded rows and columns
-		{"s2[256,384]{0,1}", "s2[256,384]{1,0:T(8,128)(8,1)E(4)}", 8},
-		{"u4[256,64]{0,1}", "u4[256,64]{1,0:T(4,64)(4,1)E(4)}", 4},
-		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)L(16384)E(4)}", 8}, // tail padding of whole units
-		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)L(3)E(4)}", 1},     // and of a part of one
-		{"u2[201,130]{0,1}", "u2[201,130]{1,0:T(8,128)(8,1)E(4)}", 1},         // runs cut by the padding
-		{"s4[256,256]{0,1}", "s4[256,256]{1,0:E(4)}", 1},                      // a transpose of bytes
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)E(4)}", 8, false},
+		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)E(4)}", 8, false}, // padded rows and columns
+		{"s2[256,384]{0,1}", "s2[256,384]{1,0:T(8,128)(8,1)E(4)}", 8, true},  // 2-bit values in 4-bit fields: no unit plan
+		{"u2[200,300]{0,1}", "u2[200,300]{1,0:T(8,128)(8,1)E(4)}", 8, true},
+		{"u4[256,64]{0,1}", "u4[256,64]{1,0:T(4,64)(4,1)E(4)}", 4, false},
+		{"u4[200,300]{0,1}", "u4[200,300]{1,0:T(8,128)(8,1)L(16384)E(4)}", 8, false}, // tail padding of whole units
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:T(8,128)(8,1)L(3)E(4)}", 1, false},     // and of a part of one
+		{"u2[201,130]{0,1}", "u2[201,130]{1,0:T(8,128)(8,1)E(4)}", 1, false},         // runs cut by the padding
+		{"s4[256,256]{0,1}", "s4[256,256]{1,0:E(4)}", 1, false},                      // a transpose of bytes
 	}
 	for i, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
 			from, to := parsePair(t, tc.from, tc.to)
+			srcBytes, err := from.ByteSize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dstBytes, err := to.ByteSize()
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := fillRandom(srcBytes, uint64(i))
+			want := make([]byte, dstBytes)
+			if err := Reference(want, src, to, from, Padding{}); err != nil {
+				t.Fatal(err)
+			}
 			wide := 0
 			for _, target := range []int64{1, 16, 100, 1000, 4096} {
-				opts := Options{Threads: 1}
+				opts := Options{Threads: 1 + int(target%2)}
 				p, err := Compile(from, to, &opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := p.stage.chooseSlabs(p, &opts, target); err != nil {
+				st := p.stage
+				if err := st.chooseSlabs(p, &opts, target); err != nil {
 					t.Fatal(err)
 				}
-				sl := p.stage.slabs
-				if sl == nil || !sl.rangeOnly {
+				st.takeWideSlabs()
+				sl := st.slabs
+				if sl == nil || !sl.rangeOnly && sl.unit == 1 {
 					continue
 				}
 				// Slabs too large for a widened byte plan to split keep
@@ -202,16 +222,22 @@ func TestStagedWideSlabs(t *testing.T) {
 				}
 				if sl.unit > 1 {
 					wide++
+					if sl.rangeOnly == tc.run {
+						t.Fatalf("target %d: Runs take the slabs: %v, want %v\n%s", target, !sl.rangeOnly, tc.run, p)
+					}
 				}
-				src := fillRandom(p.SourceSize(), uint64(i))
-				want := make([]byte, p.DestinationSize())
-				if err := Reference(want, src, to, from, Padding{}); err != nil {
+				st.parallelMin = 0
+				got := make([]byte, len(want))
+				if err := p.Run(got, src); err != nil {
 					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("target %d: Run gives wrong bytes\n%s", target, p)
 				}
 				checkRunRange(t, uint64(i), p, src, want, rand.New(rand.NewPCG(uint64(target), 7)))
 			}
 			if wide == 0 && tc.unit > 1 {
-				t.Errorf("no target gave range-only slabs of %d-element units", tc.unit)
+				t.Errorf("no target gave slabs of %d-element units", tc.unit)
 			}
 		})
 	}
