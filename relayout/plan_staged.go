@@ -99,9 +99,11 @@ type slabs struct {
 	direct bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
 	// unit is how many elements (bytes) each element of the byte plan
-	// holds: 1, or more where it moves runs as units (Plan.widen), which
-	// only chunk ranges into a packed destination take (chooseSlabs). The
-	// loop's strides and sReach count units.
+	// holds: 1, or more where it moves runs as units (Plan.widen): slabs
+	// into a packed destination that only chunk ranges take
+	// (chooseSlabs), and Runs too where there is no unit plan
+	// (takeWideSlabs). The loop's strides and sReach count units; such
+	// slabs read an unpacked source in place (no tempA).
 	unit   int64
 	sReach int64 // source elements one value of loop reads from, at most
 	align  int64 // per is a multiple of this
