@@ -2,6 +2,8 @@ package relayout
 
 import (
 	"encoding/binary"
+	"slices"
+
 	"github.com/tilecopy/tilecopy"
 )
 
@@ -38,7 +40,7 @@ func (p *Plan) Run(dst, src []byte) error {
 // newWalker returns a walker over the whole nest.
 func (p *Plan) newWalker(dst, src []byte) *walker {
 	w := &walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
-		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
+		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops)), cornerAt: -1}
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
 	}
@@ -61,13 +63,36 @@ type walker struct {
 	// rows8, when set, moves the kernel's blocks and fills between a
 	// packed side and the other (slabs of a staged plan's (8,1) tiles).
 	rows8 *rows8Walk
+	// The dense corner being run (see corner): its level, or -1 for none,
+	// and per loop level the values it takes and whether they are all.
+	cornerAt    int
+	cornerN     []int64
+	cornerAll   []bool
+	cornerLoops []ploop // the loops from cornerAt inward, cut to the corner
 }
 
 // walk runs loop lv and the loops inside it. dOff and sOff are element
 // offsets; pad means the whole region below is padding.
-func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
-	if !pad && w.spans != nil && w.dense(lv) {
-		w.runDense(lv, dOff, sOff)
+func (w *walker) walk(lv int, dOff, sOff int64, pad bool) { w.nest(lv, dOff, sOff, pad, false) }
+
+// nest is walk with in, which says that every loop from the corner's
+// level (see corner) to lv has taken a value inside the corner, whose
+// elements have moved already.
+func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
+	switch {
+	case in:
+		if w.cornerAll[lv] {
+			return
+		}
+	case pad || w.spans == nil:
+	case w.dense(lv):
+		w.runDense(w.loops[lv:], dOff, sOff)
+		return
+	case lv < len(w.loops) && w.cornerAt < 0 && w.corner(lv):
+		// The dense corner as one box, then the rest around it.
+		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff)
+		w.nest(lv, dOff, sOff, false, true)
+		w.cornerAt = -1
 		return
 	}
 	if lv == len(w.loops) {
@@ -88,7 +113,7 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 			if w.idx != nil {
 				w.idx[d] = i0 + v
 			}
-			w.walk(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || v >= nv)
+			w.nest(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || v >= nv, in && v < w.cornerN[lv])
 		}
 	} else {
 		top := min(l.size, ceilDiv(ed, l.w))
@@ -99,7 +124,7 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 			if w.idx != nil {
 				w.idx[d] = i0 + lo
 			}
-			w.walk(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || w.b[d] == 0)
+			w.nest(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || w.b[d] == 0, in && v < w.cornerN[lv])
 		}
 		w.b[d], w.e[d] = bd, ed
 	}
@@ -119,12 +144,64 @@ func (w *walker) dense(lv int) bool {
 	return true
 }
 
-// runDense runs the loops from level lv inward over a box of elements
-// only: an odometer over the loops, a full kernel call per step. A run
-// kernel without a rows loop takes the innermost of these loops as rows.
-func (w *walker) runDense(lv int, dOff, sOff int64) {
+// corner looks, where the box from loop level lv inward is not dense, for
+// its dense corner: the leading values of each loop whose regions hold
+// only elements. An array whose dims are not multiples of the tiles ends
+// each row of tiles with a partial one; without the corner each whole tile
+// would be a kernel call of its own, and the calls would not stream.
+// corner records the corner (cornerAt, cornerN, cornerAll, cornerLoops)
+// and reports whether there is one: no loop is left without a value.
+func (w *walker) corner(lv int) bool {
+	n := len(w.loops)
+	if w.cornerN == nil {
+		w.cornerN = make([]int64, n)
+		w.cornerAll = make([]bool, n+1)
+		w.cornerLoops = make([]ploop, n)
+	}
+	// Dims that only the kernel's loops cover must be whole.
+	for _, s := range w.spans[n] {
+		if !slices.ContainsFunc(w.loops[lv:], func(l ploop) bool { return l.dim == s.dim }) &&
+			(w.b[s.dim] < s.span || w.e[s.dim] < s.span) {
+			return false
+		}
+	}
+	w.cornerAll[n] = true
+	for j := n - 1; j >= lv; j-- {
+		l := &w.loops[j]
+		k := l.size
+		if !slices.ContainsFunc(w.loops[lv:j], func(o ploop) bool { return o.dim == l.dim }) {
+			// The heaviest loop of its dim in the box: value v covers
+			// indices [v*w, v*w+below) of the dim.
+			have := min(w.b[l.dim], w.e[l.dim])
+			below := int64(1)
+			for _, s := range w.spans[j+1] {
+				if s.dim == l.dim {
+					below = s.span
+				}
+			}
+			switch {
+			case have < below:
+				return false
+			case l.scale != 1: // merged with a whole dim: the lightest loop of its dim
+				k = min(k, have*l.scale)
+			default:
+				k = min(k, (have-below)/l.w+1)
+			}
+		}
+		w.cornerN[j] = k
+		w.cornerAll[j] = w.cornerAll[j+1] && k == l.size
+		w.cornerLoops[j-lv] = *l
+		w.cornerLoops[j-lv].size = k
+	}
+	w.cornerAt = lv
+	return true
+}
+
+// runDense runs loops over a box of elements only: an odometer over the
+// loops, a full kernel call per step. A run kernel without a rows loop
+// takes the innermost of these loops as rows.
+func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 	p := w.p
-	loops := w.loops[lv:]
 	rows, oDst, oSrc := int64(1), int64(0), int64(0)
 	if w.outer != nil {
 		rows, oDst, oSrc = w.outer.size, w.outer.dst, w.outer.src

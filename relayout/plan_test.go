@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -389,6 +390,47 @@ func TestRunRange(t *testing.T) {
 	buf := make([]byte, 64)
 	if err := p.RunRange(buf, make([]byte, 64), 0, p.Chunks()+1); !errors.Is(err, ErrUnsupportedPlan) {
 		t.Errorf("range past the end: err = %v", err)
+	}
+}
+
+// TestDenseCorner checks the dense corner a walk runs as one box where the
+// array ends in partial tiles (the leading values of each loop, see
+// walker.corner), and runs those plans against the reference: streamed
+// and not, on one and two threads, and chunk range by chunk range.
+func TestDenseCorner(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		corner   []int64 // values of each loop in the corner; nil: dense, or no corner
+	}{
+		{"f32[20,300]{1,0}", "f32[20,300]{1,0:T(8,128)}", Padding{}, []int64{2, 2}},
+		{"f32[20,300]{1,0:T(8,128)}", "f32[20,300]{1,0}", Padding{}, []int64{2, 2}},
+		{"s8[20,300]{0,1}", "s8[20,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, []int64{2, 2}},
+		{"s8[20,300]{1,0:T(8,128)(4,1)}", "s8[20,300]{0,1}", Padding{}, []int64{2, 2}},
+		{"bf16[3,13,300]{2,1,0}", "bf16[3,13,300]{2,1,0:T(8,128)(2,1)}", Padding{Kind: PadNaN}, []int64{3, 1, 2, 4}},
+		{"f32[300,700]{1,0}", "f32[300,700]{0,1:T(8,128)}", Padding{}, []int64{87, 2}},
+		// A loop merged with a whole dim (scale 4) cut by the padded width.
+		{"f32[13,4,8,8]{2,3,1,0}", "f32[13,4,8,8]{3,2,1,0}", Padding{Widths: []int64{16, 4, 8, 8}}, []int64{52}},
+		// No whole tile along d0, and an array of whole tiles.
+		{"f32[5,300]{1,0}", "f32[5,300]{1,0:T(8,128)}", Padding{}, nil},
+		{"f32[16,256]{1,0}", "f32[16,256]{1,0:T(8,128)}", Padding{}, nil},
+	}
+	for i, tc := range tests {
+		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
+			var got []int64
+			if w := plan.newWalker(nil, nil); !w.dense(0) && w.corner(0) {
+				got = w.cornerN
+			}
+			if !slices.Equal(got, tc.corner) {
+				t.Errorf("%s -> %s: corner %v, want %v\n%s", tc.from, tc.to, got, tc.corner, plan)
+			}
+			src := fillRandom(plan.SourceSize(), uint64(i))
+			want := make([]byte, plan.DestinationSize())
+			if err := Reference(want, src, plan.to, plan.from, tc.pad); err != nil {
+				t.Fatal(err)
+			}
+			checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+		})
 	}
 }
 
