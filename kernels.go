@@ -89,8 +89,10 @@ func Prefetching() bool { return prefetching() }
 // non-temporal stores, prefetches each step's source during the step
 // before (the prefetched addresses need not lie inside src: a prefetch
 // never faults), and ends with a store fence, so that every byte is in
-// memory order when it returns. Elsewhere it is CopyRuns step by step.
-// Runs must not overlap between dst and src.
+// memory order when it returns. Elsewhere, and for runs of 2 KiB or less
+// when some run starts inside a line (where the stores would mix on the
+// lines at the runs' ends), it is CopyRuns step by step. Runs must not
+// overlap between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	checkBlocks("destination", dst, steps, dstStep, 1, 0, rows, dstStride, n)
 	checkBlocks("source", src, steps, srcStep, 1, 0, rows, srcStride, n)

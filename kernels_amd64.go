@@ -186,13 +186,26 @@ func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n in
 // steps ≥ 1): runs shorter than a line, which no whole-line store can
 // write, take the generic copy.
 func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	if n < 64 || !useAVX2 {
+	// A run that starts inside a line begins and ends with ordinary stores
+	// over lines that non-temporal stores write too, which costs the more
+	// the shorter the runs: untiling f32[8001,8001] from T(8,32) (runs of
+	// 128 bytes) ran at 1.3-1.6 GB/s so, 17-19 with ordinary stores only;
+	// from T(8,128) (512 bytes) 13.6-13.9 against 24.2-24.6; from
+	// T(8,512) (2 KiB) 22-24 against 24.5-26.6; from T(4,2048) 28.4-29
+	// against 26.5-28.4 (relayout bench, Zen 5).
+	if n < 64 || !useAVX2 || n <= 2048 && offLines(dst, dstStride, dstStep, steps) {
 		copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 		return
 	}
 	// Each step prefetches the source of the next.
 	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
 	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next)
+}
+
+// offLines reports whether some run of a grid at dst (strides and step
+// as CopyRunsStreaming's) starts inside a cache line.
+func offLines(dst []byte, dstStride, dstStep, steps int) bool {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%64 != 0 || dstStride%64 != 0 || steps > 1 && dstStep%64 != 0
 }
 
 // prefetchWalk is the walk copyRunsStream prefetches while it copies:
