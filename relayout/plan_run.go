@@ -88,7 +88,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	case w.dense(lv):
 		w.runDense(w.loops[lv:], dOff, sOff)
 		return
-	case lv < len(w.loops) && w.cornerAt < 0 && w.corner(lv):
+	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && w.cornerAt < 0 && w.corner(lv):
 		// The dense corner as one box, then the rest around it.
 		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff)
 		w.nest(lv, dOff, sOff, false, true)
@@ -195,6 +195,22 @@ func (w *walker) corner(lv int) bool {
 	}
 	w.cornerAt = lv
 	return true
+}
+
+// gridLoops is how many of the innermost loops runDense hands to each
+// kernel call (as a streamed grid or as rows). A walk takes a corner no
+// higher up than these: above them runDense would only step the loops as
+// the walk does, and a corner taken higher would leave the rest of the
+// box, the ragged ends of each row of tiles, for a second pass over
+// memory.
+func (w *walker) gridLoops() int {
+	switch {
+	case w.p.stream && w.outer != nil && w.rows8 == nil && w.p.kern == kernTranspose:
+		return 2
+	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun:
+		return 1
+	}
+	return 0
 }
 
 // runDense runs loops over a box of elements only: an odometer over the
@@ -318,6 +334,13 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	if w.outer != nil {
 		oDst, oSrc = w.outer.dst, w.outer.src
 	}
+	w.rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+}
+
+// rect moves a rowsV × colsV rectangle of elements and fills the rest of
+// the rowsE × colsE rectangle of destination places with padding.
+func (w *walker) rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) {
+	p := w.p
 	if rowsV > 0 && colsV > 0 {
 		w.block(dOff, sOff, oDst, oSrc, rowsV, colsV)
 	}
