@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/internal/golden"
@@ -411,6 +412,8 @@ func TestDenseCorner(t *testing.T) {
 		{"f32[300,700]{1,0}", "f32[300,700]{0,1:T(8,128)}", Padding{}, []int64{87, 2}},
 		// A loop merged with a whole dim (scale 4) cut by the padded width.
 		{"f32[13,4,8,8]{2,3,1,0}", "f32[13,4,8,8]{3,2,1,0}", Padding{Widths: []int64{16, 4, 8, 8}}, []int64{52}},
+		// Partial tiles too large for the walker's edge buffer.
+		{"f32[20,1100]{1,0}", "f32[20,1100]{1,0:T(8,1024)}", Padding{Kind: PadValue, Value: 2}, []int64{2, 1}},
 		// No whole tile along d0, and an array of whole tiles.
 		{"f32[5,300]{1,0}", "f32[5,300]{1,0:T(8,128)}", Padding{}, nil},
 		{"f32[16,256]{1,0}", "f32[16,256]{1,0:T(8,128)}", Padding{}, nil},
@@ -431,6 +434,17 @@ func TestDenseCorner(t *testing.T) {
 			}
 			checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
 		})
+	}
+}
+
+// TestAlignedBuffer checks that the walker's edge buffers start on a
+// cache line and hold what was asked.
+func TestAlignedBuffer(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 100, edgeBytes} {
+		b := alignedBuffer(n)
+		if len(b) != n || cap(b) != n || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%64 != 0 {
+			t.Errorf("alignedBuffer(%d): len %d cap %d at %p", n, len(b), cap(b), unsafe.SliceData(b))
+		}
 	}
 }
 
