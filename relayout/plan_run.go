@@ -41,7 +41,7 @@ func (p *Plan) Run(dst, src []byte) error {
 // newWalker returns a walker over the whole nest.
 func (p *Plan) newWalker(dst, src []byte) *walker {
 	w := &walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
-		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops)), cornerAt: -1}
+		b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
 	}
@@ -64,12 +64,12 @@ type walker struct {
 	// rows8, when set, moves the kernel's blocks and fills between a
 	// packed side and the other (slabs of a staged plan's (8,1) tiles).
 	rows8 *rows8Walk
-	// The dense corner being run (see corner): its level, or -1 for none,
-	// and per loop level the values it takes and whether they are all.
-	cornerAt    int
+	// The dense corner being run (see corner): whether there is one, and
+	// per loop level the values it takes and whether they are all.
+	cornerOn    bool
 	cornerN     []int64
 	cornerAll   []bool
-	cornerLoops []ploop // the loops from cornerAt inward, cut to the corner
+	cornerLoops []ploop // the loops from the corner's level inward, cut to it
 	// edge is the buffer of a streamed plan's partial rectangles (see
 	// kernel); staging says that dst is edge, which the block kernels
 	// write with plain stores.
@@ -94,11 +94,11 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	case w.dense(lv):
 		w.runDense(w.loops[lv:], dOff, sOff)
 		return
-	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && w.cornerAt < 0 && w.corner(lv):
+	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && !w.cornerOn && w.corner(lv):
 		// The dense corner as one box, then the rest around it.
 		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff)
 		w.nest(lv, dOff, sOff, false, true)
-		w.cornerAt = -1
+		w.cornerOn = false
 		return
 	}
 	if lv == len(w.loops) {
@@ -155,7 +155,7 @@ func (w *walker) dense(lv int) bool {
 // only elements. An array whose dims are not multiples of the tiles ends
 // each row of tiles with a partial one; without the corner each whole tile
 // would be a kernel call of its own, and the calls would not stream.
-// corner records the corner (cornerAt, cornerN, cornerAll, cornerLoops)
+// corner records the corner (cornerOn, cornerN, cornerAll, cornerLoops)
 // and reports whether there is one: no loop is left without a value.
 func (w *walker) corner(lv int) bool {
 	n := len(w.loops)
@@ -199,7 +199,7 @@ func (w *walker) corner(lv int) bool {
 		w.cornerLoops[j-lv] = *l
 		w.cornerLoops[j-lv].size = k
 	}
-	w.cornerAt = lv
+	w.cornerOn = true
 	return true
 }
 
