@@ -282,7 +282,9 @@ func weaveNote(width int, have bool) string {
 // their tiles (see transposeStaged). A large destination (larger than
 // the last-level cache, this call's or the whole one a TransposeStreaming
 // call writes part of) goes through transposeStreamed where the kernel
-// has a streaming twin, otherwise through transposeStaged; otherwise the
+// has a streaming twin, otherwise through transposeStaged, and a large
+// destination whose rows start off line boundaries through the skew
+// twins of the streaming kernels, where it has them; otherwise the
 // assembly micro-kernel of the level in use runs over the full register
 // blocks, strip by strip inside bands of tileBytes of source row. The
 // generic kernel does the ragged edges.
@@ -316,7 +318,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			// bi elements for the others).
 			fullRows, fullCols := rows-rows%max(sh.bi, 64/width), cols-cols%sh.bj
 			if fullRows > 0 && fullCols > 0 {
-				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, false)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
@@ -329,6 +331,18 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 			if fullRows > 0 && fullCols > 0 {
 				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
+				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+				return
+			}
+		}
+	}
+	if streamingStores && large && width >= 4 && (uintptr(dp)%64 != 0 || dstStride%64 != 0) && uintptr(dp)%4 == 0 && dstStride%4 == 0 {
+		// Rows off line boundaries: the streaming kernels' skew twins.
+		if k := streamKernel(width); k != kNone {
+			sh := shapes[k]
+			fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+			if fullRows > 0 && fullCols > 0 {
+				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}

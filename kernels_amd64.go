@@ -122,6 +122,28 @@ func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 //go:noescape
 func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
+// The skew twins of the streaming kernels, for destination rows that
+// start anywhere (a start or stride no multiple of 64): block k's bi rows
+// of 64 bytes start on no line boundary, so each row's line is the one
+// that ends inside them and starts inside block k-1, which the call
+// before left (or the caller put) at prev, 64 bytes a row. For row r of
+// the strip, rows holds two int64s: off, where that line starts from
+// dst + k*64 (r*dstStride plus the row's offset to its first line
+// boundary, minus 64), and add, the dword permute's index offset: 16 plus
+// that boundary offset in dwords. Block k's rows end at prev.
+// Preconditions: those of the streaming kernels, except that dst and
+// dstStride are free, multiples of 4; the lines written inside the
+// caller's destination.
+
+//go:noescape
+func transpose4SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
+//go:noescape
+func transpose8SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
+//go:noescape
+func transpose16SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
 // storeFence is SFENCE: it orders the streaming kernels' stores before
 // the stores that follow.
 func storeFence()
@@ -1287,27 +1309,139 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // staged tile (transposeStaged), which transposes into a cache-resident
 // buffer and then streams that out, ran at 0.68-0.75: there the
 // transposes and the memory traffic took turns.
-func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+//
+// With skew (a destination whose rows start off line boundaries, see
+// skewer) it runs the kernels' skew twins instead, and dp and dstStride
+// are free (multiples of 4).
+func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
 	if k == k1AVX512 || k == k2AVX512 {
 		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 		return
 	}
 	sh := shapes[k]
 	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
+	var sk *skewer
+	if skew {
+		buf := scratchPool.Get().(*[scratchBytes]byte)
+		defer scratchPool.Put(buf)
+		sk = newSkewer(k, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
+	}
 	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
+		if sk != nil {
+			sk.band(width, i0, ni)
+		}
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
 			nt := nextTile(sh, width, i0, j0, ti, tj, nj, fullRows, fullCols)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += sh.bi {
-				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(s, i*width)), srcStride, nj/sh.bj, nt.prefetch(sp, srcStride, width, i/sh.bi), srcStride, nt.pfN)
+				di, si, pf := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(s, i*width)), nt.prefetch(sp, srcStride, width, i/sh.bi)
+				if sk != nil {
+					sk.strip(i0, i/sh.bi, j0 == 0, di, si, srcStride, nj/sh.bj, pf, srcStride, nt.pfN)
+				} else {
+					stripStream(k, (*byte)(di), dstStride, si, srcStride, nj/sh.bj, pf, srcStride, nt.pfN)
+				}
 			}
+		}
+		if sk != nil {
+			sk.finish(width, i0, ni, fullCols)
 		}
 	}
 	storeFence()
+}
+
+// stripSkew runs the skew twin of streaming kernel k (stripStream).
+func stripSkew(k kernelID, dst, prev, src *byte, srcStride int, n int, pf *byte, pfStride, pfN int, rows *skewRow) {
+	t := (*byte)(unsafe.Pointer(rows))
+	switch k {
+	case k4AVX512:
+		transpose4SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k8AVX512:
+		transpose8SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k16AVX512:
+		transpose16SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	default:
+		panic("tilecopy: no skew twin of kernel " + shapes[k].name)
+	}
+}
+
+// A skewRow is the skew kernels' entry for a destination row (see
+// transpose4SkewAVX512).
+type skewRow struct{ off, add int }
+
+// A skewer runs the skew kernels (stripSkew) for the streaming
+// transposes of a destination whose rows start off line boundaries (a
+// start or stride no multiple of 64; both multiples of the element
+// width, at least 4 for 4-byte elements and up). Each row is written
+// from its first line boundary on in whole lines, each joined from two
+// blocks: so each strip of a band of destination rows carries its last
+// block from call to call in prev (64 bytes a row), and begins with
+// block 0 transposed there by the plain kernel. What lies before each
+// row's first boundary is copied from that block, and what lies after
+// its last whole line from the last (finish).
+//
+// Before, such destinations took the plain kernels' band loop. On Zen 5
+// (relayout bench, two alternated rounds, ratio to copy()), f32
+// [8001,8001] went from 0.56-0.57 to 0.70-0.72, f32 [8191,8191] from
+// 0.31 to 0.71, f64 [8191,8191] from 0.47-0.48 to 0.71-0.75. The 1- and
+// 2-byte gather kernels were given skew twins too (VPERMI2B, VPERMI2W)
+// and were slower than what they replaced (u8 [8001,8001]: 0.32-0.42
+// against 0.38-0.44), so they have none.
+type skewer struct {
+	k         kernelID
+	dst       []byte
+	dstStride int
+	prev      []byte    // 64 bytes for each row of the band
+	rows      []skewRow // the kernels' entry for each row of the band
+	heads     []int     // the bytes before each row's first boundary
+}
+
+// newSkewer returns the skewer for kernel k on dst, for bands of up to
+// ti rows, prev in buf.
+func newSkewer(k kernelID, dst []byte, dstStride, ti int, buf []byte) *skewer {
+	return &skewer{k: k, dst: dst, dstStride: dstStride, prev: buf[:ti*64], rows: make([]skewRow, ti), heads: make([]int, ti)}
+}
+
+// band sets up the band of destination rows from row i0 on, ni of them.
+func (sk *skewer) band(width, i0, ni int) {
+	dp := uintptr(unsafe.Pointer(unsafe.SliceData(sk.dst)))
+	for r := range ni {
+		h := int(-(dp + uintptr((i0+r)*sk.dstStride)) & 63)
+		sk.rows[r] = skewRow{off: r%shapes[sk.k].bi*sk.dstStride + h - 64, add: 16 + h/4}
+		sk.heads[r] = h
+	}
+}
+
+// strip is stripStream for strip i of the band (its rows from i*bi
+// on), n blocks from block 0 of the rows (first) or not.
+func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, srcStride, n int, pf *byte, pfStride, pfN int) {
+	sh := shapes[sk.k]
+	r0 := i * sh.bi
+	prev := &sk.prev[r0*64]
+	if first {
+		strip(sk.k, prev, 64, src, srcStride, 1)
+		for r := r0; r < r0+sh.bi; r++ {
+			o := (i0 + r) * sk.dstStride
+			copy(sk.dst[o:o+sk.heads[r]], sk.prev[r*64:])
+		}
+		dst, src, n = unsafe.Add(dst, 64), (*byte)(unsafe.Add(unsafe.Pointer(src), sh.bj*srcStride)), n-1
+	}
+	if n > 0 {
+		stripSkew(sk.k, (*byte)(dst), prev, src, srcStride, n, pf, pfStride, pfN, &sk.rows[r0])
+	}
+}
+
+// finish copies the band's rows' ends: the last block, fullCols
+// elements long, from each row's last boundary on.
+func (sk *skewer) finish(width, i0, ni, fullCols int) {
+	last := (fullCols - shapes[sk.k].bj) * width
+	for r := range ni {
+		o, h := (i0+r)*sk.dstStride+last, sk.heads[r]
+		copy(sk.dst[o+h:o+64], sk.prev[r*64+h:(r+1)*64])
+	}
 }
 
 // tileAhead is the tile after the one the streaming kernels are on, and

@@ -1495,8 +1495,8 @@ TEXT ·transpose4StreamAVX512(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), CX
 	MOVQ pf+40(FP), R13
 	MOVQ pfStride+48(FP), R14
-	LEAQ (BX)(BX*2), R8
 	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
 	MOVQ BX, R12
 	SHLQ $0x04, R12
 	XORQ AX, AX
@@ -1791,6 +1791,389 @@ pf15:
 	VZEROUPPER
 	RET
 
+// func transpose4SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose4SkewAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x04, R12
+	XORQ AX, AX
+
+	// A block: 16 source rows of 16 4-byte elements, one 16×16 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X4
+	VMOVDQU      32(R10), X8
+	VMOVDQU      48(R10), X12
+	VMOVDQU      (R10)(BX*1), X1
+	VMOVDQU      16(R10)(BX*1), X5
+	VMOVDQU      32(R10)(BX*1), X9
+	VMOVDQU      48(R10)(BX*1), X13
+	VMOVDQU      (R10)(BX*2), X2
+	VMOVDQU      16(R10)(BX*2), X6
+	VMOVDQU      32(R10)(BX*2), X10
+	VMOVDQU      48(R10)(BX*2), X14
+	VMOVDQU      (R10)(R8*1), X3
+	VMOVDQU      16(R10)(R8*1), X7
+	VMOVDQU      32(R10)(R8*1), X11
+	VMOVDQU      48(R10)(R8*1), X15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x01, (R10), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x01, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x01, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x01, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x01, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x01, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x01, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x01, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x01, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x01, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x01, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x01, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x01, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x01, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x02, (R10), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x02, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x02, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x02, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x02, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x02, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x02, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x02, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x02, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x02, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x02, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x02, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x02, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x03, (R10), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10), Z4, Z4
+	VINSERTI32X4 $0x03, 32(R10), Z8, Z8
+	VINSERTI32X4 $0x03, 48(R10), Z12, Z12
+	VINSERTI32X4 $0x03, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x03, 16(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x03, 32(R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x03, 48(R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x03, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, 16(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x03, 32(R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x03, 48(R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z7, Z7
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z11, Z11
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VPUNPCKLDQ   Z1, Z0, Z16
+	VPUNPCKHDQ   Z1, Z0, Z17
+	VPUNPCKLDQ   Z3, Z2, Z18
+	VPUNPCKHDQ   Z3, Z2, Z19
+	VPUNPCKLDQ   Z5, Z4, Z20
+	VPUNPCKHDQ   Z5, Z4, Z21
+	VPUNPCKLDQ   Z7, Z6, Z22
+	VPUNPCKHDQ   Z7, Z6, Z23
+	VPUNPCKLDQ   Z9, Z8, Z24
+	VPUNPCKHDQ   Z9, Z8, Z25
+	VPUNPCKLDQ   Z11, Z10, Z26
+	VPUNPCKHDQ   Z11, Z10, Z27
+	VPUNPCKLDQ   Z13, Z12, Z28
+	VPUNPCKHDQ   Z13, Z12, Z29
+	VPUNPCKLDQ   Z15, Z14, Z30
+	VPUNPCKHDQ   Z15, Z14, Z31
+	VPUNPCKLQDQ  Z18, Z16, Z0
+	VPUNPCKHQDQ  Z18, Z16, Z1
+	VPUNPCKLQDQ  Z19, Z17, Z2
+	VPUNPCKHQDQ  Z19, Z17, Z3
+	VPUNPCKLQDQ  Z22, Z20, Z4
+	VPUNPCKHQDQ  Z22, Z20, Z5
+	VPUNPCKLQDQ  Z23, Z21, Z6
+	VPUNPCKHQDQ  Z23, Z21, Z7
+	VPUNPCKLQDQ  Z26, Z24, Z8
+	VPUNPCKHQDQ  Z26, Z24, Z9
+	VPUNPCKLQDQ  Z27, Z25, Z10
+	VPUNPCKHQDQ  Z27, Z25, Z11
+	VPUNPCKLQDQ  Z30, Z28, Z12
+	VPUNPCKHQDQ  Z30, Z28, Z13
+	VPUNPCKLQDQ  Z31, Z29, Z14
+	VPUNPCKHQDQ  Z31, Z29, Z15
+	VMOVDQU64    iotaDwords<>+0(SB), Z30
+	VPBROADCASTD 8(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     (DX), Z0, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, (DX)
+	VPBROADCASTD 24(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     64(DX), Z1, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 64(DX)
+	VPBROADCASTD 40(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     128(DX), Z2, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 128(DX)
+	VPBROADCASTD 56(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     192(DX), Z3, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 192(DX)
+	VPBROADCASTD 72(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     256(DX), Z4, Z31
+	MOVQ         64(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 256(DX)
+	VPBROADCASTD 88(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     320(DX), Z5, Z31
+	MOVQ         80(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 320(DX)
+	VPBROADCASTD 104(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     384(DX), Z6, Z31
+	MOVQ         96(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 384(DX)
+	VPBROADCASTD 120(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     448(DX), Z7, Z31
+	MOVQ         112(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 448(DX)
+	VPBROADCASTD 136(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     512(DX), Z8, Z31
+	MOVQ         128(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z8, 512(DX)
+	VPBROADCASTD 152(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     576(DX), Z9, Z31
+	MOVQ         144(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z9, 576(DX)
+	VPBROADCASTD 168(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     640(DX), Z10, Z31
+	MOVQ         160(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z10, 640(DX)
+	VPBROADCASTD 184(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     704(DX), Z11, Z31
+	MOVQ         176(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z11, 704(DX)
+	VPBROADCASTD 200(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     768(DX), Z12, Z31
+	MOVQ         192(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z12, 768(DX)
+	VPBROADCASTD 216(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     832(DX), Z13, Z31
+	MOVQ         208(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z13, 832(DX)
+	VPBROADCASTD 232(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     896(DX), Z14, Z31
+	MOVQ         224(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z14, 896(DX)
+	VPBROADCASTD 248(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     960(DX), Z15, Z31
+	MOVQ         240(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z15, 960(DX)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·transpose8StreamAVX512(SB), NOSPLIT, $0-64
@@ -1801,8 +2184,8 @@ TEXT ·transpose8StreamAVX512(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), CX
 	MOVQ pf+40(FP), R13
 	MOVQ pfStride+48(FP), R14
-	LEAQ (BX)(BX*2), R8
 	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
 	MOVQ BX, R12
 	SHLQ $0x03, R12
 	XORQ AX, AX
@@ -1949,6 +2332,203 @@ pf7:
 	VZEROUPPER
 	RET
 
+// func transpose8SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose8SkewAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x03, R12
+	XORQ AX, AX
+
+	// A block: 8 source rows of 8 8-byte elements, one 8×8 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X2
+	VMOVDQU      32(R10), X4
+	VMOVDQU      48(R10), X6
+	VMOVDQU      (R10)(BX*1), X1
+	VMOVDQU      16(R10)(BX*1), X3
+	VMOVDQU      32(R10)(BX*1), X5
+	VMOVDQU      48(R10)(BX*1), X7
+	VINSERTI32X4 $0x01, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x01, 32(R10)(BX*2), Z4, Z4
+	VINSERTI32X4 $0x01, 48(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x01, (R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x01, 16(R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x01, 32(R10)(R8*1), Z5, Z5
+	VINSERTI32X4 $0x01, 48(R10)(R8*1), Z7, Z7
+	LEAQ         (R10)(BX*4), R10
+	VINSERTI32X4 $0x02, (R10), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10), Z2, Z2
+	VINSERTI32X4 $0x02, 32(R10), Z4, Z4
+	VINSERTI32X4 $0x02, 48(R10), Z6, Z6
+	VINSERTI32X4 $0x02, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, 16(R10)(BX*1), Z3, Z3
+	VINSERTI32X4 $0x02, 32(R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x02, 48(R10)(BX*1), Z7, Z7
+	VINSERTI32X4 $0x03, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, 32(R10)(BX*2), Z4, Z4
+	VINSERTI32X4 $0x03, 48(R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z3, Z3
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z5, Z5
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z7, Z7
+	LEAQ         (R10)(BX*4), R10
+	VPUNPCKLQDQ  Z1, Z0, Z8
+	VPUNPCKHQDQ  Z1, Z0, Z9
+	VPUNPCKLQDQ  Z3, Z2, Z10
+	VPUNPCKHQDQ  Z3, Z2, Z11
+	VPUNPCKLQDQ  Z5, Z4, Z12
+	VPUNPCKHQDQ  Z5, Z4, Z13
+	VPUNPCKLQDQ  Z7, Z6, Z14
+	VPUNPCKHQDQ  Z7, Z6, Z15
+	VMOVDQU64    iotaDwords<>+0(SB), Z30
+	VPBROADCASTD 8(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     (DX), Z8, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z8, (DX)
+	VPBROADCASTD 24(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     64(DX), Z9, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z9, 64(DX)
+	VPBROADCASTD 40(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     128(DX), Z10, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z10, 128(DX)
+	VPBROADCASTD 56(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     192(DX), Z11, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z11, 192(DX)
+	VPBROADCASTD 72(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     256(DX), Z12, Z31
+	MOVQ         64(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z12, 256(DX)
+	VPBROADCASTD 88(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     320(DX), Z13, Z31
+	MOVQ         80(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z13, 320(DX)
+	VPBROADCASTD 104(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     384(DX), Z14, Z31
+	MOVQ         96(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z14, 384(DX)
+	VPBROADCASTD 120(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     448(DX), Z15, Z31
+	MOVQ         112(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z15, 448(DX)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·transpose16StreamAVX512(SB), NOSPLIT, $0-64
@@ -1959,8 +2539,8 @@ TEXT ·transpose16StreamAVX512(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), CX
 	MOVQ pf+40(FP), R13
 	MOVQ pfStride+48(FP), R14
-	LEAQ (BX)(BX*2), R8
 	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
 	MOVQ BX, R12
 	SHLQ $0x02, R12
 	XORQ AX, AX
@@ -2037,6 +2617,114 @@ pf3:
 	VZEROUPPER
 	RET
 
+// func transpose16SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose16SkewAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x02, R12
+	XORQ AX, AX
+
+	// A block: 4 source rows of 4 16-byte elements, one 4×4 transpose in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	MOVQ         SI, R10
+	VMOVDQU      (R10), X0
+	VMOVDQU      16(R10), X1
+	VMOVDQU      32(R10), X2
+	VMOVDQU      48(R10), X3
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z0, Z0
+	VINSERTI32X4 $0x01, 16(R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x01, 32(R10)(BX*1), Z2, Z2
+	VINSERTI32X4 $0x01, 48(R10)(BX*1), Z3, Z3
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x02, 16(R10)(BX*2), Z1, Z1
+	VINSERTI32X4 $0x02, 32(R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x02, 48(R10)(BX*2), Z3, Z3
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z0, Z0
+	VINSERTI32X4 $0x03, 16(R10)(R8*1), Z1, Z1
+	VINSERTI32X4 $0x03, 32(R10)(R8*1), Z2, Z2
+	VINSERTI32X4 $0x03, 48(R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	VMOVDQU64    iotaDwords<>+0(SB), Z30
+	VPBROADCASTD 8(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     (DX), Z0, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, (DX)
+	VPBROADCASTD 24(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     64(DX), Z1, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 64(DX)
+	VPBROADCASTD 40(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     128(DX), Z2, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 128(DX)
+	VPBROADCASTD 56(R9), Z31
+	VPADDD       Z30, Z31, Z31
+	VPERMI2D     192(DX), Z3, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 192(DX)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
 TEXT ·transpose1StreamAVX512(SB), NOSPLIT, $0-64
@@ -2047,8 +2735,8 @@ TEXT ·transpose1StreamAVX512(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), CX
 	MOVQ pf+40(FP), R13
 	MOVQ pfStride+48(FP), R14
-	LEAQ (BX)(BX*2), R8
 	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
 	MOVQ BX, R12
 	SHLQ $0x06, R12
 	XORQ AX, AX
@@ -2414,8 +3102,8 @@ TEXT ·transpose2StreamAVX512(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), CX
 	MOVQ pf+40(FP), R13
 	MOVQ pfStride+48(FP), R14
-	LEAQ (BX)(BX*2), R8
 	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
 	MOVQ BX, R12
 	SHLQ $0x05, R12
 	XORQ AX, AX
@@ -9770,6 +10458,16 @@ DATA ilHi8<>+40(SB)/8, $0x000000000000000e
 DATA ilHi8<>+48(SB)/8, $0x0000000000000007
 DATA ilHi8<>+56(SB)/8, $0x000000000000000f
 GLOBL ilHi8<>(SB), RODATA|NOPTR, $64
+
+DATA iotaDwords<>+0(SB)/8, $0x0000000100000000
+DATA iotaDwords<>+8(SB)/8, $0x0000000300000002
+DATA iotaDwords<>+16(SB)/8, $0x0000000500000004
+DATA iotaDwords<>+24(SB)/8, $0x0000000700000006
+DATA iotaDwords<>+32(SB)/8, $0x0000000900000008
+DATA iotaDwords<>+40(SB)/8, $0x0000000b0000000a
+DATA iotaDwords<>+48(SB)/8, $0x0000000d0000000c
+DATA iotaDwords<>+56(SB)/8, $0x0000000f0000000e
+GLOBL iotaDwords<>(SB), RODATA|NOPTR, $64
 
 DATA shufWords2x4<>+0(SB)/8, $0x0d0c090805040100
 DATA shufWords2x4<>+8(SB)/8, $0x0f0e0b0a07060302

@@ -272,15 +272,54 @@ func TestTransposeStreaming(t *testing.T) {
 				g.dstStride = (g.cols*w + 63) / 64 * 64
 				g.dstAtEnd = false // page-aligned
 				tileBytes = []int{64, 256, 1024, 4096}[k%4]
-				stageRowBytes = []int{64, 128, 256, 1024}[k%4]
-				stageColBytes = []int{64, 192, 512, 1024}[(k/4)%4]
-				// Streaming because the one call's destination is
-				// large (the threshold at 0), or because the caller
-				// says the whole is.
-				ntThreshold = 0
-				checkTranspose(t, r, g)
-				ntThreshold = savedNT
-				checkTransposeWith(t, r, g, TransposeStreaming)
+				checkStreamed(t, r, g, k)
+			}
+		}
+	})
+}
+
+// checkStreamed checks g streamed, with the k-th of 16 staging tiles:
+// through Transpose because the one call's destination is large (the
+// threshold at 0), and through TransposeStreaming because the caller
+// says the whole is. The caller restores the staging tile.
+func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
+	t.Helper()
+	stageRowBytes = []int{64, 128, 256, 1024}[k%4]
+	stageColBytes = []int{64, 192, 512, 1024}[(k/4)%4]
+	saved := ntThreshold
+	ntThreshold = 0
+	checkTranspose(t, r, g)
+	ntThreshold = saved
+	checkTransposeWith(t, r, g, TransposeStreaming)
+}
+
+// TestTransposeSkewed forces the non-temporal path on destinations whose
+// rows start off line boundaries (the skew twins of the streaming
+// kernels, for elements of 4 bytes and up): strides and starts that are
+// no multiple of 64, with small tiles and bands, through Transpose and
+// TransposeStreaming.
+func TestTransposeSkewed(t *testing.T) {
+	savedRow, savedCol := stageRowBytes, stageColBytes
+	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{4, 8, 16} {
+			r := rand.New(rand.NewPCG(uint64(w), 5))
+			for k := range 60 {
+				g := randomGeometry(r, w, 300)
+				switch k % 3 {
+				case 0: // a stride off line boundaries
+					g.dstStride = g.cols*w + w*(1+r.IntN(64/w-1))
+				case 1: // whole lines, from a start off them
+					g.dstStride = (g.cols*w + 63) / 64 * 64
+					g.dstAtEnd = true
+				}
+				if k < 6 {
+					// One block of columns, or two: the first block
+					// only, or it and one the kernels join to it.
+					g.cols = (1 + k%2) * 64 / w
+					g.dstStride = g.cols*w + w
+				}
+				checkStreamed(t, r, g, k)
 			}
 		}
 	})

@@ -170,6 +170,7 @@ func (g *gen) file() {
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(ilLo[w], ilHi[w])
 	}
+	g.tables(iotaDwords)
 	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, swapMasks[1], swapMasks[2], swapMasks[4])
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deEven[w], deOdd[w])

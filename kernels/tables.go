@@ -125,6 +125,10 @@ func deLanes(e, w int) table {
 	return shuffle(fmt.Sprintf("deLanes%dx%d", e, w), w, gather(16/w, e))
 }
 
+// iotaDwords holds the index of each dword of a 64-byte vector: 0, 1, 2,
+// ..., 15.
+var iotaDwords = index("iotaDwords", 4, gather(16, 1))
+
 // deLaneShapes are the groups (e, w) deweaveLanes takes with a mask: the
 // 4-row de-interleaves of 1 and 2 bytes, and 8 rows of bytes.
 var deLaneShapes = [][2]int{{4, 1}, {4, 2}, {8, 1}}

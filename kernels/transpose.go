@@ -60,11 +60,20 @@ const transposeStreamSig = "func(dst *byte, dstStride int, src *byte, srcStride 
 // block it prefetches bi lines, one per line the block writes, walking
 // runs of pfN bytes pfStride apart from pf: R13 the run, AX the offset in
 // it, R14 pfStride.
-func (g *gen) transposeStreamKernel(name, doc string, bi, bj int, body func()) {
-	g.text(name, transposeStreamSig)
-	g.params([]string{"dst", "dstStride", "src", "srcStride", "n", "pf", "pfStride"}, di, dx, si, bx, cx, r13, r14)
+//
+// With skew it emits the twin for destination rows off line boundaries
+// instead (transpose<width>SkewAVX512, signature transposeSkewSig): DX
+// holds prev and R9 rows, which the body's stores use (storeRowsSkew).
+func (g *gen) transposeStreamKernel(name, doc string, bi, bj int, body func(), skew bool) {
+	if skew {
+		g.text(name, transposeSkewSig)
+		g.params([]string{"dst", "prev", "src", "srcStride", "n", "pf", "pfStride", "rows"}, di, dx, si, bx, cx, r13, r14, r9)
+	} else {
+		g.text(name, transposeStreamSig)
+		g.params([]string{"dst", "dstStride", "src", "srcStride", "n", "pf", "pfStride"}, di, dx, si, bx, cx, r13, r14)
+		g.LEAQ(atIdx(dx, dx, 2, 0), r9)
+	}
 	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
-	g.LEAQ(atIdx(dx, dx, 2, 0), r9)
 	g.MOVQ(bx, r12)
 	g.SHLQ(operand.U8(log2(bj)), r12)
 	g.XORQ(ax, ax)
@@ -79,6 +88,34 @@ func (g *gen) transposeStreamKernel(name, doc string, bi, bj int, body func()) {
 	g.ADDQ(r12, si)
 	g.ADDQ(imm(64), di)
 	g.loopEnd("loop")
+}
+
+// transposeSkewSig is the Go signature of the streaming transposes to
+// destination rows off line boundaries.
+const transposeSkewSig = "func(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)"
+
+// storeRowsSkew is storeRows for the skew twins of the streaming
+// kernels: block k's register r holds 64 bytes of destination row r that
+// start on no line boundary, so it writes the line of row r that ends
+// inside them, which starts inside block k-1, whose register r the block
+// before (or the caller) left at prev+64r. The line is the two registers
+// joined at row r's offset: VPERMI2D with the index iotaDwords (in Z30)
+// plus rows[r].add, the line then in Z31, stored with VMOVNTDQ at DI +
+// rows[r].off. Register r then goes to prev+64r for the next block. rows,
+// at R9, holds two int64s a row: off, the line's offset from the block's
+// DI, and add. Row offsets are whole dwords: the elements are 4 bytes
+// wide or wider.
+func (g *gen) storeRowsSkew(regs []reg.VecPhysical) {
+	idx, line := avx512.v(30), avx512.v(31)
+	g.VMOVDQU64(iotaDwords.addr(), idx)
+	for r, v := range regs {
+		g.VPBROADCASTD(at(r9, 16*r+8), line)
+		g.VPADDD(idx, line, line)
+		g.VPERMI2D(at(dx, 64*r), v, line)
+		g.MOVQ(at(r9, 16*r), r11)
+		g.VMOVNTDQ(line, atIdx(di, r11, 1, 0))
+		g.VMOVDQU64(v, at(dx, 64*r))
+	}
 }
 
 // storeFence emits storeFence, SFENCE as a function: the one fence after
@@ -183,7 +220,10 @@ func (g *gen) transposeSquare(l *level, width int, stream bool) {
 		}
 	}
 	if stream {
-		g.transposeStreamKernel(fmt.Sprintf("transpose%dStream%s", width, l.name), doc, n, n*halves, body)
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dStream%s", width, l.name), doc, n, n*halves, body, false)
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dSkew%s", width, l.name), doc, n, n*halves, func() {
+			g.storeRowsSkew(g.xposeLoaded(l, width))
+		}, true)
 		return
 	}
 	g.transposeKernel(fmt.Sprintf("transpose%d%s", width, l.name), doc, log2(n), l.bytes, body)
@@ -273,7 +313,7 @@ func (g *gen) transposeGather(width int, stream bool) {
 		g.storeRows(store, 0, g.xposeDwords())
 	}
 	if stream {
-		g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX512", width), doc, 16, 64/width, body)
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX512", width), doc, 16, 64/width, body, false)
 		return
 	}
 	g.transposeKernel(fmt.Sprintf("transpose%dAVX512", width), doc, 4, 16*width, body)
