@@ -1330,7 +1330,7 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		if sk != nil {
-			sk.band(width, i0, ni)
+			sk.band(i0, ni)
 		}
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
@@ -1374,14 +1374,13 @@ type skewRow struct{ off, add int }
 
 // A skewer runs the skew kernels (stripSkew) for the streaming
 // transposes of a destination whose rows start off line boundaries (a
-// start or stride no multiple of 64; both multiples of the element
-// width, at least 4 for 4-byte elements and up). Each row is written
-// from its first line boundary on in whole lines, each joined from two
-// blocks: so each strip of a band of destination rows carries its last
-// block from call to call in prev (64 bytes a row), and begins with
-// block 0 transposed there by the plain kernel. What lies before each
-// row's first boundary is copied from that block, and what lies after
-// its last whole line from the last (finish).
+// start or stride that is no multiple of 64, but is one of 4). Each row
+// is written from its first line boundary on in whole lines, each joined
+// from two blocks: so each strip of a band of destination rows carries
+// its last block from call to call in prev (64 bytes a row), and begins
+// with block 0 transposed there by the plain kernel. What lies before
+// each row's first boundary is copied from that block, and what lies
+// after its last whole line from the last (finish).
 //
 // Before, such destinations took the plain kernels' band loop. On Zen 5
 // (relayout bench, two alternated rounds, ratio to copy()), f32
@@ -1406,7 +1405,7 @@ func newSkewer(k kernelID, dst []byte, dstStride, ti int, buf []byte) *skewer {
 }
 
 // band sets up the band of destination rows from row i0 on, ni of them.
-func (sk *skewer) band(width, i0, ni int) {
+func (sk *skewer) band(i0, ni int) {
 	dp := uintptr(unsafe.Pointer(unsafe.SliceData(sk.dst)))
 	for r := range ni {
 		h := int(-(dp + uintptr((i0+r)*sk.dstStride)) & 63)
