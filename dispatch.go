@@ -309,21 +309,25 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	// Stream when the destination would only flush the caches; VMOVNTDQ
-	// needs it 64-aligned.
-	if streamingStores && large && uintptr(dp)%64 == 0 && dstStride%64 == 0 {
-		if k := streamKernel(width); k != kNone {
+	// Stream when the destination would only flush the caches. VMOVNTDQ
+	// writes whole 64-byte lines: rows that start off them take the skew
+	// twins of the streaming kernels, which elements of 4 bytes and more
+	// have (where start and stride are multiples of 4).
+	if streamingStores && large {
+		aligned := uintptr(dp)%64 == 0 && dstStride%64 == 0
+		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
+		if k := streamKernel(width); k != kNone && (aligned || skew) {
 			sh := shapes[k]
 			// Whole lines of the source rows (the gather kernels' slabs;
 			// bi elements for the others).
 			fullRows, fullCols := rows-rows%max(sh.bi, 64/width), cols-cols%sh.bj
 			if fullRows > 0 && fullCols > 0 {
-				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, false)
+				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
 		}
-		if k := stagedKernel(width); k != kNone {
+		if k := stagedKernel(width); k != kNone && aligned {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of
 			// unit columns.
@@ -331,18 +335,6 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 			if fullRows > 0 && fullCols > 0 {
 				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
-				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
-				return
-			}
-		}
-	}
-	if streamingStores && large && width >= 4 && (uintptr(dp)%64 != 0 || dstStride%64 != 0) && uintptr(dp)%4 == 0 && dstStride%4 == 0 {
-		// Rows off line boundaries: the streaming kernels' skew twins.
-		if k := streamKernel(width); k != kNone {
-			sh := shapes[k]
-			fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
-			if fullRows > 0 && fullCols > 0 {
-				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
 				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}

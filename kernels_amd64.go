@@ -1311,8 +1311,9 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // transposes and the memory traffic took turns.
 //
 // With skew (a destination whose rows start off line boundaries, see
-// skewer) it runs the kernels' skew twins instead, and dp and dstStride
-// are free (multiples of 4).
+// skewer; never for the gather kernels, which have no skew twins) it
+// runs the kernels' skew twins instead, and dp and dstStride are free
+// (multiples of 4).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
 	if k == k1AVX512 || k == k2AVX512 {
 		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)

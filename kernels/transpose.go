@@ -205,7 +205,8 @@ func (g *gen) xposeDwords() []reg.VecPhysical {
 // destination rows. With AVX2 it does that twice, the second square's
 // columns at offset 32 of the destination rows, so that a block writes
 // whole 64-byte lines of its destination rows. With stream it emits the
-// streaming twin instead (transposeStreamKernel).
+// streaming twin and its skew twin instead (transposeStreamKernel; the
+// level is AVX-512, one square a block).
 func (g *gen) transposeSquare(l *level, width int, stream bool) {
 	n := l.bytes / width
 	halves := 64 / l.bytes
