@@ -1396,14 +1396,17 @@ type skewer struct {
 	dstStride int
 	prev      []byte    // 64 bytes for each row of the band
 	rows      []skewRow // the kernels' entry for each row of the band
-	heads     []int     // the bytes before each row's first boundary
 }
 
 // newSkewer returns the skewer for kernel k on dst, for bands of up to
 // ti rows, prev in buf.
 func newSkewer(k kernelID, dst []byte, dstStride, ti int, buf []byte) *skewer {
-	return &skewer{k: k, dst: dst, dstStride: dstStride, prev: buf[:ti*64], rows: make([]skewRow, ti), heads: make([]int, ti)}
+	return &skewer{k: k, dst: dst, dstStride: dstStride, prev: buf[:ti*64], rows: make([]skewRow, ti)}
 }
+
+// head is the bytes from the start of row r of the band to its first
+// line boundary, which its entry's add holds in dwords past 16.
+func (sk *skewer) head(r int) int { return (sk.rows[r].add - 16) * 4 }
 
 // band sets up the band of destination rows from row i0 on, ni of them.
 func (sk *skewer) band(i0, ni int) {
@@ -1411,7 +1414,6 @@ func (sk *skewer) band(i0, ni int) {
 	for r := range ni {
 		h := int(-(dp + uintptr((i0+r)*sk.dstStride)) & 63)
 		sk.rows[r] = skewRow{off: r%shapes[sk.k].bi*sk.dstStride + h - 64, add: 16 + h/4}
-		sk.heads[r] = h
 	}
 }
 
@@ -1425,7 +1427,7 @@ func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, sr
 		strip(sk.k, prev, 64, src, srcStride, 1)
 		for r := r0; r < r0+sh.bi; r++ {
 			o := (i0 + r) * sk.dstStride
-			copy(sk.dst[o:o+sk.heads[r]], sk.prev[r*64:])
+			copy(sk.dst[o:o+sk.head(r)], sk.prev[r*64:])
 		}
 		dst, src, n = unsafe.Add(dst, 64), (*byte)(unsafe.Add(unsafe.Pointer(src), sh.bj*srcStride)), n-1
 	}
@@ -1439,7 +1441,7 @@ func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, sr
 func (sk *skewer) finish(width, i0, ni, fullCols int) {
 	last := (fullCols - shapes[sk.k].bj) * width
 	for r := range ni {
-		o, h := (i0+r)*sk.dstStride+last, sk.heads[r]
+		o, h := (i0+r)*sk.dstStride+last, sk.head(r)
 		copy(sk.dst[o+h:o+64], sk.prev[r*64+h:(r+1)*64])
 	}
 }
