@@ -159,7 +159,7 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 	}
 	l := p.splitLoop()
 	rest := p.reach(l, func(o *ploop) int64 { return o.dst })
-	from = lo * l.scale * l.dst * p.width
+	from = min(lo*l.scale*l.dst*p.width, p.dstBytes) // a chunk past a dim's held places holds none
 	to = min(((hi*l.scale-1)*l.dst+rest)*p.width, p.dstBytes)
 	if hi == p.Chunks() {
 		to = p.dstBytes

@@ -675,7 +675,8 @@ func TestPackedUnits(t *testing.T) {
 // 2, 4 or 8 rows into a 32-bit word ((2,1) for 16-bit types, (4,1) for
 // 8-bit, (8,1) for packed 4-bit, as the tpu preset has them) and back,
 // some with dims that do not divide into units or tiles, padding, on one
-// and two threads, streamed or not.
+// and two threads, streamed or not, and those that move units chunk
+// range by chunk range too.
 func TestWidenedRandom(t *testing.T) {
 	n := 600
 	if testing.Short() {
@@ -724,8 +725,9 @@ func TestWidenedRandom(t *testing.T) {
 		if r.IntN(3) == 0 {
 			opts.Pad = Padding{Kind: PadValue, Value: float64(1 + r.IntN(3))}
 		}
-		checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
-			p.parallelMin = 0
+		var plan *Plan
+		ran := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
+			plan, p.parallelMin = p, 0
 			if p.unit > 1 {
 				widened++
 			}
@@ -733,6 +735,14 @@ func TestWidenedRandom(t *testing.T) {
 				packed++
 			}
 		})
+		if ran && plan.unit > 1 {
+			src := fillRandom(plan.SourceSize(), seed)
+			want := make([]byte, plan.DestinationSize())
+			if err := Reference(want, src, to, from, opts.Pad); err != nil {
+				t.Fatal(err)
+			}
+			checkRunRange(t, seed, plan, src, want, r)
+		}
 	}
 	t.Logf("%d of %d pairs moved units, %d of them packed", widened, n, packed)
 	if widened < n/4 || packed < n/20 {
