@@ -31,13 +31,27 @@ type Plan struct {
 	fm, tm   *tiling.Map
 	srcBytes int64
 	parallelism
-	width      int64   // bytes per element (per unit, when unit > 1)
-	unit       int64   // elements each moved element holds: 1, or the runs widen joins
-	widens     bool    // whether build may widen (not in a staged plan's byte plans)
-	stage      *staged // set when a side packs sub-byte elements
-	dtype      DType
-	pat        []byte // one padding element, natural width (a unit's, when unit > 1)
-	splitOuter bool   // Threads and RunRange split the kernel's rows, not loops[0]
+	width  int64   // bytes per element (per unit, when unit > 1)
+	unit   int64   // elements each moved element holds: 1, or the runs widen joins
+	widens bool    // whether build may widen (not in a staged plan's byte plans)
+	stage  *staged // set when a side packs sub-byte elements
+	dtype  DType
+	pat    []byte // one padding element, natural width (a unit's, when unit > 1)
+	// step is the offset one moved element spans in the plan's offsets,
+	// strides and tail: 1, or unit where widen keeps them in elements
+	// (see offBytes).
+	step int64
+	// udim and part: where widen joins runs of a dim whose size is not a
+	// multiple of unit, that dim (udim) ends in a unit that holds part
+	// elements (the rest of it is padding) and the walker counts its
+	// budgets in elements; part is 0 otherwise. partHeld says that the
+	// dim has no padding, so that its partial unit is the last place the
+	// destination holds (part elements, then another dim's): nothing
+	// writes it as a whole unit.
+	udim       int
+	part       int64
+	partHeld   bool
+	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 	// streamMin is the size of source and destination together from
 	// which the plan writes as one stream past the caches
 	// (StreamThreshold; tests lower it). See pastCaches.
@@ -124,7 +138,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes:    fm.Bytes(),
 		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
-		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens, unit: 1,
+		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens, unit: 1, step: 1,
 	}
 	if from.isPacked() || to.isPacked() {
 		if widens {
@@ -176,7 +190,7 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		return nil
 	}
 	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, true)
-	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 {
+	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 || mid.step != 1 || mid.part != 0 {
 		return nil
 	}
 	q := *mid
@@ -209,7 +223,10 @@ func (p *Plan) String() string {
 			fmt.Fprintf(&b, " d%d=%d/%d", i, d.n, d.e)
 		}
 		in := "elements"
-		if p.unit > 1 {
+		switch {
+		case p.step > 1:
+			in = fmt.Sprintf("units of %d elements, strides in elements", p.unit)
+		case p.unit > 1:
 			in = fmt.Sprintf("units of %d elements", p.unit)
 		}
 		fmt.Fprintf(&b, "\n  loops, outermost first (counts and strides in %s):\n", in)
@@ -507,7 +524,7 @@ func (p *Plan) orderWithinDims() {
 // dim has no other loop and holds exactly its valid elements.
 func (p *Plan) full(l ploop) bool {
 	d := p.dims[l.dim]
-	if l.w != 1 || l.size*1 != d.n || d.n != d.e {
+	if l.w != 1 || l.size*1 != d.n || d.n != d.e || p.part != 0 && l.dim == p.udim {
 		return false
 	}
 	for _, o := range p.loops {
@@ -549,10 +566,15 @@ const maxUnitBytes = 16
 // quadruples of s8 that a column-major array keeps together and the
 // tpu preset's (2,1) and (4,1) tiles too, so that a tile's rows become a
 // transpose of 4-byte units instead of one run copy of 4 bytes each. It
-// applies where the runs are the whole lightest digit of their dim, every
-// stride and budget of the nest counts whole runs, and the wider element
-// leaves a transpose: the plan then moves units of k elements and its
-// dims, strides and tail count in units.
+// applies where the runs are the whole lightest digit of their dim, the
+// destination holds each dim's units whole and the wider element leaves
+// a transpose: the plan then moves units of k elements and counts its
+// dims in units. Its strides and offsets count units too where all of
+// them are whole units; otherwise (a column-major bf16 array of odd
+// height, whose columns start on odd elements) they stay in elements
+// (step k), and the kernels take units on any byte. A dim of a size that
+// is not a multiple of k ends in a partial unit (part), which the walker
+// moves an element at a time.
 func (p *Plan) widen() {
 	if p.mode != modeStrided || len(p.loops) < 2 || !p.widens {
 		return
@@ -560,35 +582,59 @@ func (p *Plan) widen() {
 	last := p.loops[len(p.loops)-1]
 	k, d := last.size, last.dim
 	unit := k * p.width
+	n, e := p.dims[d].n, p.dims[d].e
 	if last.dst != 1 || last.src != 1 || last.w != 1 || last.scale != 1 || k < 2 ||
-		unit > maxUnitBytes || unit&(unit-1) != 0 ||
-		p.dims[d].n%k != 0 || p.dims[d].e%k != 0 || p.tail[0]%k != 0 || p.tail[1]%k != 0 {
+		unit > maxUnitBytes || unit&(unit-1) != 0 || n < k ||
+		e%k != 0 && e != n || p.tail[1] > p.tail[0] && (p.tail[0]%k != 0 || p.tail[1]%k != 0) {
 		return
 	}
 	loops := slices.Clone(p.loops[:len(p.loops)-1])
+	whole := true // every stride is whole units
 	for i := range loops {
 		l := &loops[i]
-		if l.dst%k != 0 || l.src%k != 0 || l.dim == d && l.w%k != 0 {
-			return
-		}
-		l.dst /= k
-		l.src /= k
 		if l.dim == d {
+			if l.w%k != 0 {
+				return
+			}
 			l.w /= k
 		}
+		whole = whole && l.dst%k == 0 && l.src%k == 0
 	}
-	w := &Plan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims)}
-	w.dims[d] = pdim{n: p.dims[d].n / k, e: p.dims[d].e / k}
+	step := k
+	if whole {
+		step = 1
+		for i := range loops {
+			loops[i].dst /= k
+			loops[i].src /= k
+		}
+	}
+	w := &Plan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims), step: step, udim: d, part: n % k}
+	w.dims[d] = pdim{n: ceilDiv(n, k), e: ceilDiv(e, k)}
 	w.merge()
-	if in := w.loops[len(w.loops)-1]; in.dst != 1 || in.src == 1 {
+	if in := w.loops[len(w.loops)-1]; in.dst != step || in.src == step {
 		return // no transpose of units: the runs stay the kernel
 	}
+	for _, l := range w.loops {
+		if l.dim == d && l.scale != 1 && w.part != 0 {
+			return // a partial unit inside a merged loop: the walker would not see it
+		}
+	}
+	if w.part != 0 && e%k != 0 && w.loops[len(w.loops)-1].dim != d {
+		return // the walker writes a partial unit that ends the held places only as the kernel's columns
+	}
 	p.loops, p.dims = w.loops, w.dims
-	p.width = unit
-	p.unit = k
-	p.tail = [2]int64{p.tail[0] / k, p.tail[1] / k}
+	p.width, p.unit, p.step, p.udim, p.part, p.partHeld = unit, k, step, d, w.part, e%k != 0
+	if whole && p.tail[1] > p.tail[0] {
+		p.tail = [2]int64{p.tail[0] / k, p.tail[1] / k}
+	}
 	p.pat = bytes.Repeat(p.pat, int(k))
 	p.why = append(p.why, fmt.Sprintf("units: d%d's runs of %d elements, contiguous on both sides, move as %d-byte elements", d, k, unit))
+	if !whole {
+		p.why = append(p.why, "units: some strides are not whole units, so strides and offsets count elements")
+	}
+	if w.part != 0 {
+		p.why = append(p.why, fmt.Sprintf("units: d%d's last unit holds %d of its %d elements and moves an element at a time", d, w.part, k))
+	}
 }
 
 // chooseKernel takes the innermost loops for the kernel.
@@ -608,7 +654,8 @@ func (p *Plan) chooseKernel() {
 		p.why = append(p.why, "gather: each destination run reads the source through the offset tables")
 		return
 	}
-	if p.inner.dst != 1 {
+	one := p.step // a stride of one moved element
+	if p.inner.dst != one {
 		p.kern = kernGather
 		p.why = append(p.why, "the destination's fastest digit holds no element of the lightest loop: strided element moves")
 		return
@@ -621,7 +668,7 @@ func (p *Plan) chooseKernel() {
 		p.outer = &o
 	}
 	eligible := func(l ploop) bool { return l.w == 1 && l.dim != p.inner.dim }
-	if p.inner.src == 1 && p.inner.dst == 1 {
+	if p.inner.src == one {
 		p.kern = kernRun
 		p.why = append(p.why, fmt.Sprintf("the innermost digit is contiguous on both sides: runs of %d elements", p.inner.size))
 		if p.streamRuns(eligible) {
@@ -638,7 +685,7 @@ func (p *Plan) chooseKernel() {
 		// prefetch alone gives 0.65-0.67 -> 0.72-0.76.
 		if run := p.inner.size * p.width; tilecopy.Prefetching() && run >= 64 && run <= 512 {
 			for i := len(p.loops) - 1; i >= 0; i-- {
-				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size && l.src != p.inner.size {
+				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size*one && l.src != p.inner.size*one {
 					pick(i)
 					if n := len(p.loops); n > 0 {
 						p.ahead = p.loops[n-1].src
@@ -677,7 +724,7 @@ func (p *Plan) chooseKernel() {
 		}
 	}()
 	for i := len(p.loops) - 1; i >= 0; i-- {
-		if p.loops[i].src == 1 && eligible(p.loops[i]) {
+		if p.loops[i].src == one && eligible(p.loops[i]) {
 			pick(i)
 			p.why = append(p.why, fmt.Sprintf("different fastest digits: a %d×%d block transpose per step", p.outer.size, p.inner.size))
 			return
@@ -733,8 +780,8 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 		}
 		return -1
 	}
-	src := func(l ploop) bool { return l.src == p.inner.size }
-	dst := func(l ploop) bool { return l.dst == p.inner.size }
+	src := func(l ploop) bool { return l.src == p.inner.size*p.step }
+	dst := func(l ploop) bool { return l.dst == p.inner.size*p.step }
 	var steps func(ploop) bool
 	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 {
 		rows := p.loops[i]
@@ -797,7 +844,8 @@ func (p *Plan) continueKernel() {
 	if o == nil || n < 2 {
 		return
 	}
-	block := o.size * l.size
+	one := p.step
+	block := o.size * l.size * one
 	want := -1
 	find := func(ok func(ploop) bool) {
 		for i := n - 1; i >= 0 && want < 0; i-- {
@@ -806,14 +854,14 @@ func (p *Plan) continueKernel() {
 			}
 		}
 	}
-	if o.dst == l.size { // the destination block is contiguous
+	if o.dst == l.size*one { // the destination block is contiguous
 		find(func(c ploop) bool { return c.dst == block })
 	}
-	if want < 0 && l.src == o.size { // the source block is contiguous
+	if want < 0 && l.src == o.size*one { // the source block is contiguous
 		find(func(c ploop) bool { return c.src == block })
 	}
 	if want < 0 {
-		find(func(c ploop) bool { return c.src == o.size })
+		find(func(c ploop) bool { return c.src == o.size*one })
 	}
 	if want < 0 || want == n-1 {
 		return

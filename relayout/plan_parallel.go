@@ -59,7 +59,7 @@ func (p *Plan) threadLoop() *ploop {
 	if l == nil || l != p.outer || len(p.loops) == 0 || p.kern != kernTranspose {
 		return l
 	}
-	if o := &p.loops[0]; o.size/o.scale >= 4*int64(p.threads) && o.dst*p.width%64 == 0 {
+	if o := &p.loops[0]; o.size/o.scale >= 4*int64(p.threads) && o.dst*p.offBytes()%64 == 0 {
 		return o
 	}
 	return l
@@ -159,8 +159,8 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 	}
 	l := p.splitLoop()
 	rest := p.reach(l, func(o *ploop) int64 { return o.dst })
-	from = min(lo*l.scale*l.dst*p.width, p.dstBytes) // a chunk past a dim's held places holds none
-	to = min(((hi*l.scale-1)*l.dst+rest)*p.width, p.dstBytes)
+	from = min(lo*l.scale*l.dst*p.offBytes(), p.dstBytes) // a chunk past a dim's held places holds none
+	to = min(((hi*l.scale-1)*l.dst+rest)*p.offBytes()+p.width-p.offBytes(), p.dstBytes)
 	if hi == p.Chunks() {
 		to = p.dstBytes
 	}
@@ -244,8 +244,9 @@ func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walk
 		w.spans = spansOf(w.loops, w.outer, &p.inner)
 	}
 	step := lo / l.scale * l.w // logical index where the chunk starts
-	w.b[l.dim] = max(w.b[l.dim]-step, 0)
-	w.e[l.dim] -= step
+	k := p.per(l.dim)
+	w.b[l.dim] = max(w.b[l.dim]-step*k, 0)
+	w.e[l.dim] -= step * k
 	if w.idx != nil {
 		w.idx[l.dim] = step
 	}

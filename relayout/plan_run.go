@@ -45,6 +45,14 @@ func (p *Plan) newWalker(dst, src []byte) *walker {
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
 	}
+	if p.part != 0 { // the partial unit's dim counts elements
+		short := p.unit - p.part
+		w.b[p.udim] = p.dims[p.udim].n*p.unit - short
+		w.e[p.udim] *= p.unit
+		if p.partHeld {
+			w.e[p.udim] -= short
+		}
+	}
 	if p.mode == modeGather {
 		w.idx = make([]int64, len(p.dims))
 	}
@@ -58,7 +66,7 @@ type walker struct {
 	outer    *ploop      // the kernel's rows loop (cut when it is what is split)
 	spans    [][]dimSpan // the plan's, or the chunk's
 	dst, src []byte
-	b, e     []int64 // per dim: valid and held counts left at the current depth
+	b, e     []int64 // per dim: valid and held counts left at the current depth (see Plan.per)
 	idx      []int64 // gather mode: logical index reached, per dim
 	ctr      []int64 // runDense's odometer
 	// rows8, when set, moves the kernel's blocks and fills between a
@@ -112,7 +120,8 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	if w.idx != nil {
 		i0 = w.idx[d]
 	}
-	if l.w == 1 {
+	k := w.p.per(d)
+	if l.w == 1 && k == 1 {
 		// The lightest digit of its dim: values below nv are elements.
 		nv, ne := min(l.size, bd*l.scale), min(l.size, ed*l.scale)
 		for v := range ne {
@@ -122,11 +131,13 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 			w.nest(lv+1, dOff+v*l.dst, sOff+v*l.src, pad || v >= nv, in && v < w.cornerN[lv])
 		}
 	} else {
-		top := min(l.size, ceilDiv(ed, l.w))
+		// Budgets of k per value (a partial unit's dim counts elements;
+		// its loops have scale 1), cut to each value's part of the dim.
+		top := min(l.size, ceilDiv(ed, l.w*k))
 		for v := range top {
-			lo := v * l.w
-			w.b[d] = min(max(bd-lo, 0), l.w)
-			w.e[d] = min(ed-lo, l.w)
+			lo := v * l.w * k
+			w.b[d] = min(max(bd-lo, 0), l.w*k)
+			w.e[d] = min(ed-lo, l.w*k)
 			if w.idx != nil {
 				w.idx[d] = i0 + lo
 			}
@@ -143,11 +154,32 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 // elements: every dim it covers has budgets reaching the box's span.
 func (w *walker) dense(lv int) bool {
 	for _, s := range w.spans[lv] {
-		if w.b[s.dim] < s.span || w.e[s.dim] < s.span {
+		k := w.p.per(s.dim)
+		if w.b[s.dim] < s.span*k || w.e[s.dim] < s.span*k {
 			return false
 		}
 	}
-	return true
+	return w.wholeUnit(lv)
+}
+
+// wholeUnit reports, for a plan whose last unit of udim is partial,
+// whether the box from loop level lv inward holds no partial unit where
+// none of its loops is udim's: it lies at one unit of udim, which must be
+// whole. (Where its loops cover udim, their spans say so.)
+func (w *walker) wholeUnit(lv int) bool {
+	p := w.p
+	return p.part == 0 || w.b[p.udim] >= p.unit ||
+		slices.ContainsFunc(w.spans[lv], func(s dimSpan) bool { return s.dim == p.udim })
+}
+
+// per is the count a budget of dim d takes for one of its values: the
+// unit where d ends in a partial unit (its budgets count elements), else
+// 1.
+func (p *Plan) per(d int) int64 {
+	if p.part != 0 && d == p.udim {
+		return p.unit
+	}
+	return 1
 }
 
 // corner looks, where the box from loop level lv inward is not dense, for
@@ -164,12 +196,17 @@ func (w *walker) corner(lv int) bool {
 		w.cornerAll = make([]bool, n+1)
 		w.cornerLoops = make([]ploop, n)
 	}
-	// Dims that only the kernel's loops cover must be whole.
+	// Dims that only the kernel's loops cover must be whole, and so must
+	// a unit that none covers.
 	for _, s := range w.spans[n] {
+		k := w.p.per(s.dim)
 		if !slices.ContainsFunc(w.loops[lv:], func(l ploop) bool { return l.dim == s.dim }) &&
-			(w.b[s.dim] < s.span || w.e[s.dim] < s.span) {
+			(w.b[s.dim] < s.span*k || w.e[s.dim] < s.span*k) {
 			return false
 		}
+	}
+	if !w.wholeUnit(lv) {
+		return false
 	}
 	w.cornerAll[n] = true
 	for j := n - 1; j >= lv; j-- {
@@ -178,7 +215,7 @@ func (w *walker) corner(lv int) bool {
 		if !slices.ContainsFunc(w.loops[lv:j], func(o ploop) bool { return o.dim == l.dim }) {
 			// The heaviest loop of its dim in the box: value v covers
 			// indices [v*w, v*w+below) of the dim.
-			have := min(w.b[l.dim], w.e[l.dim])
+			have := min(w.b[l.dim], w.e[l.dim]) / w.p.per(l.dim) // whole units
 			below := int64(1)
 			for _, s := range w.spans[j+1] {
 				if s.dim == l.dim {
@@ -234,15 +271,15 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 	}
 	// A streamed run copy takes the innermost loop's values as its steps,
 	// a streamed transpose the two innermost loops' as its grid.
-	W := p.width
+	W, B := p.width, p.offBytes()
 	var grid *tilecopy.Grid // in bytes
 	if p.stream && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
 		l := loops[len(loops)-1]
-		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * W), SrcInner: int(l.src * W)}
+		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
 		loops = loops[:len(loops)-1]
 		if p.kern == kernTranspose && len(loops) > 0 {
 			l := loops[len(loops)-1]
-			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*W), int(l.src*W)
+			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*B), int(l.src*B)
 			loops = loops[:len(loops)-1]
 		}
 	}
@@ -251,9 +288,9 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 	for {
 		switch {
 		case grid != nil && p.kern == kernRun:
-			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), grid.DstInner, w.src[sOff*W:], int(oSrc*W), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
+			tilecopy.CopyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil:
-			tilecopy.TransposeGrid(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(p.inner.size), *grid)
+			tilecopy.TransposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}
@@ -292,28 +329,31 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 		return
 	}
 	p := w.p
-	W := p.width
-	switch p.kern {
-	case kernRun:
-		if p.stream && !w.staging {
-			tilecopy.CopyRunsStreaming(w.dst[dOff*W:], int(oDst*W), 0, w.src[sOff*W:], int(oSrc*W), 0, int(cols*W), int(rows), 1)
-			return
-		}
-		if p.ahead != 0 {
-			tilecopy.CopyRunsAhead(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows), int(p.ahead*W))
-			return
-		}
-		tilecopy.CopyRuns(w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(oSrc*W), int(cols*W), int(rows))
-	case kernTranspose:
-		if p.stream {
-			tilecopy.TransposeStreaming(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))
-			return
-		}
-		tilecopy.Transpose(int(W), w.dst[dOff*W:], int(oDst*W), w.src[sOff*W:], int(p.inner.src*W), int(rows), int(cols))
-	default:
+	if p.kern == kernGather {
 		for r := range rows {
 			w.gather(dOff+r*oDst, sOff+r*oSrc, cols)
 		}
+		return
+	}
+	W, B := p.width, p.offBytes()
+	d, s := w.dst[dOff*B:], w.src[sOff*B:]
+	switch p.kern {
+	case kernRun:
+		if p.stream && !w.staging {
+			tilecopy.CopyRunsStreaming(d, int(oDst*B), 0, s, int(oSrc*B), 0, int(cols*W), int(rows), 1)
+			return
+		}
+		if p.ahead != 0 {
+			tilecopy.CopyRunsAhead(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows), int(p.ahead*B))
+			return
+		}
+		tilecopy.CopyRuns(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows))
+	case kernTranspose:
+		if p.stream {
+			tilecopy.TransposeStreaming(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
+			return
+		}
+		tilecopy.Transpose(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
 	}
 }
 
@@ -325,7 +365,8 @@ func (w *walker) extent(l *ploop) (valid, held int64) {
 	}
 	// l is the lightest loop of its dim (its weight is 1 unless the dim
 	// holds a single element), so value v is an element when v*w < b.
-	return min(l.size, ceilDiv(w.b[l.dim]*l.scale, l.w)), min(l.size, ceilDiv(w.e[l.dim]*l.scale, l.w))
+	k := w.p.per(l.dim)
+	return min(l.size, ceilDiv(w.b[l.dim]*l.scale, l.w*k)), min(l.size, ceilDiv(w.e[l.dim]*l.scale, l.w*k))
 }
 
 // kernel moves the kernel's rectangle at (dOff, sOff) and fills its padding.
@@ -340,6 +381,9 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	if w.outer != nil {
 		oDst, oSrc = w.outer.dst, w.outer.src
 	}
+	if p.part != 0 && w.partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE) {
+		return
+	}
 	// A streamed run copy's partial rectangle (the last tile of a row of
 	// tiles, say) goes through a buffer that the caches keep, its
 	// elements and padding together, and then to the destination as
@@ -349,10 +393,10 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// GB/s in place, 26.1-27.5 so (relayout bench, Zen 5). The block
 	// transposes of s8 and bf16 to their tiles did not gain, so they
 	// write in place.
-	W := p.width
+	W, B := p.width, p.offBytes()
 	if n := rowsE * colsE * W; p.stream && w.rows8 == nil && p.kern == kernRun &&
-		(rowsV < rowsE || colsV < colsE) && (oDst == colsE || rowsE == 1) &&
-		n <= edgeBytes && n%64 == 0 && dOff*W%64 == 0 {
+		(rowsV < rowsE || colsV < colsE) && (oDst == colsE*p.step || rowsE == 1) &&
+		n <= edgeBytes && n%64 == 0 && dOff*B%64 == 0 {
 		if w.edge == nil {
 			w.edge = alignedBuffer(edgeBytes)
 		}
@@ -360,10 +404,57 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 		w.dst, w.staging = w.edge, true
 		w.rect(0, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
 		w.dst, w.staging = dst, false
-		tilecopy.CopyRunsStreaming(w.dst[dOff*W:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
+		tilecopy.CopyRunsStreaming(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
 		return
 	}
 	w.rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+}
+
+// partUnits moves the kernel's rectangle where it holds units of udim
+// that are partial: the whole units as rect does, then the partial ones
+// an element at a time. They are the last row or column where a kernel
+// loop is udim's, else all of them (the rectangle lies at one unit of
+// udim). A partial unit that ends the places the destination holds
+// (partHeld) is the last column: widen makes udim the inner loop then.
+// It reports whether the rectangle held any.
+func (w *walker) partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) bool {
+	p := w.p
+	u, k := p.udim, p.unit
+	// The rows and columns of whole units: valid (W) and held (colsH).
+	rowsW, colsW, colsH := rowsV, colsV, colsE
+	switch {
+	case p.inner.dim == u:
+		colsW, colsH = min(colsV, w.b[u]/k), min(colsE, w.e[u]/k)
+	case w.outer != nil && w.outer.dim == u:
+		rowsW = min(rowsV, w.b[u]/k)
+	case w.b[u] < k:
+		rowsW = 0
+	}
+	if rowsW == rowsV && colsW == colsV && colsH == colsE {
+		return false
+	}
+	w.rect(dOff, sOff, oDst, oSrc, rowsW, rowsE, colsW, colsH)
+	// The rest: the elements of each valid unit (rect has filled its
+	// place with padding where the destination holds it whole), and the
+	// padding of each held one that is not whole.
+	B, n := p.offBytes(), p.part*(p.width/k)
+	for r := range rowsE {
+		for c := int64(0); c < colsE; c++ {
+			if r < rowsW && c < colsW {
+				c = colsW - 1 // on to the row's partial units
+				continue
+			}
+			d := (dOff + r*oDst + c*p.inner.dst) * B
+			switch {
+			case r < rowsV && c < colsV:
+				s := (sOff + r*oSrc + c*p.inner.src) * B
+				copy(w.dst[d:d+n], w.src[s:s+n])
+			case c >= colsH:
+				copy(w.dst[d:d+n], p.pat)
+			}
+		}
+	}
+	return true
 }
 
 // edgeBytes bounds the partial rectangles that a streamed plan moves
@@ -393,9 +484,9 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 		return
 	}
 	p := w.p
-	if p.inner.dst == 1 {
-		W := p.width
-		tilecopy.FillRuns(w.dst[dOff*W:], int(rowStride*W), int(n*W), int(rows), p.pat)
+	if p.inner.dst == p.step {
+		B := p.offBytes()
+		tilecopy.FillRuns(w.dst[dOff*B:], int(rowStride*B), int(n*p.width), int(rows), p.pat)
 		return
 	}
 	for r := range rows {
@@ -480,17 +571,21 @@ func (p *Plan) moveElement(dst []byte, d int64, src []byte, s int64) {
 	copy(dst[d*W:d*W+W], src[s*W:s*W+W])
 }
 
-// putPad writes one padding element at destination element d.
+// putPad writes one padding element (unit) at destination offset d.
 func (p *Plan) putPad(dst []byte, d int64) {
-	W := p.width
-	copy(dst[d*W:d*W+W], p.pat)
+	d *= p.offBytes()
+	copy(dst[d:d+p.width], p.pat)
 }
 
-// fillElements writes padding into destination elements [from, to).
+// fillElements writes padding into destination offsets [from, to).
 func (p *Plan) fillElements(dst []byte, from, to int64) {
-	W := p.width
-	tilecopy.FillRuns(dst[from*W:], 0, int((to-from)*W), 1, p.pat)
+	B := p.offBytes()
+	tilecopy.FillRuns(dst[from*B:], 0, int((to-from)*B), 1, p.pat)
 }
+
+// offBytes is the bytes one step of the plan's offsets and strides
+// spans: an element's, or a unit's where they count units (see step).
+func (p *Plan) offBytes() int64 { return p.width / p.step }
 
 // runElementwise walks the destination element by element through the
 // index maps: the path for combined dims and tiles split inside a tile.

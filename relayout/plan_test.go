@@ -593,10 +593,23 @@ func TestWidenedUnits(t *testing.T) {
 		{"s8[16,256]{0,1}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, 4},
 		{"s8[16,256]{1,0:T(8,128)(4,1)}", "s8[16,256]{0,1}", Padding{}, 4},
 		{"s8[20,130]{0,1}", "s8[20,130]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 4},
-		{"s8[13,300]{0,1}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 1},
+		// A dim that does not divide into units: strides in elements and
+		// a last unit that is part padding, as rows, as columns and as
+		// the dim of neither kernel loop.
+		{"s8[13,300]{0,1}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 4},
+		{"s8[13,300]{1,0:T(8,128)(4,1)}", "s8[13,300]{0,1}", Padding{}, 4},
+		{"bf16[7,301]{0,1}", "bf16[7,301]{1,0:T(8,128)(2,1)}", Padding{Kind: PadNaN}, 2},
+		{"bf16[7,301]{1,0:T(8,128)(2,1)}", "bf16[7,301]{0,1}", Padding{}, 2},
+		{"bf16[7,301]{1,0:T(8,128)(2,1)}", "bf16[7,301]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{7, 400}}, 2},
+		{"bf16[3,5,9]{0,1,2}", "bf16[3,5,9]{1,0,2:T(2,1)}", Padding{Kind: PadNaN}, 2},
+		{"s8[3,7,11]{0,2,1}", "s8[3,7,11]{1,2,0:T(1,4)}", Padding{Kind: PadValue, Value: 3}, 1},
+		{"bf16[5,3,7]{2,1,0:T(2,1,1)}", "bf16[5,3,7]{1,2,0:T(2,1,1)}", Padding{Kind: PadNaN}, 2},
+		{"bf16[5,6,11]{2,1,0:T(2,1,1)}", "bf16[5,6,11]{1,2,0:T(2,4,4)(2,1,1)}", Padding{Kind: PadNaN}, 2},
+		// Fewer elements than a unit holds: no whole unit, no units.
+		{"s8[3,300]{0,1}", "s8[3,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, 1},
 		// Strides of whole units (the source's dim held to 6) but 5
 		// valid elements: the last unit is half padding.
-		{"bf16[5,8]{0,1:T(1,6)}", "bf16[5,8]{1,0:T(4,8)(2,1)}", Padding{Kind: PadNaN}, 1},
+		{"bf16[5,8]{0,1:T(1,6)}", "bf16[5,8]{1,0:T(4,8)(2,1)}", Padding{Kind: PadNaN}, 2},
 		{"bf16[6,8]{0,1:T(1,6)}", "bf16[6,8]{1,0:T(4,8)(2,1)}", Padding{Kind: PadNaN}, 2},
 		{"f32[16,256]{0,1}", "f32[16,256]{1,0:T(8,128)}", Padding{}, 1},
 		{"u16[40,4,4]{2,1,0}", "u16[40,4,4]{2,0,1}", Padding{}, 4},
@@ -687,7 +700,7 @@ func TestWidenedRandom(t *testing.T) {
 		sub  int // rows a 32-bit word of the tile holds
 		pack string
 	}{{"bf16", 2, ""}, {"u16", 2, ""}, {"s8", 4, ""}, {"u8", 4, ""}, {"s4", 8, ":E(4)"}, {"u4", 8, ":E(4)"}}
-	widened, packed := 0, 0
+	widened, packed, parted, elems := 0, 0, 0, 0
 	for seed := range uint64(n) {
 		r := rand.New(rand.NewPCG(seed, 0x71de))
 		ty := types[r.IntN(len(types))]
@@ -695,7 +708,7 @@ func TestWidenedRandom(t *testing.T) {
 		dims := make([]string, rank)
 		for i := range dims {
 			d := ty.sub * (1 + r.IntN(6))
-			if r.IntN(6) == 0 {
+			if r.IntN(3) == 0 {
 				d = 1 + r.IntN(20)
 			}
 			dims[i] = strconv.Itoa(d)
@@ -734,6 +747,12 @@ func TestWidenedRandom(t *testing.T) {
 			if p.unit > 1 && p.from.isPacked() {
 				packed++
 			}
+			if p.part != 0 {
+				parted++
+			}
+			if p.step > 1 {
+				elems++
+			}
 		})
 		if ran && plan.unit > 1 {
 			src := fillRandom(plan.SourceSize(), seed)
@@ -744,9 +763,9 @@ func TestWidenedRandom(t *testing.T) {
 			checkRunRange(t, seed, plan, src, want, r)
 		}
 	}
-	t.Logf("%d of %d pairs moved units, %d of them packed", widened, n, packed)
-	if widened < n/4 || packed < n/20 {
-		t.Errorf("only %d of %d pairs moved units, %d of them packed", widened, n, packed)
+	t.Logf("%d of %d pairs moved units, %d of them packed, %d with a partial unit, %d with strides in elements", widened, n, packed, parted, elems)
+	if widened < n/4 || packed < n/20 || parted < n/50 || elems < n/50 {
+		t.Errorf("only %d of %d pairs moved units, %d of them packed, %d with a partial unit, %d with strides in elements", widened, n, packed, parted, elems)
 	}
 }
 
