@@ -238,6 +238,34 @@ type prefetchWalk struct {
 	stride, n, rows, step int
 }
 
+// copyRunsCarryAVX512 and copyRunsCarryAVX2 are copyRunsStream for runs
+// whose rows go on in the next call, from the same source offsets: n is
+// a multiple of 64, and each run's part lines at its ends are written
+// whole across calls. Unless ends has bit 0, the part line at a run's
+// start is written whole from the 64 source bytes that end at its first
+// line boundary, which begin before the run: the last call left its
+// part line there. Unless ends has bit 1, the part line at a run's end
+// is not written but left for the next call: the run's last 64 bytes
+// are copied to the 64 before the run. Preconditions as copyRunsStream's,
+// and the 64 bytes before each source run are the caller's.
+//
+//go:noescape
+func copyRunsCarryAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
+
+//go:noescape
+func copyRunsCarryAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
+
+// carryRuns is copyRunsCarry at the level in use (AVX2 at least),
+// prefetching the walk w.
+func carryRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk, ends int) {
+	skip := w.step - w.rows*w.stride
+	if useAVX512 {
+		copyRunsCarryAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
+	} else {
+		copyRunsCarryAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
+	}
+}
+
 // streamRuns is copyRunsStream at the level in use (AVX2 at least),
 // prefetching the walk w.
 func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk) {
@@ -1654,7 +1682,9 @@ const gridPieceBytes = 512
 // continue each other's destination rows, mo of them, side by side in
 // the scratch, make destination runs of that length. A 4-D reversal
 // reads and writes 128- and 256-byte runs block by block, far apart;
-// grouped, 512-byte ones.
+// grouped, 512-byte ones. Where such runs start off line boundaries, the
+// groups go along the rows and carry each run's last part line to the
+// next (copyRunsCarry).
 //
 // It reports false, doing nothing, when the blocks are too large to group
 // or have no full register block.
@@ -1698,72 +1728,113 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		}
 		short = (64+dstRun-1)/dstRun - 1
 	}
+	// Destination rows off line boundaries (a column-major array of odd
+	// height) would begin and end each run with a part line, stored
+	// plainly: two lines read from memory each 512 bytes. With the
+	// outer blocks side by side in runs of whole lines, the groups go
+	// along each row instead, and each run's part line at its end waits
+	// in the scratch for the next run of the row (copyRunsCarry), which
+	// writes it whole.
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	carry := mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
 	sst := (mo+short)*dstRun + 64
 	blk := fullRows * sst // the scratch of mo (+ short) blocks side by side
 	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
 	if g.SrcInner == srcRun {
 		ki = min(ki, max(gridPieceBytes/srcRun, 1))
 	}
-	if ki*blk > scratchBytes {
+	if ki*blk+64 > scratchBytes {
 		return false
 	}
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
-	scr := unsafe.Pointer(&buf[0])
-	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	for a0, m := 0, 0; a0 < g.Outer; a0 += m {
-		m = min(mo, g.Outer-a0)
-		if (g.Outer-a0-m)*dstRun < 64 {
-			m = g.Outer - a0
+	scr := unsafe.Pointer(&buf[64]) // the 64 bytes before it: the first row's carried part line
+	// group moves the blocks [a0, a0+m) × [b0, b0+n); ends says whether
+	// its runs start and end the rows of the grid (for copyRunsCarry).
+	group := func(a0, m, b0, n, ends int) {
+		// Blocks that continue each other's source rows make one
+		// strip of n blocks: the scratch holds their rows one after
+		// another, at one stride (10% faster on C6 than a strip each).
+		per := 1
+		if g.SrcInner == srcRun {
+			per = n
 		}
+		for a := range m {
+			for b := 0; b < n; b += per {
+				s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
+				t := unsafe.Add(scr, b*blk+a*dstRun)
+				for c := 0; c < fullCols; c += sh.bj {
+					strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows/sh.bi)
+				}
+			}
+		}
+		// While it streams the group out, prefetch the source of the
+		// next: each outer block's source rows, whole where the inner
+		// blocks continue them, else block by block, along the outer
+		// blocks where a group is a row of them (blocks narrower than
+		// a line; along the inner ones this prefetched the wrong
+		// blocks: 0.33-0.35 of copy() against 0.44-0.46 untiling s8
+		// T(8,128)(4,1) to a column-major [16384,16384]).
+		a2, b2 := a0, b0+ki
+		if carry {
+			a2, b2 = a0+m, b0
+		}
+		if b2 >= g.Inner {
+			a2, b2 = a0+m, 0
+		}
+		next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
+		switch {
+		case g.SrcInner == srcRun:
+			next.n, next.step = ki*srcRun, g.SrcOuter
+		case ki == 1 && mo > 1:
+			// A group of outer blocks side by side: the next one's
+			// are outer blocks too.
+			next.step = g.SrcOuter
+		}
+		d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)
+		// The outer blocks lie side by side: one run of m blocks a row.
+		if carry {
+			carryRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
+		} else {
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next)
+		}
+		if fullRows < rows || fullCols < cols {
+			for a := a0; a < a0+m; a++ {
+				for b := b0; b < b0+n; b++ {
+					transposeEdges(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, fullRows, fullCols)
+				}
+			}
+		}
+	}
+	// piece is how many outer blocks a group from a0 takes: mo, or the
+	// rest where less than a line would be left.
+	piece := func(a0 int) int {
+		if m := min(mo, g.Outer-a0); (g.Outer-a0-m)*dstRun >= 64 {
+			return m
+		}
+		return g.Outer - a0
+	}
+	if carry {
 		for b0 := 0; b0 < g.Inner; b0 += ki {
 			n := min(ki, g.Inner-b0)
-			// Blocks that continue each other's source rows make one
-			// strip of n blocks: the scratch holds their rows one after
-			// another, at one stride (10% faster on C6 than a strip each).
-			per := 1
-			if g.SrcInner == srcRun {
-				per = n
-			}
-			for a := range m {
-				for b := 0; b < n; b += per {
-					s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
-					t := unsafe.Add(scr, b*blk+a*dstRun)
-					for c := 0; c < fullCols; c += sh.bj {
-						strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows/sh.bi)
-					}
+			for a0, m := 0, 0; a0 < g.Outer; a0 += m {
+				m = piece(a0)
+				ends := 0
+				if a0 == 0 {
+					ends |= 1
 				}
-			}
-			// While it streams the group out, prefetch the source of the
-			// next: each outer block's source rows, whole where the inner
-			// blocks continue them, else block by block, along the outer
-			// blocks where a group is a row of them (blocks narrower than
-			// a line; along the inner ones this prefetched the wrong
-			// blocks: 0.33-0.35 of copy() against 0.44-0.46 untiling s8
-			// T(8,128)(4,1) to a column-major [16384,16384]).
-			a2, b2 := a0, b0+ki
-			if b2 >= g.Inner {
-				a2, b2 = a0+m, 0
-			}
-			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
-			switch {
-			case g.SrcInner == srcRun:
-				next.n, next.step = ki*srcRun, g.SrcOuter
-			case ki == 1 && mo > 1:
-				// A group of outer blocks side by side: the next one's
-				// are outer blocks too.
-				next.step = g.SrcOuter
-			}
-			d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)
-			// The outer blocks lie side by side: one run of m blocks a row.
-			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next)
-			if fullRows < rows || fullCols < cols {
-				for a := a0; a < a0+m; a++ {
-					for b := b0; b < b0+n; b++ {
-						transposeEdges(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, fullRows, fullCols)
-					}
+				if a0+m == g.Outer {
+					ends |= 2
 				}
+				group(a0, m, b0, n, ends)
 			}
+		}
+		return true
+	}
+	for a0, m := 0, 0; a0 < g.Outer; a0 += m {
+		m = piece(a0)
+		for b0 := 0; b0 < g.Inner; b0 += ki {
+			group(a0, m, b0, min(ki, g.Inner-b0), 0)
 		}
 	}
 	return true

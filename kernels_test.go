@@ -619,12 +619,17 @@ func TestTransposeGridTiled(t *testing.T) {
 					rows, cols = few, many
 					if k%8 == 1 {
 						// Destination rows shorter than a line: enough
-						// outer blocks side by side to make lines, or a
-						// few more than a group takes (gridPieceBytes).
+						// outer blocks side by side to make lines, a few
+						// more than a group takes (gridPieceBytes), or
+						// many groups' worth, which go along each row
+						// carrying part lines where rows start off lines.
 						rows, cols = many, few
 						outer += 64 / (few * w)
-						if k%16 == 9 {
+						switch k % 16 {
+						case 9:
 							outer = 512/(few*w) + 1 + r.IntN(2)
+						case 1:
+							outer = 2*512/(few*w) + r.IntN(200)
 						}
 					}
 				}

@@ -147,8 +147,10 @@ func (g *gen) file() {
 	g.fillRuns()
 	g.copyRunsNTPrefetch()
 	g.copyRunsAhead()
-	g.copyRunsStream(avx512)
-	g.copyRunsStream(avx2)
+	for _, carry := range []bool{false, true} {
+		g.copyRunsStream(avx512, carry)
+		g.copyRunsStream(avx2, carry)
+	}
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {
