@@ -327,7 +327,18 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 				return
 			}
 		}
-		if k := stagedKernel(width); k != kNone && aligned {
+		// Rows off lines whose stride is within a few bytes of a multiple
+		// of 4 KiB crowd the same cache sets, dozens of rows each, and
+		// the plain kernels' stores evict each other: such rows of 1 and
+		// 2 bytes stream staged, carrying each tile's part lines to the
+		// next. relayout bench, u8 [N,N] transposed, ratio to copy(),
+		// plain then staged: N = 8191 0.18/0.35, 8190 0.22/0.33, 12289
+		// 0.13/0.38, 8188 0.25/0.36, 8186 0.34/0.36, 8184 0.39/0.35,
+		// 8001 0.43/0.38; u16 8190 0.29/0.51, 8188 0.47/0.49, 8001
+		// 0.51/0.51.
+		near := dstStride % 4096
+		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
+		if k := stagedKernel(width); k != kNone && (aligned || crowded) {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of
 			// unit columns.

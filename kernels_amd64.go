@@ -1591,6 +1591,10 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // the streaming path of the kernels without a streaming twin
 // (streamKernel), which transposeStreamed runs straight to memory.
 //
+// Destination rows off line boundaries stream too: the tiles along each
+// band of rows carry their part lines from one to the next
+// (copyRunsCarry).
+//
 // Without stream, the tile's rows are copied out with copy(): for kernels
 // that write part lines, whose destination rows at power-of-two strides
 // would evict each other from L1 before the next strip completes them.
@@ -1608,22 +1612,36 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 	ti := max(rb/width/sh.bi, 1) * sh.bi
 	tj := max(cb/width/unit, 1) * unit
 	sst := tj*width + 64
-	for ti*sst > scratchBytes && ti > sh.bi {
+	for ti*sst > scratchBytes-64 && ti > sh.bi {
 		ti -= sh.bi
 	}
-	for ti*sst > scratchBytes && tj > unit {
+	for ti*sst > scratchBytes-64 && tj > unit {
 		tj -= unit
 		sst = tj*width + 64
 	}
+	carry := stream && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
 	stageTiles(k, width, sp, srcStride, fullRows, fullCols, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
 		d := unsafe.Add(dp, i0*dstStride+j0*width)
-		if !stream {
+		switch {
+		case !stream:
 			for r := range ni {
 				copy(unsafe.Slice((*byte)(unsafe.Add(d, r*dstStride)), nj*width), unsafe.Slice((*byte)(unsafe.Add(scr, r*sst)), nj*width))
 			}
-			return
+		case carry:
+			// Rows off line boundaries: the tiles along a band of rows
+			// carry their part lines to the next (see copyRunsCarry).
+			ends := 0
+			if j0 == 0 {
+				ends |= 1
+			}
+			if j0+nj == fullCols {
+				ends |= 2
+			}
+			next := prefetchWalk{uintptr(pf), srcStride, pfN, tj, tj * srcStride}
+			carryRuns((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 1, 0, 0, next, ends)
+		default:
+			copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, pfN)
 		}
-		copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, pfN)
 	})
 }
 
@@ -1638,7 +1656,7 @@ func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, f
 	sh := shapes[k]
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
-	scr := unsafe.Pointer(&buf[0])
+	scr := unsafe.Pointer(&buf[64]) // the 64 bytes before it: the first row's carried part line
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		for j0 := 0; j0 < fullCols; j0 += tj {

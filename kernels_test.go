@@ -325,6 +325,28 @@ func TestTransposeSkewed(t *testing.T) {
 	})
 }
 
+// TestTransposeCrowded forces the non-temporal path on 1- and 2-byte
+// elements whose destination rows start off line boundaries at strides
+// within a few bytes of a multiple of 4 KiB, which stream staged,
+// carrying each tile's part lines to the next: such strides below and
+// above 4 KiB, from starts on and off a line, with small tiles, through
+// Transpose and TransposeStreaming.
+func TestTransposeCrowded(t *testing.T) {
+	savedRow, savedCol := stageRowBytes, stageColBytes
+	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2} {
+			r := rand.New(rand.NewPCG(uint64(w), 17))
+			for k := range 32 {
+				g := randomGeometry(r, w, 100)
+				g.cols = []int{64, 192, 1000, 4090}[k%4] / w
+				g.dstStride = 4096 + (1+r.IntN(6))*[]int{-1, 1}[r.IntN(2)]
+				checkStreamed(t, r, g, k)
+			}
+		}
+	})
+}
+
 // TestTransposeAliased covers blocks at strides that are multiples of 2
 // KiB, which Transpose stages through a scratch tile.
 func TestTransposeAliased(t *testing.T) {
