@@ -222,14 +222,14 @@ func (p *Plan) String() string {
 		for i, d := range p.dims {
 			fmt.Fprintf(&b, " d%d=%d/%d", i, d.n, d.e)
 		}
-		in := "elements"
+		in := "counts and strides in elements"
 		switch {
 		case p.step > 1:
-			in = fmt.Sprintf("units of %d elements, strides in elements", p.unit)
+			in = fmt.Sprintf("counts in units of %d elements, strides in elements", p.unit)
 		case p.unit > 1:
-			in = fmt.Sprintf("units of %d elements", p.unit)
+			in = fmt.Sprintf("counts and strides in units of %d elements", p.unit)
 		}
-		fmt.Fprintf(&b, "\n  loops, outermost first (counts and strides in %s):\n", in)
+		fmt.Fprintf(&b, "\n  loops, outermost first (%s):\n", in)
 		all := slices.Clone(p.loops)
 		if p.outer != nil {
 			all = append(all, *p.outer)
