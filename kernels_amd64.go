@@ -1612,10 +1612,10 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 	ti := max(rb/width/sh.bi, 1) * sh.bi
 	tj := max(cb/width/unit, 1) * unit
 	sst := tj*width + 64
-	for ti*sst > scratchBytes-64 && ti > sh.bi {
+	for ti*sst > scratchBytes && ti > sh.bi {
 		ti -= sh.bi
 	}
-	for ti*sst > scratchBytes-64 && tj > unit {
+	for ti*sst > scratchBytes && tj > unit {
 		tj -= unit
 		sst = tj*width + 64
 	}
@@ -1651,7 +1651,9 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 // transposes the tile into the scratch buffer, rows sst bytes apart,
 // with k, then calls out with the tile's corner and extent, the scratch,
 // and the next tile's source to prefetch (pfN bytes of each row). Out
-// writes the tile's destination.
+// writes the tile's destination. The scratch starts 64 bytes into the
+// buffer, for copyRunsCarry; sst is at least a tile row and 64 bytes, so
+// ti*sst ≤ scratchBytes still fits.
 func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, fullCols, ti, tj, sst int, out func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int)) {
 	sh := shapes[k]
 	buf := scratchPool.Get().(*[scratchBytes]byte)
@@ -1761,7 +1763,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if g.SrcInner == srcRun {
 		ki = min(ki, max(gridPieceBytes/srcRun, 1))
 	}
-	if ki*blk+64 > scratchBytes {
+	if ki*blk > scratchBytes { // each row leaves 64 bytes, so the scratch may start 64 bytes in
 		return false
 	}
 	buf := scratchPool.Get().(*[scratchBytes]byte)
