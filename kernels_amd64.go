@@ -188,21 +188,49 @@ func prefetching() bool { return useAVX2 }
 // copyRunsStreamAVX512 and copyRunsStreamAVX2 copy steps × rows runs of
 // n bytes, run (s, r) from src+s*srcStep+r*srcStride to
 // dst+s*dstStep+r*dstStride, writing each run's whole destination lines
-// with non-temporal stores (ordinary stores for part lines at its ends),
-// and end with SFENCE. For each line they stream they prefetch the next
-// line of a walk from pf: runs of pfN bytes, pfRows of them pfStride
-// apart, then pfSkip bytes on from the end of the group's last run (past
-// its start by pfRows*pfStride) to the next group's first. Preconditions:
-// rows, steps, pfRows ≥ 1; n ≥ 64; pfN ≥ 1; every byte copied inside the
-// caller's slices; the feature the name says. pf is an address, not a
-// pointer: the walk may run past the caller's slices (prefetches never
-// fault).
+// with non-temporal stores, and end with SFENCE. For each line they
+// stream they prefetch the next line of a walk from pf: runs of pfN
+// bytes, pfRows of them pfStride apart, then pfSkip bytes on from the end
+// of the group's last run (past its start by pfRows*pfStride) to the next
+// group's first. Preconditions: rows, steps, pfRows ≥ 1; n ≥ 64; pfN ≥ 1;
+// every byte copied inside the caller's slices; the feature the name
+// says. pf is an address, not a pointer: the walk may run past the
+// caller's slices (prefetches never fault).
+//
+// The part lines at a run's ends go as ends says (bothEnds for runs that
+// stand alone; see runEnds). With bit 0 set, ordinary stores write the
+// one at its start; without it, that line is written whole from the 64
+// source bytes that end at its first line boundary, which begin before
+// the run: the last call left its part line there. With bit 1 set,
+// ordinary stores write the part line at its end; without it, that line
+// is left for the next call: the run's last 64 bytes are copied to the 64
+// before the run. Without either bit, n is a multiple of 64, the next
+// call continues the rows from the same source offsets, and the 64 bytes
+// before each source run are the caller's.
 //
 //go:noescape
-func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
+func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
 
 //go:noescape
-func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
+func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
+
+// bothEnds is the ends of copyRunsStream's runs that stand alone: each
+// writes the part lines at both its ends with ordinary stores.
+const bothEnds = 3
+
+// runEnds is copyRunsStream's ends for runs that go on from call to call
+// along their rows, carrying their part lines: bit 0 where these runs
+// start the rows (first), bit 1 where they end them (last).
+func runEnds(first, last bool) int {
+	ends := 0
+	if first {
+		ends |= 1
+	}
+	if last {
+		ends |= 2
+	}
+	return ends
+}
 
 // copyRunsStreamingFast is CopyRunsStreaming after its checks (n, rows,
 // steps ≥ 1): runs shorter than a line, which no whole-line store can
@@ -221,7 +249,7 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 	}
 	// Each step prefetches the source of the next.
 	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
-	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next)
+	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, bothEnds)
 }
 
 // offLines reports whether some run of a grid at dst (strides and step
@@ -238,42 +266,14 @@ type prefetchWalk struct {
 	stride, n, rows, step int
 }
 
-// copyRunsCarryAVX512 and copyRunsCarryAVX2 are copyRunsStream for runs
-// whose rows go on in the next call, from the same source offsets: n is
-// a multiple of 64, and each run's part lines at its ends are written
-// whole across calls. Unless ends has bit 0, the part line at a run's
-// start is written whole from the 64 source bytes that end at its first
-// line boundary, which begin before the run: the last call left its
-// part line there. Unless ends has bit 1, the part line at a run's end
-// is not written but left for the next call: the run's last 64 bytes
-// are copied to the 64 before the run. Preconditions as copyRunsStream's,
-// and the 64 bytes before each source run are the caller's.
-//
-//go:noescape
-func copyRunsCarryAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
-
-//go:noescape
-func copyRunsCarryAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
-
-// carryRuns is copyRunsCarry at the level in use (AVX2 at least),
-// prefetching the walk w.
-func carryRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk, ends int) {
-	skip := w.step - w.rows*w.stride
-	if useAVX512 {
-		copyRunsCarryAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
-	} else {
-		copyRunsCarryAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
-	}
-}
-
 // streamRuns is copyRunsStream at the level in use (AVX2 at least),
 // prefetching the walk w.
-func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk) {
+func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk, ends int) {
 	skip := w.step - w.rows*w.stride
 	if useAVX512 {
-		copyRunsStreamAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip)
+		copyRunsStreamAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
 	} else {
-		copyRunsStreamAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip)
+		copyRunsStreamAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
 	}
 }
 
@@ -1593,7 +1593,7 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 //
 // Destination rows off line boundaries stream too: the tiles along each
 // band of rows carry their part lines from one to the next
-// (copyRunsCarry).
+// (copyRunsStream's ends).
 //
 // Without stream, the tile's rows are copied out with copy(): for kernels
 // that write part lines, whose destination rows at power-of-two strides
@@ -1629,16 +1629,9 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 			}
 		case carry:
 			// Rows off line boundaries: the tiles along a band of rows
-			// carry their part lines to the next (see copyRunsCarry).
-			ends := 0
-			if j0 == 0 {
-				ends |= 1
-			}
-			if j0+nj == fullCols {
-				ends |= 2
-			}
+			// carry their part lines to the next (see copyRunsStream).
 			next := prefetchWalk{uintptr(pf), srcStride, pfN, tj, tj * srcStride}
-			carryRuns((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 1, 0, 0, next, ends)
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 1, 0, 0, next, runEnds(j0 == 0, j0+nj == fullCols))
 		default:
 			copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, pfN)
 		}
@@ -1652,8 +1645,8 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 // with k, then calls out with the tile's corner and extent, the scratch,
 // and the next tile's source to prefetch (pfN bytes of each row). Out
 // writes the tile's destination. The scratch starts 64 bytes into the
-// buffer, for copyRunsCarry; sst is at least a tile row and 64 bytes, so
-// ti*sst ≤ scratchBytes still fits.
+// buffer, for the part lines copyRunsStream carries; sst is at least a
+// tile row and 64 bytes, so ti*sst ≤ scratchBytes still fits.
 func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, fullCols, ti, tj, sst int, out func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int)) {
 	sh := shapes[k]
 	buf := scratchPool.Get().(*[scratchBytes]byte)
@@ -1704,7 +1697,7 @@ const gridPieceBytes = 512
 // reads and writes 128- and 256-byte runs block by block, far apart;
 // grouped, 512-byte ones. Where such runs start off line boundaries, the
 // groups go along the rows and carry each run's last part line to the
-// next (copyRunsCarry).
+// next (copyRunsStream's ends).
 //
 // It reports false, doing nothing, when the blocks are too large to group
 // or have no full register block.
@@ -1753,8 +1746,8 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	// plainly: two lines read from memory each 512 bytes. With the
 	// outer blocks side by side in runs of whole lines, the groups go
 	// along each row instead, and each run's part line at its end waits
-	// in the scratch for the next run of the row (copyRunsCarry), which
-	// writes it whole.
+	// in the scratch for the next run of the row, which writes it whole
+	// (copyRunsStream's ends).
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	carry := mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
 	sst := (mo+short)*dstRun + 64
@@ -1769,8 +1762,8 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[64]) // the 64 bytes before it: the first row's carried part line
-	// group moves the blocks [a0, a0+m) × [b0, b0+n); ends says whether
-	// its runs start and end the rows of the grid (for copyRunsCarry).
+	// group moves the blocks [a0, a0+m) × [b0, b0+n), its runs' part
+	// lines as ends says (copyRunsStream).
 	group := func(a0, m, b0, n, ends int) {
 		// Blocks that continue each other's source rows make one
 		// strip of n blocks: the scratch holds their rows one after
@@ -1813,11 +1806,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		}
 		d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)
 		// The outer blocks lie side by side: one run of m blocks a row.
-		if carry {
-			carryRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
-		} else {
-			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next)
-		}
+		streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
 		if fullRows < rows || fullCols < cols {
 			for a := a0; a < a0+m; a++ {
 				for b := b0; b < b0+n; b++ {
@@ -1839,14 +1828,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			n := min(ki, g.Inner-b0)
 			for a0, m := 0, 0; a0 < g.Outer; a0 += m {
 				m = piece(a0)
-				ends := 0
-				if a0 == 0 {
-					ends |= 1
-				}
-				if a0+m == g.Outer {
-					ends |= 2
-				}
-				group(a0, m, b0, n, ends)
+				group(a0, m, b0, n, runEnds(a0 == 0, a0+m == g.Outer))
 			}
 		}
 		return true
@@ -1854,7 +1836,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	for a0, m := 0, 0; a0 < g.Outer; a0 += m {
 		m = piece(a0)
 		for b0 := 0; b0 < g.Inner; b0 += ki {
-			group(a0, m, b0, min(ki, g.Inner-b0), 0)
+			group(a0, m, b0, min(ki, g.Inner-b0), bothEnds)
 		}
 	}
 	return true

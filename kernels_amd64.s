@@ -8239,163 +8239,9 @@ anext:
 	VZEROUPPER
 	RET
 
-// func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
+// func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-112
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), BX
-	MOVQ n+32(FP), R8
-	MOVQ rows+40(FP), CX
-	MOVQ steps+48(FP), R12
-	MOVQ pf+72(FP), R13
-	MOVQ pfRows+96(FP), R9
-	SUBQ $+64, R8
-	XORQ R14, R14
-
-step:
-	MOVQ rows+40(FP), CX
-	MOVQ DI, R10
-	MOVQ SI, R11
-
-row:
-	// AX: the bytes to the destination's first line boundary.
-	MOVQ      R10, AX
-	NEGQ      AX
-	ANDQ      $+63, AX
-	JZ        body
-	VMOVDQU64 (R11), Z0
-	VMOVDQU64 Z0, (R10)
-
-body:
-	CMPQ AX, R8
-	JA   tail
-
-line:
-	PREFETCHT0 (R13)(R14*1)
-	VMOVDQU64  (R11)(AX*1), Z0
-	VMOVNTDQ   Z0, (R10)(AX*1)
-	ADDQ       $+64, R14
-	CMPQ       R14, pfN+88(FP)
-	JB         same
-
-	// The prefetch run is done: on to the next, or the next group's first.
-	XORQ R14, R14
-	ADDQ pfStride+80(FP), R13
-	DECQ R9
-	JNZ  same
-	ADDQ pfSkip+104(FP), R13
-	MOVQ pfRows+96(FP), R9
-
-same:
-	ADDQ $+64, AX
-	CMPQ AX, R8
-	JBE  line
-
-tail:
-	// A part line left at the end: the run's last 64 bytes.
-	CMPQ      AX, n+32(FP)
-	JAE       next
-	VMOVDQU64 (R11)(R8*1), Z0
-	VMOVDQU64 Z0, (R10)(R8*1)
-
-next:
-	ADDQ DX, R10
-	ADDQ BX, R11
-	DECQ CX
-	JNZ  row
-	ADDQ dstStep+56(FP), DI
-	ADDQ srcStep+64(FP), SI
-	DECQ R12
-	JNZ  step
-	SFENCE
-	VZEROUPPER
-	RET
-
-// func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
-// Requires: AVX, MMX+
-TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-112
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), DX
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), BX
-	MOVQ n+32(FP), R8
-	MOVQ rows+40(FP), CX
-	MOVQ steps+48(FP), R12
-	MOVQ pf+72(FP), R13
-	MOVQ pfRows+96(FP), R9
-	SUBQ $+64, R8
-	XORQ R14, R14
-
-step:
-	MOVQ rows+40(FP), CX
-	MOVQ DI, R10
-	MOVQ SI, R11
-
-row:
-	// AX: the bytes to the destination's first line boundary.
-	MOVQ    R10, AX
-	NEGQ    AX
-	ANDQ    $+63, AX
-	JZ      body
-	VMOVDQU (R11), Y0
-	VMOVDQU 32(R11), Y1
-	VMOVDQU Y0, (R10)
-	VMOVDQU Y1, 32(R10)
-
-body:
-	CMPQ AX, R8
-	JA   tail
-
-line:
-	PREFETCHT0 (R13)(R14*1)
-	VMOVDQU    (R11)(AX*1), Y0
-	VMOVDQU    32(R11)(AX*1), Y1
-	VMOVNTDQ   Y0, (R10)(AX*1)
-	VMOVNTDQ   Y1, 32(R10)(AX*1)
-	ADDQ       $+64, R14
-	CMPQ       R14, pfN+88(FP)
-	JB         same
-
-	// The prefetch run is done: on to the next, or the next group's first.
-	XORQ R14, R14
-	ADDQ pfStride+80(FP), R13
-	DECQ R9
-	JNZ  same
-	ADDQ pfSkip+104(FP), R13
-	MOVQ pfRows+96(FP), R9
-
-same:
-	ADDQ $+64, AX
-	CMPQ AX, R8
-	JBE  line
-
-tail:
-	// A part line left at the end: the run's last 64 bytes.
-	CMPQ    AX, n+32(FP)
-	JAE     next
-	VMOVDQU (R11)(R8*1), Y0
-	VMOVDQU 32(R11)(R8*1), Y1
-	VMOVDQU Y0, (R10)(R8*1)
-	VMOVDQU Y1, 32(R10)(R8*1)
-
-next:
-	ADDQ DX, R10
-	ADDQ BX, R11
-	DECQ CX
-	JNZ  row
-	ADDQ dstStep+56(FP), DI
-	ADDQ srcStep+64(FP), SI
-	DECQ R12
-	JNZ  step
-	SFENCE
-	VZEROUPPER
-	RET
-
-// func copyRunsCarryAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
-// Requires: AVX, AVX512F, MMX+
-TEXT ·copyRunsCarryAVX512(SB), NOSPLIT, $0-120
+TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-120
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -8483,9 +8329,9 @@ next:
 	VZEROUPPER
 	RET
 
-// func copyRunsCarryAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
+// func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
 // Requires: AVX, MMX+
-TEXT ·copyRunsCarryAVX2(SB), NOSPLIT, $0-120
+TEXT ·copyRunsStreamAVX2(SB), NOSPLIT, $0-120
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI

@@ -147,10 +147,8 @@ func (g *gen) file() {
 	g.fillRuns()
 	g.copyRunsNTPrefetch()
 	g.copyRunsAhead()
-	for _, carry := range []bool{false, true} {
-		g.copyRunsStream(avx512, carry)
-		g.copyRunsStream(avx2, carry)
-	}
+	g.copyRunsStream(avx512)
+	g.copyRunsStream(avx2)
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

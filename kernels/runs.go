@@ -204,16 +204,28 @@ func (g *gen) copyRunsAhead() {
 // copy a grid of steps × rows runs and write each run's whole destination
 // lines with VMOVNTDQ:
 //
-//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int)
+//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
 //
 // DI and SI hold the step's destination and source, R12 the steps left;
 // R10 and R11 walk the runs of a step; R8 holds n-64, the last offset at
-// which a whole 64-byte piece starts. A run (n ≥ 64) starts with an
-// ordinary 64-byte store that covers its head up to the destination's
-// first line boundary, when it has one; non-temporal stores write the
-// lines from there; an ordinary store of the run's last 64 bytes covers a
-// part line at its end. The ordinary stores may overlap lines the
-// non-temporal ones write, with the same bytes. One SFENCE ends the call.
+// which a whole 64-byte piece starts. Non-temporal stores write a run's
+// (n ≥ 64) lines from the destination's first line boundary in it. One
+// SFENCE ends the call.
+//
+// The part lines at a run's ends depend on ends. With bit 0 set (the
+// rows start here) an ordinary 64-byte store covers the head up to the
+// first boundary; without it the line before that boundary is written
+// whole with VMOVNTDQ from the 64 source bytes that end at it, whose
+// start, before the run, holds the part line the last call left there.
+// With bit 1 set (the rows end here) an ordinary store of the run's last
+// 64 bytes covers a part line at its end; without it that part line is
+// not written but left for the next call, the run's last 64 bytes copied
+// to the 64 before the run. The ordinary stores may overlap lines the
+// non-temporal ones write, with the same bytes. So ends 3 copies runs
+// that stand alone; ends 0, 1 and 2 runs that go on, each in the call
+// after, from where the last call's left off on the same rows, from the
+// same source offsets (n a multiple of 64, so each row's lines fall
+// alike).
 //
 // Each line written with VMOVNTDQ prefetches the next line of a walk
 // through a second grid, independent of the steps: runs of pfN bytes,
@@ -221,27 +233,8 @@ func (g *gen) copyRunsAhead() {
 // to the first run of the next group, and so on. R13 is the run, R14 the
 // offset in it and R9 the runs left in the group. The step strides and the
 // walk's shape stay in the arguments.
-//
-// With carry it emits copyRunsCarryAVX512 or copyRunsCarryAVX2, for runs
-// that go on, each in the call after, from where the last call's left
-// off on the same rows (the same source offsets, n a multiple of 64, so
-// each row's lines fall alike), with one more argument, ends:
-//
-//	func(..., pfSkip int, ends int)
-//
-// A run's part line at its start is, unless ends has bit 0 (the rows
-// start here), written whole with VMOVNTDQ from the 64 source bytes that
-// end at its first line boundary: the 64 before the run hold the last
-// call's part line at their end. Its part line at its end goes, unless
-// ends has bit 1 (the rows end here), not to the destination but to
-// those 64 bytes before the run (the run's last 64 bytes, copied there),
-// for the next call.
-func (g *gen) copyRunsStream(l *level, carry bool) {
-	name, extra := "copyRunsStream", "steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int"
-	if carry {
-		name, extra = "copyRunsCarry", extra+", ends int"
-	}
-	g.runsPrologue(name+l.name, extra)
+func (g *gen) copyRunsStream(l *level) {
+	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int")
 	g.params([]string{"steps", "pf", "pfRows"}, r12, r13, r9)
 	arg := func(name string) operand.Mem {
 		b, err := g.Param(name).Resolve()
@@ -276,17 +269,13 @@ func (g *gen) copyRunsStream(l *level, carry bool) {
 	g.NEGQ(ax)
 	g.ANDQ(imm(63), ax)
 	g.JZ(operand.LabelRef("body"))
-	if carry {
-		g.TESTQ(imm(1), arg("ends"))
-		g.JZ(operand.LabelRef("carried"))
-	}
+	g.TESTQ(imm(1), arg("ends"))
+	g.JZ(operand.LabelRef("carried"))
 	line(at, g.vmov(l))
-	if carry {
-		g.JMP(operand.LabelRef("body"))
-		g.Label("carried")
-		g.Comment("The line before the first boundary: the last call's part line, then the head.")
-		line(func(base reg.Register, disp int) operand.Mem { return atIdx(base, ax, 1, disp-64) }, g.VMOVNTDQ)
-	}
+	g.JMP(operand.LabelRef("body"))
+	g.Label("carried")
+	g.Comment("The line before the first boundary: the last call's part line, then the head.")
+	line(func(base reg.Register, disp int) operand.Mem { return atIdx(base, ax, 1, disp-64) }, g.VMOVNTDQ)
 	g.Label("body")
 	g.CMPQ(ax, r8)
 	g.JA(operand.LabelRef("tail"))
@@ -311,21 +300,17 @@ func (g *gen) copyRunsStream(l *level, carry bool) {
 	g.Comment("A part line left at the end: the run's last 64 bytes.")
 	g.CMPQ(ax, arg("n"))
 	g.JAE(operand.LabelRef("next"))
-	if carry {
-		g.TESTQ(imm(2), arg("ends"))
-		g.JZ(operand.LabelRef("keep"))
-	}
+	g.TESTQ(imm(2), arg("ends"))
+	g.JZ(operand.LabelRef("keep"))
 	line(offset(r8), g.vmov(l))
-	if carry {
-		g.JMP(operand.LabelRef("next"))
-		g.Label("keep")
-		g.Comment("Keep the part line for the next call: the run's last 64 bytes to the 64 before it.")
-		for i, v := range vs {
-			g.vmov(l)(atIdx(r11, r8, 1, i*l.bytes), v)
-		}
-		for i, v := range vs {
-			g.vmov(l)(v, at(r11, i*l.bytes-64))
-		}
+	g.JMP(operand.LabelRef("next"))
+	g.Label("keep")
+	g.Comment("Keep the part line for the next call: the run's last 64 bytes to the 64 before it.")
+	for i, v := range vs {
+		g.vmov(l)(atIdx(r11, r8, 1, i*l.bytes), v)
+	}
+	for i, v := range vs {
+		g.vmov(l)(v, at(r11, i*l.bytes-64))
 	}
 	g.Label("next")
 	g.ADDQ(dx, r10)
