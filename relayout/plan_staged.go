@@ -98,20 +98,13 @@ type slabs struct {
 	// DeinterleaveNibbles8), with no temporary.
 	direct bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
-	// unit is how many elements (bytes) each element of the byte plan
-	// holds: 1, or more where it moves runs as units (Plan.widen): slabs
-	// into a packed destination that only chunk ranges take
-	// (chooseSlabs), and Runs too where there is no unit plan
-	// (takeWideSlabs). The loop's strides and sReach count units; such
-	// slabs read an unpacked source in place (no tempA).
-	unit   int64
-	sReach int64 // source elements one value of loop reads from, at most
-	align  int64 // per is a multiple of this
-	per    int64 // values of loop in a slab
-	count  int64 // slabs
-	tempA  int64 // bytes of the unpacked source temporary
-	tempB  int64 // bytes of the temporary for the packed destination
-	mid    *Plan // the byte plan the slabs run chunks of
+	sReach int64  // source elements one value of loop reads from, at most (in units, see unit)
+	align  int64  // per is a multiple of this
+	per    int64  // values of loop in a slab
+	count  int64  // slabs
+	tempA  int64  // bytes of the unpacked source temporary
+	tempB  int64  // bytes of the temporary for the packed destination
+	mid    *Plan  // the byte plan the slabs run chunks of
 
 	// rangeOnly is set for slabs that a whole Run does not take because
 	// they read a little of every source row (a transpose into a packed
@@ -134,7 +127,7 @@ type slabs struct {
 // from an unpacked source, for chunk ranges only (slabs.rangeOnly).
 func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if identityCopy(mid) {
-		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, unit: 1, sReach: 1, align: 8, mid: mid}
+		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8, mid: mid}
 		sl.resize(st, target)
 		return sl
 	}
@@ -154,7 +147,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if l.dst <= 0 || (st.pack && mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, unit: mid.unit, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: mid}
+	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: mid}
 	if mid.unit == 1 {
 		sl.rows8 = st.rows8Of(mid)
 		sl.direct = st.rows8Direct(mid, sl.rows8)
@@ -173,7 +166,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if sl.count <= 1 {
 		return nil
 	}
-	if ((sl.per-1)*l.src+sl.sReach)*sl.unit > 4*max(target, sl.per*l.dst*sl.unit) {
+	if ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
 		if st.unpack {
 			return nil
 		}
@@ -260,10 +253,18 @@ func identityCopy(p *Plan) bool {
 	return true
 }
 
+// unit is how many elements (bytes) each element of the byte plan holds:
+// 1, or more where it moves runs as units (Plan.widen): slabs into a
+// packed destination that only chunk ranges take (chooseSlabs), and Runs
+// too where there is no unit plan (takeWideSlabs). The loop's strides
+// and sReach count units (such plans count their strides in whole
+// units); these slabs read an unpacked source in place (no tempA).
+func (sl *slabs) unit() int64 { return sl.mid.unit }
+
 // resize sets per to about target destination bytes of the byte plan
 // (at least align values), and the count and temporaries that follow.
 func (sl *slabs) resize(st *staged, target int64) {
-	l, u := sl.loop, sl.unit
+	l, u := sl.loop, sl.unit()
 	sl.per = max(sl.align, target/(l.dst*u)/sl.align*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
@@ -326,7 +327,7 @@ func compileStaged(p *Plan, opts *Options) error {
 // plan in runs (u2 8192², column-major a value a byte, to
 // T(8,128)(8,1)E(4): 1.9 GB/s whole, 14.7-17 in slabs).
 func (st *staged) takeWideSlabs() {
-	if sl := st.slabs; sl != nil && sl.rangeOnly && sl.unit > 1 && st.units == nil {
+	if sl := st.slabs; sl != nil && sl.rangeOnly && sl.unit() > 1 && st.units == nil {
 		sl.rangeOnly = false
 	}
 }
@@ -553,7 +554,7 @@ func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
 // slab runs slab c through the temporaries in tmp.
 func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	sl := st.slabs
-	l, mid, u := sl.loop, sl.mid, sl.unit
+	l, mid, u := sl.loop, sl.mid, sl.unit()
 	v0, v1 := c*sl.per, min((c+1)*sl.per, l.size)
 	if sl.identity {
 		st.repack(dst, src, tmp, v0, v1)
@@ -754,11 +755,11 @@ func (st *staged) slabRange(lo, hi int64) (from, to int64) {
 	if st.pack {
 		perByte = int64(8 / st.dstBits)
 	}
-	from = min(lo*sl.per*l.dst*sl.unit, st.dstCount) / perByte
+	from = min(lo*sl.per*l.dst*sl.unit(), st.dstCount) / perByte
 	if hi == sl.count {
 		return from, st.dstBytes
 	}
-	return from, min(hi*sl.per*l.dst*sl.unit, st.dstCount) / perByte
+	return from, min(hi*sl.per*l.dst*sl.unit(), st.dstCount) / perByte
 }
 
 // getTemp returns a temporary buffer of n bytes from pool, or a new one
@@ -859,7 +860,7 @@ func (st *staged) explain(b *strings.Builder) {
 	}
 	if sl := st.slabs; sl != nil {
 		fmt.Fprintf(b, "  the stages run slab by slab: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
-			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst*sl.unit, st.threads)
+			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst*sl.unit(), st.threads)
 		switch {
 		case sl.direct:
 			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (tilecopy.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")

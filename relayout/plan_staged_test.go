@@ -42,7 +42,7 @@ func TestStagedSlabPath(t *testing.T) {
 				t.Fatalf("not a staged plan:\n%s", p)
 			}
 			sl := p.stage.slabs
-			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly || sl.unit != tc.unit) {
+			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly || sl.unit() != tc.unit) {
 				t.Fatalf("slabs %v, want %v (identity %v, range only %v, units of %d)\n%s", got, tc.slabs, tc.identity, tc.rangeOnly, tc.unit, p)
 			}
 			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
@@ -140,7 +140,7 @@ func TestStagedSlabs(t *testing.T) {
 				if st.slabs.rangeOnly {
 					ranged++
 				}
-				if st.slabs.unit > 1 {
+				if st.slabs.unit() > 1 {
 					widened++
 				}
 			}
@@ -212,15 +212,15 @@ func TestStagedWideSlabs(t *testing.T) {
 				}
 				st.takeWideSlabs()
 				sl := st.slabs
-				if sl == nil || !sl.rangeOnly && sl.unit == 1 {
+				if sl == nil || !sl.rangeOnly && sl.unit() == 1 {
 					continue
 				}
 				// Slabs too large for a widened byte plan to split keep
 				// bytes.
-				if sl.unit != tc.unit && (tc.unit == 1 || sl.unit != 1) {
-					t.Fatalf("target %d: slabs of %d-element units, want %d\n%s", target, sl.unit, tc.unit, p)
+				if sl.unit() != tc.unit && (tc.unit == 1 || sl.unit() != 1) {
+					t.Fatalf("target %d: slabs of %d-element units, want %d\n%s", target, sl.unit(), tc.unit, p)
 				}
-				if sl.unit > 1 {
+				if sl.unit() > 1 {
 					wide++
 					if sl.rangeOnly == tc.run {
 						t.Fatalf("target %d: Runs take the slabs: %v, want %v\n%s", target, !sl.rangeOnly, tc.run, p)
