@@ -161,14 +161,11 @@ type Grid struct {
 // 4-D reversal, are grouped so that both sides see runs of 512 bytes);
 // larger ones are one TransposeStreaming each, without its checks.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
-	checkWidth(width)
-	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, cols*width)
-	checkBlocks("source", src, g.Outer, g.SrcOuter, g.Inner, g.SrcInner, cols, srcStride, rows*width)
-	if rows == 0 || cols == 0 || g.Inner == 0 || g.Outer == 0 {
+	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
 	done, inverse := weaveGridAsm(width, unsafe.SliceData(dst), dstStride, unsafe.SliceData(src), srcStride, rows, cols, g)
-	if done == 0 && transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g) {
+	if done == 0 && transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
 		return
 	}
 	for a := range g.Outer {
@@ -184,6 +181,37 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 			}
 		}
 	}
+}
+
+// TransposeBlocks is Transpose for every block of the grid g, in one
+// call: for a caller that writes a destination the caches keep as many
+// small blocks. Blocks of up to 64 KiB are transposed a group at a time
+// into a cache-resident tile and copied out from there, so that blocks
+// whose rows are short on one side (a few bytes of each source row, as
+// a column-major array's columns give each tile of T(8,128)(4,1)) are
+// read, or written, as the grid's longer runs; larger ones are one
+// Transpose each.
+func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
+	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
+		return
+	}
+	if transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
+		return
+	}
+	for a := range g.Outer {
+		for b := range g.Inner {
+			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, false)
+		}
+	}
+}
+
+// checkGrid checks the arguments of TransposeGrid and TransposeBlocks and
+// reports whether the grid moves any byte.
+func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	checkWidth(width)
+	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, cols*width)
+	checkBlocks("source", src, g.Outer, g.SrcOuter, g.Inner, g.SrcInner, cols, srcStride, rows*width)
+	return rows != 0 && cols != 0 && g.Inner != 0 && g.Outer != 0
 }
 
 // StreamThreshold is the destination size in bytes from which Transpose

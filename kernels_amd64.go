@@ -1699,9 +1699,16 @@ const gridPieceBytes = 512
 // groups go along the rows and carry each run's last part line to the
 // next (copyRunsStream's ends).
 //
+// Without stream (TransposeBlocks: a destination the caches keep) it
+// copies each group out with ordinary stores, and the grouping serves
+// blocks whose runs are short on one side: the 2 × 128 blocks of 4-byte
+// units that a column-major s8 array makes in T(8,128)(4,1) read 8 bytes
+// of each source row block by block, 512 grouped (s8 [4001,4001]: 0.11
+// of copy() block by block, 0.25-0.28 grouped; relayout bench, Zen 5).
+//
 // It reports false, doing nothing, when the blocks are too large to group
 // or have no full register block.
-func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
 	k := stagedKernel(width)
 	if rows < shapes[k].bi || cols < shapes[k].bj {
 		k = fitKernel(width, rows, cols) // the tpu preset's 8 rows of f32, say
@@ -1749,7 +1756,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	// in the scratch for the next run of the row, which writes it whole
 	// (copyRunsStream's ends).
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	carry := mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
+	carry := stream && mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
 	sst := (mo+short)*dstRun + 64
 	blk := fullRows * sst // the scratch of mo (+ short) blocks side by side
 	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
@@ -1781,32 +1788,42 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 				}
 			}
 		}
-		// While it streams the group out, prefetch the source of the
-		// next: each outer block's source rows, whole where the inner
-		// blocks continue them, else block by block, along the outer
-		// blocks where a group is a row of them (blocks narrower than
-		// a line; along the inner ones this prefetched the wrong
-		// blocks: 0.33-0.35 of copy() against 0.44-0.46 untiling s8
-		// T(8,128)(4,1) to a column-major [16384,16384]).
-		a2, b2 := a0, b0+ki
-		if carry {
-			a2, b2 = a0+m, b0
-		}
-		if b2 >= g.Inner {
-			a2, b2 = a0+m, 0
-		}
-		next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
-		switch {
-		case g.SrcInner == srcRun:
-			next.n, next.step = ki*srcRun, g.SrcOuter
-		case ki == 1 && mo > 1:
-			// A group of outer blocks side by side: the next one's
-			// are outer blocks too.
-			next.step = g.SrcOuter
-		}
 		d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)
-		// The outer blocks lie side by side: one run of m blocks a row.
-		streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
+		if !stream {
+			// The outer blocks lie side by side: one run of m blocks a
+			// row.
+			for b := range n {
+				for r := range fullRows {
+					copy(unsafe.Slice((*byte)(unsafe.Add(d, b*g.DstInner+r*dstStride)), m*dstRun), unsafe.Slice((*byte)(unsafe.Add(scr, b*blk+r*sst)), m*dstRun))
+				}
+			}
+		} else {
+			// While it streams the group out, prefetch the source of
+			// the next: each outer block's source rows, whole where the
+			// inner blocks continue them, else block by block, along
+			// the outer blocks where a group is a row of them (blocks
+			// narrower than a line; along the inner ones this
+			// prefetched the wrong blocks: 0.33-0.35 of copy() against
+			// 0.44-0.46 untiling s8 T(8,128)(4,1) to a column-major
+			// [16384,16384]).
+			a2, b2 := a0, b0+ki
+			if carry {
+				a2, b2 = a0+m, b0
+			}
+			if b2 >= g.Inner {
+				a2, b2 = a0+m, 0
+			}
+			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
+			switch {
+			case g.SrcInner == srcRun:
+				next.n, next.step = ki*srcRun, g.SrcOuter
+			case ki == 1 && mo > 1:
+				// A group of outer blocks side by side: the next
+				// one's are outer blocks too.
+				next.step = g.SrcOuter
+			}
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
+		}
 		if fullRows < rows || fullCols < cols {
 			for a := a0; a < a0+m; a++ {
 				for b := b0; b < b0+n; b++ {

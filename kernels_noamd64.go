@@ -56,7 +56,7 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 
 // transposeGridStaged is amd64's grouped streaming grid: it does nothing
 // here.
-func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
 	return false
 }
 

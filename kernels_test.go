@@ -2,6 +2,7 @@ package tilecopy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -195,12 +196,7 @@ func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, kernel func(widt
 	t.Helper()
 	src := guarded(t, g.srcLen(), g.srcAtEnd)
 	dst := guarded(t, g.dstLen(), g.dstAtEnd)
-	for i := range src {
-		src[i] = byte(r.Uint32())
-	}
-	for i := range dst {
-		dst[i] = byte(r.Uint32())
-	}
+	randomize(r, src, dst)
 	orig := bytes.Clone(dst)
 	want := bytes.Clone(dst)
 	naive := bytes.Clone(dst)
@@ -439,9 +435,7 @@ func TestFillRuns(t *testing.T) {
 			stride := n + r.IntN(3)*r.IntN(100)
 			size := span(rows, stride, n)
 			dst := guarded(t, size, k%2 == 0)
-			for i := range dst {
-				dst[i] = byte(r.Uint32())
-			}
+			randomize(r, dst)
 			want := bytes.Clone(dst)
 			if n > 0 && rows > 0 {
 				fillRunsGeneric(want, stride, n, rows, pattern)
@@ -499,12 +493,7 @@ func TestCopyRuns(t *testing.T) {
 					}
 					dst := guarded(t, span(g.steps, g.dstep, span(g.rows, g.ds, g.n)), k%2 == 0)
 					src := guarded(t, span(g.steps, g.sstep, span(g.rows, g.ss, g.n)), k%3 == 0)
-					for i := range src {
-						src[i] = byte(r.Uint32())
-					}
-					for i := range dst {
-						dst[i] = byte(r.Uint32())
-					}
+					randomize(r, src, dst)
 					want := bytes.Clone(dst)
 					for s := range g.steps * min(g.n, 1) {
 						for j := range g.rows {
@@ -532,6 +521,9 @@ func TestTransposePanics(t *testing.T) {
 		{"dst short", func() { Transpose(4, buf[:15], 16, buf, 16, 4, 4) }},
 		{"src short", func() { Transpose(4, buf, 16, buf[:15], 16, 4, 4) }},
 		{"negative", func() { Transpose(4, buf, 16, buf, 16, -1, 4) }},
+		{"grid dst short", func() { TransposeGrid(4, buf, 16, buf, 16, 2, 2, Grid{Inner: 2, Outer: 1, DstInner: 48}) }},
+		{"blocks width 3", func() { TransposeBlocks(3, buf, 8, buf, 8, 1, 1, Grid{Inner: 1, Outer: 1}) }},
+		{"blocks src short", func() { TransposeBlocks(4, buf, 8, buf, 16, 2, 2, Grid{Inner: 1, Outer: 2, SrcOuter: 48}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -570,8 +562,27 @@ func FuzzTranspose(f *testing.F) {
 	})
 }
 
-// TestTransposeGrid runs TransposeGrid at every level against the generic
-// kernel block by block: interleaves and de-interleaves (the grid
+// randomize fills each buffer with random bytes from r.
+func randomize(r *rand.Rand, bufs ...[]byte) {
+	for _, b := range bufs {
+		for ; len(b) >= 8; b = b[8:] {
+			binary.LittleEndian.PutUint64(b, r.Uint64())
+		}
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+	}
+}
+
+// gridKernels are TransposeGrid and TransposeBlocks, which the grid
+// tests run on the same buffers.
+var gridKernels = []struct {
+	name string
+	f    func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid)
+}{{"TransposeGrid", TransposeGrid}, {"TransposeBlocks", TransposeBlocks}}
+
+// TestTransposeGrid runs TransposeGrid and TransposeBlocks at every level
+// against the generic kernel block by block: interleaves and de-interleaves (the grid
 // kernels), with aligned and unaligned destinations, and other blocks.
 func TestTransposeGrid(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
@@ -600,32 +611,31 @@ func TestTransposeGrid(t *testing.T) {
 				grid.SrcInner, grid.SrcOuter = sBlock+r.IntN(100), r.IntN(2*sBlock+1)
 				dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%5 == 4)
 				src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%2 == 0)
-				for i := range src {
-					src[i] = byte(r.Uint32())
-				}
-				for i := range dst {
-					dst[i] = byte(r.Uint32())
-				}
-				want := bytes.Clone(dst)
+				randomize(r, src, dst)
+				orig, want := bytes.Clone(dst), bytes.Clone(dst)
 				for a := range grid.Outer * min(g.rows, g.cols, 1) {
 					for b := range grid.Inner {
 						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], g.dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], g.srcStride, g.rows, g.cols)
 					}
 				}
-				TransposeGrid(w, dst, g.dstStride, src, g.srcStride, g.rows, g.cols, grid)
-				if !bytes.Equal(dst, want) {
-					t.Fatalf("%v, %+v: byte %d differs", g, grid, firstDiff(dst, want))
+				for _, k := range gridKernels {
+					copy(dst, orig)
+					k.f(w, dst, g.dstStride, src, g.srcStride, g.rows, g.cols, grid)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%s %v, %+v: byte %d differs", k.name, g, grid, firstDiff(dst, want))
+					}
 				}
 			}
 		}
 	})
 }
 
-// TestTransposeGridTiled runs TransposeGrid on grids whose blocks tile
-// their buffers the way a 4-D reversal's do: the inner blocks continue
-// each other's source rows, the outer ones each other's destination rows
-// (or the other way round), so that the streaming path groups them, with
-// and without ragged edges, padding and an aligned destination.
+// TestTransposeGridTiled runs TransposeGrid and TransposeBlocks on grids
+// whose blocks tile their buffers the way a 4-D reversal's do: the inner
+// blocks continue each other's source rows, the outer ones each other's
+// destination rows (or the other way round), so that the staged path
+// groups them, with and without ragged edges, padding and an aligned
+// destination.
 func TestTransposeGridTiled(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 4, 8, 16} {
@@ -670,21 +680,19 @@ func TestTransposeGridTiled(t *testing.T) {
 				}
 				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
 				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
-				for i := range src {
-					src[i] = byte(r.Uint32())
-				}
-				for i := range dst {
-					dst[i] = byte(r.Uint32())
-				}
-				want := bytes.Clone(dst)
+				randomize(r, src, dst)
+				orig, want := bytes.Clone(dst), bytes.Clone(dst)
 				for a := range grid.Outer {
 					for b := range grid.Inner {
 						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
 					}
 				}
-				TransposeGrid(w, dst, dstStride, src, srcStride, rows, cols, grid)
-				if !bytes.Equal(dst, want) {
-					t.Fatalf("%d×%d width %d, strides %d/%d, %+v: byte %d differs", rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+				for _, k := range gridKernels {
+					copy(dst, orig)
+					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+					}
 				}
 			}
 		}
