@@ -241,14 +241,14 @@ func (w *walker) corner(lv int) bool {
 }
 
 // gridLoops is how many of the innermost loops runDense hands to each
-// kernel call (as a streamed grid or as rows). A walk takes a corner no
+// kernel call (as a grid or as rows). A walk takes a corner no
 // higher up than these: above them runDense would only step the loops as
 // the walk does, and a corner taken higher would leave the rest of the
 // box, the ragged ends of each row of tiles, for a second pass over
 // memory.
 func (w *walker) gridLoops() int {
 	switch {
-	case w.p.stream && w.outer != nil && w.rows8 == nil && w.p.kern == kernTranspose:
+	case w.outer != nil && w.rows8 == nil && w.p.kern == kernTranspose:
 		return 2
 	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun:
 		return 1
@@ -270,10 +270,12 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 		loops = loops[:len(loops)-1]
 	}
 	// A streamed run copy takes the innermost loop's values as its steps,
-	// a streamed transpose the two innermost loops' as its grid.
+	// a transpose the two innermost loops' as its grid (streamed with
+	// TransposeGrid, else with TransposeBlocks, which groups small blocks
+	// into longer runs).
 	W, B := p.width, p.offBytes()
 	var grid *tilecopy.Grid // in bytes
-	if p.stream && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
+	if (p.stream || p.kern == kernTranspose) && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
 		l := loops[len(loops)-1]
 		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
 		loops = loops[:len(loops)-1]
@@ -289,6 +291,8 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 		switch {
 		case grid != nil && p.kern == kernRun:
 			tilecopy.CopyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
+		case grid != nil && !p.stream:
+			tilecopy.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		case grid != nil:
 			tilecopy.TransposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		default:
