@@ -265,20 +265,27 @@ func Kernel(width int) string {
 }
 
 // weaveNote is what kernelName adds for width-byte elements when the
-// level has the interleave kernels (have): which column counts run them.
-func weaveNote(width int, have bool) string {
-	switch {
-	case have && width == 1:
-		return "; 2, 4 or 8 columns: interleave"
-	case have && width <= 4:
-		return "; 2 or 4 columns: interleave"
+// level has the interleave kernels (have), and the 3-way ones (three):
+// which column counts run them.
+func weaveNote(width int, have, three bool) string {
+	if !have || width > 4 {
+		return ""
 	}
-	return ""
+	counts := "2 or 4"
+	switch {
+	case three && width == 1:
+		counts = "2, 3, 4 or 8"
+	case three:
+		counts = "2, 3 or 4"
+	case width == 1:
+		counts = "2, 4 or 8"
+	}
+	return "; " + counts + " columns: interleave"
 }
 
-// transposeFast is Transpose after its checks. Two or four columns with a
-// contiguous destination are an interleave, two or four rows with a
-// contiguous source a de-interleave. Kernels that write part lines stage
+// transposeFast is Transpose after its checks. Two, three or four columns
+// with a contiguous destination are an interleave, two, three or four
+// rows with a contiguous source a de-interleave. Kernels that write part lines stage
 // their tiles (see transposeStaged). A large destination (larger than
 // the last-level cache, this call's or the whole one a TransposeStreaming
 // call writes part of) goes through transposeStreamed where the kernel
@@ -291,7 +298,7 @@ func weaveNote(width int, have bool) string {
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	if ((rows == 2 || rows == 4) && width <= 4 || rows == 8 && width == 1) && srcStride == rows*width {
+	if ((rows == 2 || rows == 3 || rows == 4) && width <= 4 || rows == 8 && width == 1) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			if done < cols {
@@ -300,7 +307,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if ((cols == 2 || cols == 4) && width <= 4 || cols == 8 && width == 1) && dstStride == cols*width {
+	if ((cols == 2 || cols == 3 || cols == 4) && width <= 4 || cols == 8 && width == 1) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			if done < rows {

@@ -764,6 +764,12 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 		interleave2x4AVX512(dst, src, srcStride, n)
 	case cols == 2 && width == 4:
 		interleave2x4AVX2(dst, src, srcStride, n)
+	case cols == 3 && width == 1 && avx512:
+		interleave3x1AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 2 && avx512:
+		interleave3x2AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 4 && avx512:
+		interleave3x4AVX512(dst, src, srcStride, n)
 	case cols == 4 && width == 1 && avx512:
 		interleave4x1AVX512(dst, src, srcStride, n)
 	case cols == 4 && width == 1:
@@ -988,6 +994,33 @@ func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave8x1AVX2(dst *byte, dstStride int, src *byte, n int)
 
+// The 3-way weaves (AVX-512 only): interleave3xW reads n chunks of 3
+// source rows, 64 bytes of each, and writes them to dst element by
+// element (W bytes each), 192 bytes a chunk; deinterleave3xW splits n
+// chunks of 192 bytes of the source into 3 destination rows, 64 bytes of
+// each a chunk. Three planes of an image (channels first) and its
+// stream of pixels (channels last) are the shape. Preconditions: n ≥ 1;
+// every byte inside the caller's slices; AVX-512 (the 1-byte ones VBMI,
+// the 2-byte ones BW).
+
+//go:noescape
+func interleave3x1AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x2AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x4AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func deinterleave3x1AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x2AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
+
 // deinterleaveAsm runs the de-interleave into rows (2 or 4 of width-byte
 // elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
 // use over cols elements, and returns how many it did (a multiple of its
@@ -1011,6 +1044,12 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 		deinterleave2x4AVX512(dst, dstStride, src, n)
 	case rows == 2 && width == 4:
 		deinterleave2x4AVX2(dst, dstStride, src, n)
+	case rows == 3 && width == 1 && avx512:
+		deinterleave3x1AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 2 && avx512:
+		deinterleave3x2AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 4 && avx512:
+		deinterleave3x4AVX512(dst, dstStride, src, n)
 	case rows == 4 && width == 1 && avx512:
 		deinterleave4x1AVX512(dst, dstStride, src, n)
 	case rows == 4 && width == 1:
@@ -1201,7 +1240,7 @@ func kernelName(width int) string {
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	name += weaveNote(width, useAVX2)
+	name += weaveNote(width, useAVX2, useAVX512 && (width > 1 || useVBMI))
 	if width == 4 && useAVX2 {
 		// The blocks of each level, "avx512 8x16 16x4 ...".
 		var levels []string

@@ -129,6 +129,11 @@ func (g *gen) file() {
 			g.weave8(lvl, inverse)
 		}
 	}
+	for _, inverse := range []bool{false, true} {
+		for _, w := range []int{1, 2, 4} {
+			g.weave3(w, inverse)
+		}
+	}
 	for _, lvl := range []*level{avx512, avx2} {
 		for _, stream := range []bool{false, true} {
 			g.weavePack4(lvl, stream)
@@ -180,6 +185,13 @@ func (g *gen) file() {
 	}
 	for _, ew := range deLaneShapes {
 		g.tables(deLanes(ew[0], ew[1]))
+	}
+	for _, inverse := range []bool{false, true} {
+		for _, w := range []int{1, 2, 4} {
+			for _, t := range weave3Tables[inverse][w] {
+				g.tables(t[0], t[1])
+			}
+		}
 	}
 }
 
