@@ -82,7 +82,7 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON, false)
+	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON, useNEON)
 }
 
 // strip runs kernel k on n blocks.
@@ -101,7 +101,7 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 	}
 }
 
-// The interleaves: Transpose of rows × C (C = 2 or 4 of 1-, 2- or 4-byte
+// The interleaves: Transpose of rows × C (C = 2, 3 or 4 of 1-, 2- or 4-byte
 // elements, or 8 of bytes) with a contiguous destination.
 // interleaveCxWNEON reads n steps of 16 bytes of each of C source rows
 // and writes them to dst element by element (W bytes each). The
@@ -117,6 +117,15 @@ func interleave2x2NEON(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
 func interleave2x4NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x1NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x2NEON(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x4NEON(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
 func interleave4x1NEON(dst *byte, src *byte, srcStride int, n int)
@@ -140,6 +149,15 @@ func deinterleave2x2NEON(dst *byte, dstStride int, src *byte, n int)
 func deinterleave2x4NEON(dst *byte, dstStride int, src *byte, n int)
 
 //go:noescape
+func deinterleave3x1NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x2NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x4NEON(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
 func deinterleave4x1NEON(dst *byte, dstStride int, src *byte, n int)
 
 //go:noescape
@@ -151,7 +169,7 @@ func deinterleave4x4NEON(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave8x1NEON(dst *byte, dstStride int, src *byte, n int)
 
-// interleaveAsm runs the interleave of cols source rows (2 or 4 of
+// interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) with NEON over rows
 // elements, and returns how many it did (a multiple of 16/width), or 0
 // if it has no kernel.
@@ -168,6 +186,12 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 		interleave2x2NEON(dst, src, srcStride, n)
 	case cols == 2 && width == 4:
 		interleave2x4NEON(dst, src, srcStride, n)
+	case cols == 3 && width == 1:
+		interleave3x1NEON(dst, src, srcStride, n)
+	case cols == 3 && width == 2:
+		interleave3x2NEON(dst, src, srcStride, n)
+	case cols == 3 && width == 4:
+		interleave3x4NEON(dst, src, srcStride, n)
 	case cols == 4 && width == 1:
 		interleave4x1NEON(dst, src, srcStride, n)
 	case cols == 4 && width == 2:
@@ -183,7 +207,7 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 }
 
 // deinterleaveAsm runs the de-interleave of one stream into rows
-// destination rows (2 or 4 of width-byte elements, or 8 of bytes) with
+// destination rows (2, 3 or 4 of width-byte elements, or 8 of bytes) with
 // NEON over cols elements, and returns how many it did (a multiple of
 // 16/width), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
@@ -199,6 +223,12 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 		deinterleave2x2NEON(dst, dstStride, src, n)
 	case rows == 2 && width == 4:
 		deinterleave2x4NEON(dst, dstStride, src, n)
+	case rows == 3 && width == 1:
+		deinterleave3x1NEON(dst, dstStride, src, n)
+	case rows == 3 && width == 2:
+		deinterleave3x2NEON(dst, dstStride, src, n)
+	case rows == 3 && width == 4:
+		deinterleave3x4NEON(dst, dstStride, src, n)
 	case rows == 4 && width == 1:
 		deinterleave4x1NEON(dst, dstStride, src, n)
 	case rows == 4 && width == 2:

@@ -48,10 +48,10 @@
 	VLD1.P (R5)(R3), [V14.arr]; \
 	VLD1.P (R5)(R3), [V15.arr]
 
-// The interleaves and de-interleaves: Transpose with 2 or 4 (or 8 of
+// The interleaves and de-interleaves: Transpose with 2, 3 or 4 (or 8 of
 // bytes) columns and a contiguous destination, or as many rows and a
 // contiguous source. One step moves 16 bytes of each of those rows, with
-// the structure stores and loads (ST2/ST4, LD2/LD4) that interleave
+// the structure stores and loads (ST2/ST3/ST4, LD2/LD3/LD4) that interleave
 // elements of 1, 2 or 4 bytes in one instruction. Registers: R0 the
 // stream (interleave: destination; de-interleave: source), R1 row 0, R2
 // the row stride, R3 steps left, R4..R10 rows 1..7.
@@ -77,9 +77,12 @@
 #define ROWS2 \
 	ADD R2, R1, R4
 
-#define ROWS4 \
+#define ROWS3 \
 	ROWS2; \
-	ADD R2, R4, R5; \
+	ADD R2, R4, R5
+
+#define ROWS4 \
+	ROWS3; \
 	ADD R2, R5, R6
 
 #define ROWS8 \
@@ -111,8 +114,9 @@
 	VST1.P [g.B16], 16(R9); \
 	VST1.P [h.B16], 16(R10)
 
-// INTERLEAVE2(arr) and INTERLEAVE4(arr) emit the loop of an interleave
-// of 2 or 4 rows of elements in arrangement arr (B16, H8 or S4).
+// INTERLEAVE2(arr), INTERLEAVE3(arr) and INTERLEAVE4(arr) emit the loop
+// of an interleave of 2, 3 or 4 rows of elements in arrangement arr (B16,
+// H8 or S4).
 #define INTERLEAVE2(arr) \
 	INTERLEAVE_PROLOGUE; \
 	ROWS2; \
@@ -120,6 +124,18 @@ loop: \
 	VLD1.P 16(R1), [V0.B16]; \
 	VLD1.P 16(R4), [V1.B16]; \
 	VST2.P [V0.arr, V1.arr], 32(R0); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
+#define INTERLEAVE3(arr) \
+	INTERLEAVE_PROLOGUE; \
+	ROWS3; \
+loop: \
+	VLD1.P 16(R1), [V0.B16]; \
+	VLD1.P 16(R4), [V1.B16]; \
+	VLD1.P 16(R5), [V2.B16]; \
+	VST3.P [V0.arr, V1.arr, V2.arr], 48(R0); \
 	SUBS $1, R3; \
 	BNE loop; \
 	RET
@@ -137,7 +153,8 @@ loop: \
 	BNE loop; \
 	RET
 
-// DEINTERLEAVE2(arr) and DEINTERLEAVE4(arr) are their inverses.
+// DEINTERLEAVE2(arr), DEINTERLEAVE3(arr) and DEINTERLEAVE4(arr) are
+// their inverses.
 #define DEINTERLEAVE2(arr) \
 	DEINTERLEAVE_PROLOGUE; \
 	ROWS2; \
@@ -145,6 +162,18 @@ loop: \
 	VLD2.P 32(R0), [V0.arr, V1.arr]; \
 	VST1.P [V0.B16], 16(R1); \
 	VST1.P [V1.B16], 16(R4); \
+	SUBS $1, R3; \
+	BNE loop; \
+	RET
+
+#define DEINTERLEAVE3(arr) \
+	DEINTERLEAVE_PROLOGUE; \
+	ROWS3; \
+loop: \
+	VLD3.P 48(R0), [V0.arr, V1.arr, V2.arr]; \
+	VST1.P [V0.B16], 16(R1); \
+	VST1.P [V1.B16], 16(R4); \
+	VST1.P [V2.B16], 16(R5); \
 	SUBS $1, R3; \
 	BNE loop; \
 	RET
@@ -501,6 +530,18 @@ TEXT ·interleave2x2NEON(SB), NOSPLIT, $0-32
 TEXT ·interleave2x4NEON(SB), NOSPLIT, $0-32
 	INTERLEAVE2(S4)
 
+// func interleave3x1NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave3x1NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE3(B16)
+
+// func interleave3x2NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave3x2NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE3(H8)
+
+// func interleave3x4NEON(dst *byte, src *byte, srcStride int, n int)
+TEXT ·interleave3x4NEON(SB), NOSPLIT, $0-32
+	INTERLEAVE3(S4)
+
 // func interleave4x1NEON(dst *byte, src *byte, srcStride int, n int)
 TEXT ·interleave4x1NEON(SB), NOSPLIT, $0-32
 	INTERLEAVE4(B16)
@@ -573,6 +614,18 @@ TEXT ·deinterleave2x2NEON(SB), NOSPLIT, $0-32
 // func deinterleave2x4NEON(dst *byte, dstStride int, src *byte, n int)
 TEXT ·deinterleave2x4NEON(SB), NOSPLIT, $0-32
 	DEINTERLEAVE2(S4)
+
+// func deinterleave3x1NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave3x1NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE3(B16)
+
+// func deinterleave3x2NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave3x2NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE3(H8)
+
+// func deinterleave3x4NEON(dst *byte, dstStride int, src *byte, n int)
+TEXT ·deinterleave3x4NEON(SB), NOSPLIT, $0-32
+	DEINTERLEAVE3(S4)
 
 // func deinterleave4x1NEON(dst *byte, dstStride int, src *byte, n int)
 TEXT ·deinterleave4x1NEON(SB), NOSPLIT, $0-32
