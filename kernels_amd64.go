@@ -766,10 +766,16 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 		interleave2x4AVX2(dst, src, srcStride, n)
 	case cols == 3 && width == 1 && avx512:
 		interleave3x1AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 1:
+		interleave3x1AVX2(dst, src, srcStride, n)
 	case cols == 3 && width == 2 && avx512:
 		interleave3x2AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 2:
+		interleave3x2AVX2(dst, src, srcStride, n)
 	case cols == 3 && width == 4 && avx512:
 		interleave3x4AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 4:
+		interleave3x4AVX2(dst, src, srcStride, n)
 	case cols == 4 && width == 1 && avx512:
 		interleave4x1AVX512(dst, src, srcStride, n)
 	case cols == 4 && width == 1:
@@ -994,32 +1000,50 @@ func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave8x1AVX2(dst *byte, dstStride int, src *byte, n int)
 
-// The 3-way weaves (AVX-512 only): interleave3xW reads n chunks of 3
-// source rows, 64 bytes of each, and writes them to dst element by
-// element (W bytes each), 192 bytes a chunk; deinterleave3xW splits n
-// chunks of 192 bytes of the source into 3 destination rows, 64 bytes of
-// each a chunk. Three planes of an image (channels first) and its
-// stream of pixels (channels last) are the shape. Preconditions: n ≥ 1;
-// every byte inside the caller's slices; AVX-512 (the 1-byte ones VBMI,
-// the 2-byte ones BW).
+// The 3-way weaves: interleave3xW reads n chunks of 3 source rows (64
+// bytes of each a chunk with AVX-512, 32 with AVX2) and writes them to dst
+// element by element (W bytes each); deinterleave3xW splits n chunks of
+// the source (192 or 96 bytes) into 3 destination rows. Three planes of
+// an image (channels first) and its stream of pixels (channels last) are
+// the shape. Preconditions: n ≥ 1; every byte inside the caller's slices;
+// the feature the name says (the 1-byte AVX-512 ones need VBMI, the
+// 2-byte ones BW).
 
 //go:noescape
 func interleave3x1AVX512(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
+func interleave3x1AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
 func interleave3x2AVX512(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
+func interleave3x2AVX2(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
 func interleave3x4AVX512(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
+func interleave3x4AVX2(dst *byte, src *byte, srcStride int, n int)
+
+//go:noescape
 func deinterleave3x1AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x1AVX2(dst *byte, dstStride int, src *byte, n int)
 
 //go:noescape
 func deinterleave3x2AVX512(dst *byte, dstStride int, src *byte, n int)
 
 //go:noescape
+func deinterleave3x2AVX2(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
 func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
+
+//go:noescape
+func deinterleave3x4AVX2(dst *byte, dstStride int, src *byte, n int)
 
 // deinterleaveAsm runs the de-interleave into rows (2 or 4 of width-byte
 // elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
@@ -1046,10 +1070,16 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 		deinterleave2x4AVX2(dst, dstStride, src, n)
 	case rows == 3 && width == 1 && avx512:
 		deinterleave3x1AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 1:
+		deinterleave3x1AVX2(dst, dstStride, src, n)
 	case rows == 3 && width == 2 && avx512:
 		deinterleave3x2AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 2:
+		deinterleave3x2AVX2(dst, dstStride, src, n)
 	case rows == 3 && width == 4 && avx512:
 		deinterleave3x4AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 4:
+		deinterleave3x4AVX2(dst, dstStride, src, n)
 	case rows == 4 && width == 1 && avx512:
 		deinterleave4x1AVX512(dst, dstStride, src, n)
 	case rows == 4 && width == 1:
@@ -1240,7 +1270,7 @@ func kernelName(width int) string {
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	name += weaveNote(width, useAVX2, useAVX512 && (width > 1 || useVBMI))
+	name += weaveNote(width, useAVX2, useAVX2)
 	if width == 4 && useAVX2 {
 		// The blocks of each level, "avx512 8x16 16x4 ...".
 		var levels []string

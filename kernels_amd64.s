@@ -6689,6 +6689,47 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave3x1AVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 1-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes1Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, (DI)
+	VEXTRACTI128 $0x01, Y3, 48(DI)
+	VPSHUFB      weave3Lanes1Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, 64(DI)
+	VPSHUFB      weave3Lanes1Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func interleave3x2AVX512(dst *byte, src *byte, srcStride int, n int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·interleave3x2AVX512(SB), NOSPLIT, $0-32
@@ -6728,6 +6769,47 @@ loop:
 	ADDQ      $+192, DI
 	DECQ      CX
 	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func interleave3x2AVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 2-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes2Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, (DI)
+	VEXTRACTI128 $0x01, Y3, 48(DI)
+	VPSHUFB      weave3Lanes2Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, 64(DI)
+	VPSHUFB      weave3Lanes2Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
 	VZEROUPPER
 	RET
 
@@ -6773,6 +6855,47 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave3x4AVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 4-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes4Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, (DI)
+	VEXTRACTI128 $0x01, Y3, 48(DI)
+	VPSHUFB      weave3Lanes4Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, 64(DI)
+	VPSHUFB      weave3Lanes4Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVDQU      X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func deinterleave3x1AVX512(dst *byte, dstStride int, src *byte, n int)
 // Requires: AVX, AVX512F, AVX512VBMI
 TEXT ·deinterleave3x1AVX512(SB), NOSPLIT, $0-32
@@ -6812,6 +6935,47 @@ loop:
 	ADDQ      $+64, DI
 	DECQ      CX
 	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x1AVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x1AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 1-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes1Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)
+	VPSHUFB     deweave3Lanes1Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes1Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -6857,6 +7021,47 @@ loop:
 	VZEROUPPER
 	RET
 
+// func deinterleave3x2AVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x2AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 2-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes2Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)
+	VPSHUFB     deweave3Lanes2Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes2Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
 // func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·deinterleave3x4AVX512(SB), NOSPLIT, $0-32
@@ -6896,6 +7101,47 @@ loop:
 	ADDQ      $+64, DI
 	DECQ      CX
 	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x4AVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x4AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 4-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes4Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)
+	VPSHUFB     deweave3Lanes4Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes4Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVDQU     Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
 	VZEROUPPER
 	RET
 
@@ -10987,6 +11233,60 @@ DATA weave33x1Out2Second<>+48(SB)/8, $0x377c35347b32317a
 DATA weave33x1Out2Second<>+56(SB)/8, $0x7f3e3d7e3b3a7d38
 GLOBL weave33x1Out2Second<>(SB), RODATA|NOPTR, $64
 
+DATA weave3Lanes1Out0In0<>+0(SB)/8, $0x8002808001808000
+DATA weave3Lanes1Out0In0<>+8(SB)/8, $0x0580800480800380
+DATA weave3Lanes1Out0In0<>+16(SB)/8, $0x8002808001808000
+DATA weave3Lanes1Out0In0<>+24(SB)/8, $0x0580800480800380
+GLOBL weave3Lanes1Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out0In1<>+0(SB)/8, $0x0280800180800080
+DATA weave3Lanes1Out0In1<>+8(SB)/8, $0x8080048080038080
+DATA weave3Lanes1Out0In1<>+16(SB)/8, $0x0280800180800080
+DATA weave3Lanes1Out0In1<>+24(SB)/8, $0x8080048080038080
+GLOBL weave3Lanes1Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out0In2<>+0(SB)/8, $0x8080018080008080
+DATA weave3Lanes1Out0In2<>+8(SB)/8, $0x8004808003808002
+DATA weave3Lanes1Out0In2<>+16(SB)/8, $0x8080018080008080
+DATA weave3Lanes1Out0In2<>+24(SB)/8, $0x8004808003808002
+GLOBL weave3Lanes1Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out1In0<>+0(SB)/8, $0x8080078080068080
+DATA weave3Lanes1Out1In0<>+8(SB)/8, $0x800a808009808008
+DATA weave3Lanes1Out1In0<>+16(SB)/8, $0x8080078080068080
+DATA weave3Lanes1Out1In0<>+24(SB)/8, $0x800a808009808008
+GLOBL weave3Lanes1Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out1In1<>+0(SB)/8, $0x8007808006808005
+DATA weave3Lanes1Out1In1<>+8(SB)/8, $0x0a80800980800880
+DATA weave3Lanes1Out1In1<>+16(SB)/8, $0x8007808006808005
+DATA weave3Lanes1Out1In1<>+24(SB)/8, $0x0a80800980800880
+GLOBL weave3Lanes1Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out1In2<>+0(SB)/8, $0x0780800680800580
+DATA weave3Lanes1Out1In2<>+8(SB)/8, $0x8080098080088080
+DATA weave3Lanes1Out1In2<>+16(SB)/8, $0x0780800680800580
+DATA weave3Lanes1Out1In2<>+24(SB)/8, $0x8080098080088080
+GLOBL weave3Lanes1Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out2In0<>+0(SB)/8, $0x0d80800c80800b80
+DATA weave3Lanes1Out2In0<>+8(SB)/8, $0x80800f80800e8080
+DATA weave3Lanes1Out2In0<>+16(SB)/8, $0x0d80800c80800b80
+DATA weave3Lanes1Out2In0<>+24(SB)/8, $0x80800f80800e8080
+GLOBL weave3Lanes1Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out2In1<>+0(SB)/8, $0x80800c80800b8080
+DATA weave3Lanes1Out2In1<>+8(SB)/8, $0x800f80800e80800d
+DATA weave3Lanes1Out2In1<>+16(SB)/8, $0x80800c80800b8080
+DATA weave3Lanes1Out2In1<>+24(SB)/8, $0x800f80800e80800d
+GLOBL weave3Lanes1Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes1Out2In2<>+0(SB)/8, $0x800c80800b80800a
+DATA weave3Lanes1Out2In2<>+8(SB)/8, $0x0f80800e80800d80
+DATA weave3Lanes1Out2In2<>+16(SB)/8, $0x800c80800b80800a
+DATA weave3Lanes1Out2In2<>+24(SB)/8, $0x0f80800e80800d80
+GLOBL weave3Lanes1Out2In2<>(SB), RODATA|NOPTR, $32
+
 DATA weave33x2Out0First<>+0(SB)/8, $0x0001000000200000
 DATA weave33x2Out0First<>+8(SB)/8, $0x0022000200000021
 DATA weave33x2Out0First<>+16(SB)/8, $0x0000002300030000
@@ -11046,6 +11346,60 @@ DATA weave33x2Out2Second<>+40(SB)/8, $0x0017003c00150014
 DATA weave33x2Out2Second<>+48(SB)/8, $0x001b001a003d0018
 DATA weave33x2Out2Second<>+56(SB)/8, $0x003f001e001d003e
 GLOBL weave33x2Out2Second<>(SB), RODATA|NOPTR, $64
+
+DATA weave3Lanes2Out0In0<>+0(SB)/8, $0x0302808080800100
+DATA weave3Lanes2Out0In0<>+8(SB)/8, $0x8080050480808080
+DATA weave3Lanes2Out0In0<>+16(SB)/8, $0x0302808080800100
+DATA weave3Lanes2Out0In0<>+24(SB)/8, $0x8080050480808080
+GLOBL weave3Lanes2Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out0In1<>+0(SB)/8, $0x8080808001008080
+DATA weave3Lanes2Out0In1<>+8(SB)/8, $0x0504808080800302
+DATA weave3Lanes2Out0In1<>+16(SB)/8, $0x8080808001008080
+DATA weave3Lanes2Out0In1<>+24(SB)/8, $0x0504808080800302
+GLOBL weave3Lanes2Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out0In2<>+0(SB)/8, $0x8080010080808080
+DATA weave3Lanes2Out0In2<>+8(SB)/8, $0x8080808003028080
+DATA weave3Lanes2Out0In2<>+16(SB)/8, $0x8080010080808080
+DATA weave3Lanes2Out0In2<>+24(SB)/8, $0x8080808003028080
+GLOBL weave3Lanes2Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out1In0<>+0(SB)/8, $0x8080808007068080
+DATA weave3Lanes2Out1In0<>+8(SB)/8, $0x0b0a808080800908
+DATA weave3Lanes2Out1In0<>+16(SB)/8, $0x8080808007068080
+DATA weave3Lanes2Out1In0<>+24(SB)/8, $0x0b0a808080800908
+GLOBL weave3Lanes2Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out1In1<>+0(SB)/8, $0x8080070680808080
+DATA weave3Lanes2Out1In1<>+8(SB)/8, $0x8080808009088080
+DATA weave3Lanes2Out1In1<>+16(SB)/8, $0x8080070680808080
+DATA weave3Lanes2Out1In1<>+24(SB)/8, $0x8080808009088080
+GLOBL weave3Lanes2Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out1In2<>+0(SB)/8, $0x0706808080800504
+DATA weave3Lanes2Out1In2<>+8(SB)/8, $0x8080090880808080
+DATA weave3Lanes2Out1In2<>+16(SB)/8, $0x0706808080800504
+DATA weave3Lanes2Out1In2<>+24(SB)/8, $0x8080090880808080
+GLOBL weave3Lanes2Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out2In0<>+0(SB)/8, $0x80800d0c80808080
+DATA weave3Lanes2Out2In0<>+8(SB)/8, $0x808080800f0e8080
+DATA weave3Lanes2Out2In0<>+16(SB)/8, $0x80800d0c80808080
+DATA weave3Lanes2Out2In0<>+24(SB)/8, $0x808080800f0e8080
+GLOBL weave3Lanes2Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out2In1<>+0(SB)/8, $0x0d0c808080800b0a
+DATA weave3Lanes2Out2In1<>+8(SB)/8, $0x80800f0e80808080
+DATA weave3Lanes2Out2In1<>+16(SB)/8, $0x0d0c808080800b0a
+DATA weave3Lanes2Out2In1<>+24(SB)/8, $0x80800f0e80808080
+GLOBL weave3Lanes2Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes2Out2In2<>+0(SB)/8, $0x808080800b0a8080
+DATA weave3Lanes2Out2In2<>+8(SB)/8, $0x0f0e808080800d0c
+DATA weave3Lanes2Out2In2<>+16(SB)/8, $0x808080800b0a8080
+DATA weave3Lanes2Out2In2<>+24(SB)/8, $0x0f0e808080800d0c
+GLOBL weave3Lanes2Out2In2<>(SB), RODATA|NOPTR, $32
 
 DATA weave33x4Out0First<>+0(SB)/8, $0x0000001000000000
 DATA weave33x4Out0First<>+8(SB)/8, $0x0000000100000000
@@ -11107,6 +11461,60 @@ DATA weave33x4Out2Second<>+48(SB)/8, $0x0000000d0000001e
 DATA weave33x4Out2Second<>+56(SB)/8, $0x0000001f0000000e
 GLOBL weave33x4Out2Second<>(SB), RODATA|NOPTR, $64
 
+DATA weave3Lanes4Out0In0<>+0(SB)/8, $0x8080808003020100
+DATA weave3Lanes4Out0In0<>+8(SB)/8, $0x0706050480808080
+DATA weave3Lanes4Out0In0<>+16(SB)/8, $0x8080808003020100
+DATA weave3Lanes4Out0In0<>+24(SB)/8, $0x0706050480808080
+GLOBL weave3Lanes4Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out0In1<>+0(SB)/8, $0x0302010080808080
+DATA weave3Lanes4Out0In1<>+8(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out0In1<>+16(SB)/8, $0x0302010080808080
+DATA weave3Lanes4Out0In1<>+24(SB)/8, $0x8080808080808080
+GLOBL weave3Lanes4Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out0In2<>+0(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out0In2<>+8(SB)/8, $0x8080808003020100
+DATA weave3Lanes4Out0In2<>+16(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out0In2<>+24(SB)/8, $0x8080808003020100
+GLOBL weave3Lanes4Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out1In0<>+0(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out1In0<>+8(SB)/8, $0x808080800b0a0908
+DATA weave3Lanes4Out1In0<>+16(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out1In0<>+24(SB)/8, $0x808080800b0a0908
+GLOBL weave3Lanes4Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out1In1<>+0(SB)/8, $0x8080808007060504
+DATA weave3Lanes4Out1In1<>+8(SB)/8, $0x0b0a090880808080
+DATA weave3Lanes4Out1In1<>+16(SB)/8, $0x8080808007060504
+DATA weave3Lanes4Out1In1<>+24(SB)/8, $0x0b0a090880808080
+GLOBL weave3Lanes4Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out1In2<>+0(SB)/8, $0x0706050480808080
+DATA weave3Lanes4Out1In2<>+8(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out1In2<>+16(SB)/8, $0x0706050480808080
+DATA weave3Lanes4Out1In2<>+24(SB)/8, $0x8080808080808080
+GLOBL weave3Lanes4Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out2In0<>+0(SB)/8, $0x0f0e0d0c80808080
+DATA weave3Lanes4Out2In0<>+8(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out2In0<>+16(SB)/8, $0x0f0e0d0c80808080
+DATA weave3Lanes4Out2In0<>+24(SB)/8, $0x8080808080808080
+GLOBL weave3Lanes4Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out2In1<>+0(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out2In1<>+8(SB)/8, $0x808080800f0e0d0c
+DATA weave3Lanes4Out2In1<>+16(SB)/8, $0x8080808080808080
+DATA weave3Lanes4Out2In1<>+24(SB)/8, $0x808080800f0e0d0c
+GLOBL weave3Lanes4Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA weave3Lanes4Out2In2<>+0(SB)/8, $0x808080800b0a0908
+DATA weave3Lanes4Out2In2<>+8(SB)/8, $0x0f0e0d0c80808080
+DATA weave3Lanes4Out2In2<>+16(SB)/8, $0x808080800b0a0908
+DATA weave3Lanes4Out2In2<>+24(SB)/8, $0x0f0e0d0c80808080
+GLOBL weave3Lanes4Out2In2<>(SB), RODATA|NOPTR, $32
+
 DATA deweave33x1Out0First<>+0(SB)/8, $0x15120f0c09060300
 DATA deweave33x1Out0First<>+8(SB)/8, $0x2d2a2724211e1b18
 DATA deweave33x1Out0First<>+16(SB)/8, $0x45423f3c39363330
@@ -11166,6 +11574,60 @@ DATA deweave33x1Out2Second<>+40(SB)/8, $0x4f4c494643402928
 DATA deweave33x1Out2Second<>+48(SB)/8, $0x6764615e5b585552
 DATA deweave33x1Out2Second<>+56(SB)/8, $0x7f7c797673706d6a
 GLOBL deweave33x1Out2Second<>(SB), RODATA|NOPTR, $64
+
+DATA deweave3Lanes1Out0In0<>+0(SB)/8, $0x80800f0c09060300
+DATA deweave3Lanes1Out0In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out0In0<>+16(SB)/8, $0x80800f0c09060300
+DATA deweave3Lanes1Out0In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes1Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out0In1<>+0(SB)/8, $0x0502808080808080
+DATA deweave3Lanes1Out0In1<>+8(SB)/8, $0x80808080800e0b08
+DATA deweave3Lanes1Out0In1<>+16(SB)/8, $0x0502808080808080
+DATA deweave3Lanes1Out0In1<>+24(SB)/8, $0x80808080800e0b08
+GLOBL deweave3Lanes1Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out0In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out0In2<>+8(SB)/8, $0x0d0a070401808080
+DATA deweave3Lanes1Out0In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out0In2<>+24(SB)/8, $0x0d0a070401808080
+GLOBL deweave3Lanes1Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out1In0<>+0(SB)/8, $0x8080800d0a070401
+DATA deweave3Lanes1Out1In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out1In0<>+16(SB)/8, $0x8080800d0a070401
+DATA deweave3Lanes1Out1In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes1Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out1In1<>+0(SB)/8, $0x0603008080808080
+DATA deweave3Lanes1Out1In1<>+8(SB)/8, $0x80808080800f0c09
+DATA deweave3Lanes1Out1In1<>+16(SB)/8, $0x0603008080808080
+DATA deweave3Lanes1Out1In1<>+24(SB)/8, $0x80808080800f0c09
+GLOBL deweave3Lanes1Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out1In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out1In2<>+8(SB)/8, $0x0e0b080502808080
+DATA deweave3Lanes1Out1In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out1In2<>+24(SB)/8, $0x0e0b080502808080
+GLOBL deweave3Lanes1Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out2In0<>+0(SB)/8, $0x8080800e0b080502
+DATA deweave3Lanes1Out2In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out2In0<>+16(SB)/8, $0x8080800e0b080502
+DATA deweave3Lanes1Out2In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes1Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out2In1<>+0(SB)/8, $0x0704018080808080
+DATA deweave3Lanes1Out2In1<>+8(SB)/8, $0x8080808080800d0a
+DATA deweave3Lanes1Out2In1<>+16(SB)/8, $0x0704018080808080
+DATA deweave3Lanes1Out2In1<>+24(SB)/8, $0x8080808080800d0a
+GLOBL deweave3Lanes1Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes1Out2In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out2In2<>+8(SB)/8, $0x0f0c090603008080
+DATA deweave3Lanes1Out2In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes1Out2In2<>+24(SB)/8, $0x0f0c090603008080
+GLOBL deweave3Lanes1Out2In2<>(SB), RODATA|NOPTR, $32
 
 DATA deweave33x2Out0First<>+0(SB)/8, $0x0009000600030000
 DATA deweave33x2Out0First<>+8(SB)/8, $0x00150012000f000c
@@ -11227,6 +11689,60 @@ DATA deweave33x2Out2Second<>+48(SB)/8, $0x00330030002d002a
 DATA deweave33x2Out2Second<>+56(SB)/8, $0x003f003c00390036
 GLOBL deweave33x2Out2Second<>(SB), RODATA|NOPTR, $64
 
+DATA deweave3Lanes2Out0In0<>+0(SB)/8, $0x80800d0c07060100
+DATA deweave3Lanes2Out0In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out0In0<>+16(SB)/8, $0x80800d0c07060100
+DATA deweave3Lanes2Out0In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes2Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out0In1<>+0(SB)/8, $0x0302808080808080
+DATA deweave3Lanes2Out0In1<>+8(SB)/8, $0x808080800f0e0908
+DATA deweave3Lanes2Out0In1<>+16(SB)/8, $0x0302808080808080
+DATA deweave3Lanes2Out0In1<>+24(SB)/8, $0x808080800f0e0908
+GLOBL deweave3Lanes2Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out0In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out0In2<>+8(SB)/8, $0x0b0a050480808080
+DATA deweave3Lanes2Out0In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out0In2<>+24(SB)/8, $0x0b0a050480808080
+GLOBL deweave3Lanes2Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out1In0<>+0(SB)/8, $0x80800f0e09080302
+DATA deweave3Lanes2Out1In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out1In0<>+16(SB)/8, $0x80800f0e09080302
+DATA deweave3Lanes2Out1In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes2Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out1In1<>+0(SB)/8, $0x0504808080808080
+DATA deweave3Lanes2Out1In1<>+8(SB)/8, $0x8080808080800b0a
+DATA deweave3Lanes2Out1In1<>+16(SB)/8, $0x0504808080808080
+DATA deweave3Lanes2Out1In1<>+24(SB)/8, $0x8080808080800b0a
+GLOBL deweave3Lanes2Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out1In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out1In2<>+8(SB)/8, $0x0d0c070601008080
+DATA deweave3Lanes2Out1In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out1In2<>+24(SB)/8, $0x0d0c070601008080
+GLOBL deweave3Lanes2Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out2In0<>+0(SB)/8, $0x808080800b0a0504
+DATA deweave3Lanes2Out2In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out2In0<>+16(SB)/8, $0x808080800b0a0504
+DATA deweave3Lanes2Out2In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes2Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out2In1<>+0(SB)/8, $0x0706010080808080
+DATA deweave3Lanes2Out2In1<>+8(SB)/8, $0x8080808080800d0c
+DATA deweave3Lanes2Out2In1<>+16(SB)/8, $0x0706010080808080
+DATA deweave3Lanes2Out2In1<>+24(SB)/8, $0x8080808080800d0c
+GLOBL deweave3Lanes2Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes2Out2In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out2In2<>+8(SB)/8, $0x0f0e090803028080
+DATA deweave3Lanes2Out2In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes2Out2In2<>+24(SB)/8, $0x0f0e090803028080
+GLOBL deweave3Lanes2Out2In2<>(SB), RODATA|NOPTR, $32
+
 DATA deweave33x4Out0First<>+0(SB)/8, $0x0000000300000000
 DATA deweave33x4Out0First<>+8(SB)/8, $0x0000000900000006
 DATA deweave33x4Out0First<>+16(SB)/8, $0x0000000f0000000c
@@ -11286,3 +11802,57 @@ DATA deweave33x4Out2Second<>+40(SB)/8, $0x0000001300000010
 DATA deweave33x4Out2Second<>+48(SB)/8, $0x0000001900000016
 DATA deweave33x4Out2Second<>+56(SB)/8, $0x0000001f0000001c
 GLOBL deweave33x4Out2Second<>(SB), RODATA|NOPTR, $64
+
+DATA deweave3Lanes4Out0In0<>+0(SB)/8, $0x0f0e0d0c03020100
+DATA deweave3Lanes4Out0In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out0In0<>+16(SB)/8, $0x0f0e0d0c03020100
+DATA deweave3Lanes4Out0In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes4Out0In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out0In1<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out0In1<>+8(SB)/8, $0x808080800b0a0908
+DATA deweave3Lanes4Out0In1<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out0In1<>+24(SB)/8, $0x808080800b0a0908
+GLOBL deweave3Lanes4Out0In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out0In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out0In2<>+8(SB)/8, $0x0706050480808080
+DATA deweave3Lanes4Out0In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out0In2<>+24(SB)/8, $0x0706050480808080
+GLOBL deweave3Lanes4Out0In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out1In0<>+0(SB)/8, $0x8080808007060504
+DATA deweave3Lanes4Out1In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out1In0<>+16(SB)/8, $0x8080808007060504
+DATA deweave3Lanes4Out1In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes4Out1In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out1In1<>+0(SB)/8, $0x0302010080808080
+DATA deweave3Lanes4Out1In1<>+8(SB)/8, $0x808080800f0e0d0c
+DATA deweave3Lanes4Out1In1<>+16(SB)/8, $0x0302010080808080
+DATA deweave3Lanes4Out1In1<>+24(SB)/8, $0x808080800f0e0d0c
+GLOBL deweave3Lanes4Out1In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out1In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out1In2<>+8(SB)/8, $0x0b0a090880808080
+DATA deweave3Lanes4Out1In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out1In2<>+24(SB)/8, $0x0b0a090880808080
+GLOBL deweave3Lanes4Out1In2<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out2In0<>+0(SB)/8, $0x808080800b0a0908
+DATA deweave3Lanes4Out2In0<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out2In0<>+16(SB)/8, $0x808080800b0a0908
+DATA deweave3Lanes4Out2In0<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes4Out2In0<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out2In1<>+0(SB)/8, $0x0706050480808080
+DATA deweave3Lanes4Out2In1<>+8(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out2In1<>+16(SB)/8, $0x0706050480808080
+DATA deweave3Lanes4Out2In1<>+24(SB)/8, $0x8080808080808080
+GLOBL deweave3Lanes4Out2In1<>(SB), RODATA|NOPTR, $32
+
+DATA deweave3Lanes4Out2In2<>+0(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out2In2<>+8(SB)/8, $0x0f0e0d0c03020100
+DATA deweave3Lanes4Out2In2<>+16(SB)/8, $0x8080808080808080
+DATA deweave3Lanes4Out2In2<>+24(SB)/8, $0x0f0e0d0c03020100
+GLOBL deweave3Lanes4Out2In2<>(SB), RODATA|NOPTR, $32

@@ -131,7 +131,8 @@ func (g *gen) file() {
 	}
 	for _, inverse := range []bool{false, true} {
 		for _, w := range []int{1, 2, 4} {
-			g.weave3(w, inverse)
+			g.weave3AVX512(w, inverse)
+			g.weave3AVX2(w, inverse)
 		}
 	}
 	for _, lvl := range []*level{avx512, avx2} {
@@ -190,6 +191,9 @@ func (g *gen) file() {
 		for _, w := range []int{1, 2, 4} {
 			for _, t := range weave3Tables[inverse][w] {
 				g.tables(t[0], t[1])
+			}
+			for _, t := range weave3Lanes[inverse][w] {
+				g.tables(t[:]...)
 			}
 		}
 	}

@@ -21,6 +21,15 @@ import (
 // or D) picks those in the first two, a second keeps them and picks the
 // rest from the third. Six permutes a chunk, their indexes in Z26..Z31
 // for the whole call.
+//
+// AVX2 has no permute of bytes or words across its two lanes, so its
+// weaves work within them: each lane holds a block of 48 bytes of the
+// stream (16 of each row), and each 16-byte piece of the output is the OR
+// of three VPSHUFBs, one of each input piece, masks from lane3Masks. A
+// chunk is two blocks, 32 bytes of each row:
+//
+//	func interleave3xWAVX2(dst *byte, src *byte, srcStride int, n int)
+//	func deinterleave3xWAVX2(dst *byte, dstStride int, src *byte, n int)
 
 // weave3Tables holds, by direction (de-interleave or not) and element
 // width, the six indexes of a 3-way weave: [k][0] picks output k's
@@ -28,12 +37,61 @@ import (
 // the others from the third.
 var weave3Tables = map[bool]map[int][3][2]table{false: {}, true: {}}
 
+// weave3Lanes holds, the same way, the VPSHUFB masks of the AVX2 weaves:
+// [q][r] takes output piece q's bytes from input piece r.
+var weave3Lanes = map[bool]map[int][3][3]table{false: {}, true: {}}
+
 func init() {
 	for _, inverse := range []bool{false, true} {
 		for _, w := range []int{1, 2, 4} {
 			weave3Tables[inverse][w] = weave3Indexes(inverse, w)
+			weave3Lanes[inverse][w] = lane3Masks(inverse, w)
 		}
 	}
+}
+
+// lane3Masks computes the VPSHUFB masks of the AVX2 3-way weave of w-byte
+// elements, on a block of 48 bytes of the stream and 16 of each row. A
+// de-interleave's input pieces are the stream's 16-byte thirds and its
+// output q is row q: byte i*w+b is stream byte (3i+q)*w+b. An
+// interleave's inputs are the rows and its output q the stream's third
+// q: stream byte 16q+o is byte b of element e = (16q+o)/w, which row e%3
+// holds as its element e/3. Bytes from other pieces are 0x80 (zero).
+func lane3Masks(inverse bool, w int) [3][3]table {
+	var m [3][3][]byte
+	for q := range 3 {
+		for r := range 3 {
+			m[q][r] = make([]byte, 32)
+		}
+		for o := range 16 {
+			var r, at int // the input piece and byte of output q's byte o
+			if inverse {
+				s := (3*(o/w)+q)*w + o%w
+				r, at = s/16, s%16
+			} else {
+				e := (16*q + o) / w
+				r, at = e%3, e/3*w+(16*q+o)%w
+			}
+			for rr := range 3 {
+				b := byte(0x80)
+				if rr == r {
+					b = byte(at)
+				}
+				m[q][rr][o], m[q][rr][16+o] = b, b // the same in both lanes
+			}
+		}
+	}
+	name := "weave3"
+	if inverse {
+		name = "deweave3"
+	}
+	var t [3][3]table
+	for q := range 3 {
+		for r := range 3 {
+			t[q][r] = table{fmt.Sprintf("%sLanes%dOut%dIn%d", name, w, q, r), m[q][r]}
+		}
+	}
+	return t
 }
 
 // weave3Indexes computes the indexes of the 3-way weave of w-byte
@@ -72,20 +130,11 @@ func weave3Indexes(inverse bool, w int) [3][2]table {
 	return t
 }
 
-// weave3 emits interleave3xWAVX512 or deinterleave3xWAVX512 for w-byte
+// weave3AVX512 emits interleave3xWAVX512 or deinterleave3xWAVX512 for w-byte
 // elements (1 needs VBMI, 2 BW): inputs in Z0..Z2, each output's first
 // permute into Z3..Z5 and its second into Z6..Z8.
-func (g *gen) weave3(w int, inverse bool) {
-	s := weaveSpec{lvl: avx512, k: 3, width: w, inverse: inverse}
-	if inverse {
-		g.text(s.name(), "func(dst *byte, dstStride int, src *byte, n int)")
-		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
-		g.Commentf("A chunk: 192 bytes of groups of 3 %d-byte elements, split into 64 bytes of each of 3 rows.", w)
-	} else {
-		g.text(s.name(), "func(dst *byte, src *byte, srcStride int, n int)")
-		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
-		g.Commentf("A chunk: 64 bytes of each of 3 rows, interleaved by %d-byte elements into 192 bytes.", w)
-	}
+func (g *gen) weave3AVX512(w int, inverse bool) {
+	g.weave3Head(weaveSpec{lvl: avx512, k: 3, width: w, inverse: inverse})
 	tables := weave3Tables[inverse][w]
 	for k := range 3 {
 		for step := range 2 {
@@ -114,13 +163,7 @@ func (g *gen) weave3(w int, inverse bool) {
 			g.VMOVDQU64(second, at(di, 64*k))
 		}
 	}
-	srcStep, dstStep := 64, 192
-	if inverse {
-		srcStep, dstStep = dstStep, srcStep
-	}
-	g.ADDQ(imm(srcStep), si)
-	g.ADDQ(imm(dstStep), di)
-	g.loopEnd("loop")
+	g.weave3Step(avx512, inverse)
 }
 
 // permi2 returns the two-table permute of w-byte elements that overwrites
@@ -134,4 +177,66 @@ func (g *gen) permi2(w int) func(...operand.Op) {
 		return g.VPERMI2W
 	}
 	return g.VPERMI2D
+}
+
+// weave3AVX2 emits interleave3xWAVX2 or deinterleave3xWAVX2 for w-byte
+// elements: the input pieces of both blocks in Y0..Y2 (block 0 in the
+// low lanes), each output piece ORed together in Y3 from the shuffles in
+// Y4.
+func (g *gen) weave3AVX2(w int, inverse bool) {
+	g.weave3Head(weaveSpec{lvl: avx2, k: 3, width: w, inverse: inverse})
+	masks := weave3Lanes[inverse][w]
+	in := avx2.vs(0, 3)
+	acc, t := avx2.v(3), avx2.v(4)
+	g.Label("loop")
+	for r, y := range in {
+		if inverse {
+			g.VMOVDQU(at(si, 16*r), y.AsX())
+			g.VINSERTI128(operand.U8(1), at(si, 48+16*r), y, y)
+		} else {
+			g.VMOVDQU(row(si, bx, r8, r, 0), y)
+		}
+	}
+	for q := range 3 {
+		g.VPSHUFB(masks[q][0].addr(), in[0], acc)
+		for r := 1; r < 3; r++ {
+			g.VPSHUFB(masks[q][r].addr(), in[r], t)
+			g.VPOR(t, acc, acc)
+		}
+		if inverse {
+			g.VMOVDQU(acc, row(di, dx, r8, q, 0))
+		} else {
+			g.VMOVDQU(acc.AsX(), at(di, 16*q))
+			g.VEXTRACTI128(operand.U8(1), acc, at(di, 48+16*q))
+		}
+	}
+	g.weave3Step(avx2, inverse)
+}
+
+// weave3Head starts the 3-way weave s: its signature, its arguments in
+// DI, DX or BX (the rows' stride), SI and CX, and the comment on its
+// chunk (a vector of each row).
+func (g *gen) weave3Head(s weaveSpec) {
+	row := s.lvl.bytes
+	if s.inverse {
+		g.text(s.name(), "func(dst *byte, dstStride int, src *byte, n int)")
+		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
+		g.Commentf("A chunk: %d bytes of groups of 3 %d-byte elements, split into %d bytes of each of 3 rows.", 3*row, s.width, row)
+		return
+	}
+	g.text(s.name(), "func(dst *byte, src *byte, srcStride int, n int)")
+	g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
+	g.Commentf("A chunk: %d bytes of each of 3 rows, interleaved by %d-byte elements into %d bytes.", row, s.width, 3*row)
+}
+
+// weave3Step ends the loop of a 3-way weave at level l: the rows move on
+// a vector, the stream three.
+func (g *gen) weave3Step(l *level, inverse bool) {
+	srcStep, dstStep := l.bytes, 3*l.bytes
+	if inverse {
+		srcStep, dstStep = dstStep, srcStep
+	}
+	g.ADDQ(imm(srcStep), si)
+	g.ADDQ(imm(dstStep), di)
+	g.loopEnd("loop")
 }
