@@ -39,6 +39,31 @@ func ExampleToColumnMajor() {
 	// [1 4 2 5 3 6]
 }
 
+// Turn an RGB image from channels last (height × width × 3, the order
+// image files decode to) into channels first (3 planes of height ×
+// width, the order most vision models take), and back.
+func ExamplePermute() {
+	hwc := []uint8{ // 2×2 pixels: red, green, blue; white, black
+		255, 0, 0, 0, 255, 0,
+		0, 0, 255, 255, 255, 255,
+	}
+	dims := []int64{2, 2, 3}
+	chw := make([]uint8, len(hwc))
+	if err := relayout.Permute(chw, hwc, dims, []int{2, 0, 1}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(chw)
+
+	back := make([]uint8, len(hwc))
+	if err := relayout.Permute(back, chw, []int64{3, 2, 2}, []int{1, 2, 0}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(back)
+	// Output:
+	// [255 0 0 255 0 255 0 255 0 0 255 255]
+	// [255 0 0 0 255 0 0 0 255 255 255 255]
+}
+
 // Pad and tile a bf16 matrix for a TPU, then undo it after the device is
 // done: Upload lays the array out as ForDevice says (here T(8,128)(2,1):
 // 8×128 tiles, rows paired so a 32-bit word holds two rows of a column),

@@ -574,6 +574,36 @@ func TestStreamingPlans(t *testing.T) {
 	}
 }
 
+// TestImagePlans runs images between channels last and channels first
+// (a transpose with 3 rows or 3 columns and a contiguous side: the 3-way
+// weave kernels) against the reference, in cache and streamed, on one
+// and two threads, at sizes with ragged ends past the kernels' chunks.
+func TestImagePlans(t *testing.T) {
+	for i, tc := range []struct{ from, to string }{
+		{"u8[9,37,3]{2,1,0}", "u8[9,37,3]{1,0,2}"},
+		{"u8[9,37,3]{1,0,2}", "u8[9,37,3]{2,1,0}"},
+		{"u8[2,7,33,3]{3,2,1,0}", "u8[2,7,33,3]{2,1,3,0}"},
+		{"u8[2,7,33,3]{2,1,3,0}", "u8[2,7,33,3]{3,2,1,0}"},
+		{"bf16[3,11,17,3]{3,2,1,0}", "bf16[3,11,17,3]{2,1,3,0}"},
+		{"f32[2,13,9,3]{3,2,1,0}", "f32[2,13,9,3]{2,1,3,0}"},
+		{"f32[2,13,9,3]{2,1,3,0}", "f32[2,13,9,3]{3,2,1,0}"},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2} {
+				var plan *Plan
+				tweak := func(p *Plan) { plan, p.parallelMin = p, 0 }
+				if !checkPairWith(t, uint64(i), from, to, Options{Threads: threads}, streamMin, tweak) {
+					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+				}
+				if plan.kern != kernTranspose || plan.inner.size != 3 && (plan.outer == nil || plan.outer.size != 3) {
+					t.Errorf("%s -> %s: not a transpose with 3 rows or columns\n%s", tc.from, tc.to, plan)
+				}
+			}
+		}
+	}
+}
+
 // TestWidenedUnits checks which plans move runs of a few elements as
 // wider elements (widen) and runs them against the reference, streamed
 // and not, on one and two threads: column-major arrays to and from the
