@@ -545,6 +545,8 @@ func FuzzTranspose(f *testing.F) {
 	f.Add(uint8(8), uint16(17), uint16(9), uint8(8), uint8(8), uint8(2), uint64(4))
 	f.Add(uint8(16), uint16(5), uint16(4), uint8(0), uint8(16), uint8(0), uint64(5))
 	f.Add(uint8(2), uint16(128), uint16(2), uint8(0), uint8(0), uint8(1), uint64(6))
+	f.Add(uint8(0), uint16(3), uint16(200), uint8(0), uint8(0), uint8(2), uint64(7)) // 3-way de-interleave
+	f.Add(uint8(2), uint16(150), uint16(3), uint8(0), uint8(0), uint8(1), uint64(8)) // 3-way interleave
 	f.Fuzz(func(t *testing.T, wsel uint8, rows, cols uint16, dpad, spad, flags uint8, seed uint64) {
 		w := []int{1, 2, 4, 8, 16}[int(wsel)%5]
 		g := geometry{width: w, rows: int(rows) % 513, cols: int(cols) % 513}
