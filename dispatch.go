@@ -283,18 +283,18 @@ func weaveNote(width int, have, three bool) string {
 	return "; " + counts + " columns: interleave"
 }
 
-// transposeFast is Transpose after its checks. Two, three or four columns
-// with a contiguous destination are an interleave, two, three or four
-// rows with a contiguous source a de-interleave. Kernels that write part lines stage
-// their tiles (see transposeStaged). A large destination (larger than
-// the last-level cache, this call's or the whole one a TransposeStreaming
-// call writes part of) goes through transposeStreamed where the kernel
-// has a streaming twin, otherwise through transposeStaged, and a large
-// destination whose rows start off line boundaries through the skew
-// twins of the streaming kernels, where it has them; otherwise the
-// assembly micro-kernel of the level in use runs over the full register
-// blocks, strip by strip inside bands of tileBytes of source row. The
-// generic kernel does the ragged edges.
+// transposeFast is Transpose after its checks. Two, three or four
+// columns with a contiguous destination are an interleave, two, three or
+// four rows with a contiguous source a de-interleave. Kernels that write
+// part lines stage their tiles (see transposeStaged). A large
+// destination (larger than the last-level cache, this call's or the
+// whole one a TransposeStreaming call writes part of) goes through
+// transposeStreamed where the kernel has a streaming twin, otherwise
+// through transposeStaged, and a large destination whose rows start off
+// line boundaries through the skew twins of the streaming kernels, where
+// it has them; otherwise the assembly micro-kernel of the level in use
+// runs over the full register blocks, strip by strip inside bands of
+// tileBytes of source row. The generic kernel does the ragged edges.
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))

@@ -741,7 +741,7 @@ func weaveChunk(width int) (chunk int, avx512 bool) {
 	return 0, false
 }
 
-// interleaveAsm runs the interleave of cols source rows (2 or 4 of
+// interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) at the level in use over
 // rows elements, and returns how many it did (a multiple of its chunk),
 // or 0 if it has no kernel.
@@ -1045,7 +1045,7 @@ func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave3x4AVX2(dst *byte, dstStride int, src *byte, n int)
 
-// deinterleaveAsm runs the de-interleave into rows (2 or 4 of width-byte
+// deinterleaveAsm runs the de-interleave into rows (2, 3 or 4 of width-byte
 // elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
 // use over cols elements, and returns how many it did (a multiple of its
 // chunk), or 0 if it has no kernel.
