@@ -154,12 +154,18 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 // elements: every dim it covers has budgets reaching the box's span.
 func (w *walker) dense(lv int) bool {
 	for _, s := range w.spans[lv] {
-		k := w.p.per(s.dim)
-		if w.b[s.dim] < s.span*k || w.e[s.dim] < s.span*k {
+		if !w.reaches(s) {
 			return false
 		}
 	}
 	return w.wholeUnit(lv)
+}
+
+// reaches reports whether dim s.dim's budgets, valid and held, reach the
+// span s.
+func (w *walker) reaches(s dimSpan) bool {
+	k := w.p.per(s.dim)
+	return w.b[s.dim] >= s.span*k && w.e[s.dim] >= s.span*k
 }
 
 // wholeUnit reports, for a plan whose last unit of udim is partial,
@@ -199,9 +205,7 @@ func (w *walker) corner(lv int) bool {
 	// Dims that only the kernel's loops cover must be whole, and so must
 	// a unit that none covers.
 	for _, s := range w.spans[n] {
-		k := w.p.per(s.dim)
-		if !slices.ContainsFunc(w.loops[lv:], func(l ploop) bool { return l.dim == s.dim }) &&
-			(w.b[s.dim] < s.span*k || w.e[s.dim] < s.span*k) {
+		if !slices.ContainsFunc(w.loops[lv:], func(l ploop) bool { return l.dim == s.dim }) && !w.reaches(s) {
 			return false
 		}
 	}
