@@ -190,7 +190,7 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		return nil
 	}
 	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, true)
-	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 || mid.step != 1 || mid.part != 0 {
+	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 || !mid.wholeUnits() {
 		return nil
 	}
 	q := *mid
@@ -636,6 +636,11 @@ func (p *Plan) widen() {
 		p.why = append(p.why, fmt.Sprintf("units: d%d's last unit holds %d of its %d elements and moves an element at a time", d, w.part, k))
 	}
 }
+
+// wholeUnits reports whether the plan's strides, offsets and dims all
+// count whole moved elements: no strides kept in elements (step) and no
+// partial unit (part). Slab plans and packedUnits read them so.
+func (p *Plan) wholeUnits() bool { return p.step == 1 && p.part == 0 }
 
 // chooseKernel takes the innermost loops for the kernel.
 func (p *Plan) chooseKernel() {

@@ -448,7 +448,7 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 	// 14.1-14.3 widened; relayout convert of s4 16384², a mapped run:
 	// 11.1 s, then 1.0.
 	wide, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64, true)
-	if err != nil || wide.unit == 1 || wide.step != 1 || wide.part != 0 {
+	if err != nil || wide.unit == 1 || !wide.wholeUnits() {
 		return nil // slabs count their strides in whole units
 	}
 	if sl := st.planSlabs(wide, target*wideSlabs); sl != nil && sl.rangeOnly {
