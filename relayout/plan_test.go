@@ -427,12 +427,7 @@ func TestDenseCorner(t *testing.T) {
 			if !slices.Equal(got, tc.corner) {
 				t.Errorf("%s -> %s: corner %v, want %v\n%s", tc.from, tc.to, got, tc.corner, plan)
 			}
-			src := fillRandom(plan.SourceSize(), uint64(i))
-			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, plan.to, plan.from, tc.pad); err != nil {
-				t.Fatal(err)
-			}
-			checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
 		})
 	}
 }
@@ -446,6 +441,19 @@ func TestAlignedBuffer(t *testing.T) {
 			t.Errorf("alignedBuffer(%d): len %d cap %d at %p", n, len(b), cap(b), unsafe.SliceData(b))
 		}
 	}
+}
+
+// checkRangesAgainstReference runs plan chunk range by chunk range
+// (checkRunRange) on random source bytes from seed against the reference
+// relayout with padding pad.
+func checkRangesAgainstReference(t *testing.T, seed uint64, plan *Plan, pad Padding) {
+	t.Helper()
+	src := fillRandom(plan.SourceSize(), seed)
+	want := make([]byte, plan.DestinationSize())
+	if err := Reference(want, src, plan.to, plan.from, pad); err != nil {
+		t.Fatal(err)
+	}
+	checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 5)))
 }
 
 // checkRunRange runs plan chunk by chunk, in a random partition from r,
@@ -703,12 +711,7 @@ func TestPackedUnits(t *testing.T) {
 			if plan.stage != nil {
 				return
 			}
-			src := fillRandom(plan.SourceSize(), uint64(i))
-			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, plan.to, plan.from, tc.pad); err != nil {
-				t.Fatal(err)
-			}
-			checkRunRange(t, uint64(i), plan, src, want, rand.New(rand.NewPCG(uint64(i), 5)))
+			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
 		})
 	}
 }
