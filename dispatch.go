@@ -268,7 +268,7 @@ func Kernel(width int) string {
 // level has the interleave kernels (have), and the 3-way ones (three):
 // which column counts run them.
 func weaveNote(width int, have, three bool) string {
-	if !have || width > 4 {
+	if !have || width > 4 || !pow2(width) {
 		return ""
 	}
 	counts := "2 or 4"
@@ -298,7 +298,8 @@ func weaveNote(width int, have, three bool) string {
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	if ((rows == 2 || rows == 3 || rows == 4) && width <= 4 || rows == 8 && width == 1) && srcStride == rows*width {
+	weave := width <= 4 && pow2(width)
+	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width == 1) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			if done < cols {
@@ -307,7 +308,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if ((cols == 2 || cols == 3 || cols == 4) && width <= 4 || cols == 8 && width == 1) && dstStride == cols*width {
+	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width == 1) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			if done < rows {

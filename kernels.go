@@ -121,7 +121,9 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 //	dst[i*dstStride + j*width : +width] = src[j*srcStride + i*width : +width]
 //
 // for i < rows, j < cols. Each row of dst (cols elements) is contiguous,
-// as is each row of src (rows elements). width is 1, 2, 4, 8 or 16.
+// as is each row of src (rows elements). width is 1 to 16: an element of
+// any other width than 1, 2, 4, 8 or 16 is a record (an RGB pixel of 3
+// bytes, a point of three f32s in 12) that moves whole.
 func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	transpose(width, dst, dstStride, src, srcStride, rows, cols, false)
 }
@@ -229,7 +231,12 @@ func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 func checkWidth(width int) {
-	if width != 1 && width != 2 && width != 4 && width != 8 && width != 16 {
+	if width < 1 || width > 16 {
 		panic(fmt.Sprintf("tilecopy: transpose of %d-byte elements", width))
 	}
 }
+
+// pow2 reports whether width is a power of two: the widths the interleave
+// and de-interleave kernels take (their other widths are records that
+// the block transposes move).
+func pow2(width int) bool { return width&(width-1) == 0 }

@@ -825,7 +825,7 @@ var (
 // the destination is not aligned for the vector stores.
 func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid) (done int, inverse bool) {
 	chunk, avx512 := weaveChunk(width)
-	if chunk == 0 || width > 4 {
+	if chunk == 0 || width > 4 || !pow2(width) {
 		return 0, false
 	}
 	vec := 32

@@ -84,11 +84,11 @@ func genericBlocks(width int) (mi, mj, ui, uj int) {
 func transposeGeneric(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	if fastWords && (cols == 2 || cols == 4) && width*cols <= 8 && dstStride == width*cols {
+	if fastWords && (cols == 2 || cols == 4) && pow2(width) && width*cols <= 8 && dstStride == width*cols {
 		interleave(width, cols, dp, sp, srcStride, rows)
 		return
 	}
-	if fastWords && (rows == 2 || rows == 4) && width*rows <= 8 && srcStride == width*rows {
+	if fastWords && (rows == 2 || rows == 4) && pow2(width) && width*rows <= 8 && srcStride == width*rows {
 		deinterleave(width, rows, dp, dstStride, sp, cols)
 		return
 	}
@@ -112,8 +112,10 @@ func transposeGeneric(width int, dst []byte, dstStride int, src []byte, srcStrid
 						block4(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
 					case width == 8:
 						block8(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
-					default:
+					case width == 16:
 						block16(dp, dstStride, sp, srcStride, i0, i1, j0, j1)
+					default:
+						blockOdd(width, dp, dstStride, sp, srcStride, i0, i1, j0, j1)
 					}
 				}
 			}
@@ -243,6 +245,37 @@ func block1(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1
 		s := unsafe.Add(sp, j*ss)
 		for i := i0; i < i1; i++ {
 			*(*byte)(unsafe.Add(dp, i*ds+j)) = *(*byte)(unsafe.Add(s, i))
+		}
+	}
+}
+
+// blockOdd moves elements of 3, 5, 6, 7 or 9 to 15 bytes, each as two
+// words that overlap inside it (bytes [0, k) and [width-k, width), k the
+// largest power of two below width): no byte outside an element is read
+// or written.
+func blockOdd(width int, dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
+	for i := i0; i < i1; i++ {
+		s := unsafe.Add(sp, i*width)
+		d := unsafe.Add(dp, i*ds)
+		switch {
+		case width < 4:
+			for j := j0; j < j1; j++ {
+				e, o := unsafe.Add(s, j*ss), unsafe.Add(d, j*width)
+				*(*uint16)(o) = *(*uint16)(e)
+				*(*uint16)(unsafe.Add(o, 1)) = *(*uint16)(unsafe.Add(e, 1))
+			}
+		case width < 8:
+			for j := j0; j < j1; j++ {
+				e, o := unsafe.Add(s, j*ss), unsafe.Add(d, j*width)
+				*(*uint32)(o) = *(*uint32)(e)
+				*(*uint32)(unsafe.Add(o, width-4)) = *(*uint32)(unsafe.Add(e, width-4))
+			}
+		default:
+			for j := j0; j < j1; j++ {
+				e, o := unsafe.Add(s, j*ss), unsafe.Add(d, j*width)
+				*(*uint64)(o) = *(*uint64)(e)
+				*(*uint64)(unsafe.Add(o, width-8)) = *(*uint64)(unsafe.Add(e, width-8))
+			}
 		}
 	}
 }

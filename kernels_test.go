@@ -233,13 +233,31 @@ func firstDiff(a, b []byte) int {
 	return min(len(a), len(b))
 }
 
+// testWidths are the element widths the transpose tests run: the powers
+// of two and the records of 3, 6 and 12 bytes (RGB pixels of u8, of 16-bit
+// floats and of f32). TestTransposeRecords takes the other widths.
+var testWidths = []int{1, 2, 3, 4, 6, 8, 12, 16}
+
+// TestTransposeRecords runs every element width from 1 to 16 bytes at
+// every level, fewer geometries each than TestTransposeLevels.
+func TestTransposeRecords(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for w := 1; w <= 16; w++ {
+			r := rand.New(rand.NewPCG(uint64(w), 21))
+			for range 20 {
+				checkTranspose(t, r, randomGeometry(r, w, 120))
+			}
+		}
+	})
+}
+
 func TestTransposeLevels(t *testing.T) {
 	n := 300
 	if testing.Short() {
 		n = 60
 	}
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{1, 2, 4, 8, 16} {
+		for _, w := range testWidths {
 			t.Run(fmt.Sprintf("w%d", w), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(w), 1))
 				for range n {
@@ -261,7 +279,7 @@ func TestTransposeStreaming(t *testing.T) {
 		stageRowBytes, stageColBytes = savedRow, savedCol
 	})
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{1, 2, 4, 8, 16} {
+		for _, w := range testWidths {
 			r := rand.New(rand.NewPCG(uint64(w), 2))
 			for k := range 40 {
 				g := randomGeometry(r, w, 300)
@@ -348,7 +366,7 @@ func TestTransposeCrowded(t *testing.T) {
 func TestTransposeAliased(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(4, 4))
-		for _, w := range []int{1, 2, 4, 8, 16} {
+		for _, w := range testWidths {
 			for range 6 {
 				g := geometry{width: w, rows: 64 + r.IntN(200), cols: 64 + r.IntN(200)}
 				g.dstStride = (g.cols*w + 2047) / 2048 * 2048
@@ -369,7 +387,7 @@ func TestTransposeAliased(t *testing.T) {
 func TestTransposeTiny(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(3, 3))
-		for _, w := range []int{1, 2, 4, 8, 16} {
+		for _, w := range testWidths {
 			for _, cols := range []int{1, 2, 3, 4, 5, 8} {
 				for _, rows := range []int{1, 7, 31, 32, 33, 64, 127, 128, 129, 300, 1100} {
 					g := geometry{width: w, rows: rows, cols: cols, dstStride: cols * w, srcStride: rows*w + r.IntN(3)*64}
@@ -517,12 +535,14 @@ func TestTransposePanics(t *testing.T) {
 		name string
 		f    func()
 	}{
-		{"width 3", func() { Transpose(3, buf, 8, buf, 8, 1, 1) }},
+		{"width 0", func() { Transpose(0, buf, 8, buf, 8, 1, 1) }},
+		{"width 17", func() { Transpose(17, buf, 32, buf, 32, 1, 1) }},
 		{"dst short", func() { Transpose(4, buf[:15], 16, buf, 16, 4, 4) }},
 		{"src short", func() { Transpose(4, buf, 16, buf[:15], 16, 4, 4) }},
 		{"negative", func() { Transpose(4, buf, 16, buf, 16, -1, 4) }},
 		{"grid dst short", func() { TransposeGrid(4, buf, 16, buf, 16, 2, 2, Grid{Inner: 2, Outer: 1, DstInner: 48}) }},
-		{"blocks width 3", func() { TransposeBlocks(3, buf, 8, buf, 8, 1, 1, Grid{Inner: 1, Outer: 1}) }},
+		{"blocks width 17", func() { TransposeBlocks(17, buf, 32, buf, 32, 1, 1, Grid{Inner: 1, Outer: 1}) }},
+		{"record dst short", func() { Transpose(3, buf[:47], 48, buf, 3, 1, 16) }},
 		{"blocks src short", func() { TransposeBlocks(4, buf, 8, buf, 16, 2, 2, Grid{Inner: 1, Outer: 2, SrcOuter: 48}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -545,10 +565,14 @@ func FuzzTranspose(f *testing.F) {
 	f.Add(uint8(8), uint16(17), uint16(9), uint8(8), uint8(8), uint8(2), uint64(4))
 	f.Add(uint8(16), uint16(5), uint16(4), uint8(0), uint8(16), uint8(0), uint64(5))
 	f.Add(uint8(2), uint16(128), uint16(2), uint8(0), uint8(0), uint8(1), uint64(6))
-	f.Add(uint8(0), uint16(3), uint16(200), uint8(0), uint8(0), uint8(2), uint64(7)) // 3-way de-interleave
-	f.Add(uint8(2), uint16(150), uint16(3), uint8(0), uint8(0), uint8(1), uint64(8)) // 3-way interleave
+	f.Add(uint8(0), uint16(3), uint16(200), uint8(0), uint8(0), uint8(2), uint64(7))  // 3-way de-interleave
+	f.Add(uint8(2), uint16(150), uint16(3), uint8(0), uint8(0), uint8(1), uint64(8))  // 3-way interleave
+	f.Add(uint8(5), uint16(40), uint16(70), uint8(0), uint8(0), uint8(0), uint64(9))  // 3-byte records
+	f.Add(uint8(7), uint16(9), uint16(33), uint8(12), uint8(0), uint8(6), uint64(10)) // 12-byte records, streamed
 	f.Fuzz(func(t *testing.T, wsel uint8, rows, cols uint16, dpad, spad, flags uint8, seed uint64) {
-		w := []int{1, 2, 4, 8, 16}[int(wsel)%5]
+		// The first five as before the records joined, so the seeds keep
+		// their widths.
+		w := []int{1, 2, 4, 8, 16, 3, 6, 12, 5, 7, 9, 10, 11, 13, 14, 15}[int(wsel)%16]
 		g := geometry{width: w, rows: int(rows) % 513, cols: int(cols) % 513}
 		g.dstStride = g.cols*w + int(dpad)
 		g.srcStride = g.rows*w + int(spad)
@@ -588,7 +612,7 @@ var gridKernels = []struct {
 // kernels), with aligned and unaligned destinations, and other blocks.
 func TestTransposeGrid(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{1, 2, 4, 8} {
+		for _, w := range []int{1, 2, 3, 4, 8, 12} {
 			r := rand.New(rand.NewPCG(uint64(w), 7))
 			for k := range 60 {
 				g := randomGeometry(r, w, 300)
@@ -640,7 +664,7 @@ func TestTransposeGrid(t *testing.T) {
 // destination.
 func TestTransposeGridTiled(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{1, 2, 4, 8, 16} {
+		for _, w := range testWidths {
 			r := rand.New(rand.NewPCG(uint64(w), 11))
 			for k := range 40 {
 				rows, cols := 1+r.IntN(80), 1+r.IntN(160)

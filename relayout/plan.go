@@ -584,7 +584,7 @@ func (p *Plan) widen() {
 	unit := k * p.width
 	n, e := p.dims[d].n, p.dims[d].e
 	if last.dst != 1 || last.src != 1 || last.w != 1 || last.scale != 1 || k < 2 ||
-		unit > maxUnitBytes || unit&(unit-1) != 0 || n < k ||
+		unit > maxUnitBytes || n < k ||
 		e%k != 0 && e != n || p.tail[1] > p.tail[0] && (p.tail[0]%k != 0 || p.tail[1]%k != 0) {
 		return
 	}

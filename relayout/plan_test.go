@@ -618,7 +618,8 @@ func TestImagePlans(t *testing.T) {
 // tpu preset's tiles, whose pairs and quadruples become 4-byte units,
 // permutations that keep a short last dim, and the cases that must stay
 // element by element (a dim that does not divide into units, runs too
-// long or of a length that is no element width).
+// long), and records: pixels of 3 channels, points of 3 floats, which
+// move whole as 3-, 6- or 12-byte elements.
 func TestWidenedUnits(t *testing.T) {
 	tests := []struct {
 		from, to string
@@ -653,7 +654,12 @@ func TestWidenedUnits(t *testing.T) {
 		{"u16[40,4,4]{2,1,0}", "u16[40,4,4]{2,0,1}", Padding{}, 4},
 		{"f64[9,7,2]{2,1,0}", "f64[9,7,2]{2,0,1}", Padding{}, 2},
 		{"f64[9,7,4]{2,1,0}", "f64[9,7,4]{2,0,1}", Padding{}, 1},
-		{"u8[9,7,3]{2,1,0}", "u8[9,7,3]{2,0,1}", Padding{}, 1},
+		{"f64[9,7,3]{2,1,0}", "f64[9,7,3]{2,0,1}", Padding{}, 1},
+		{"u8[9,7,3]{2,1,0}", "u8[9,7,3]{2,0,1}", Padding{}, 3},
+		{"u8[40,33,3]{2,0,1}", "u8[40,33,3]{2,1,0}", Padding{Kind: PadValue, Value: 9, Widths: []int64{48, 40, 3}}, 3},
+		{"bf16[17,70,3]{2,1,0}", "bf16[17,70,3]{2,0,1}", Padding{Kind: PadNaN}, 3},
+		{"f32[3,65,33,3]{3,2,1,0}", "f32[3,65,33,3]{3,1,2,0}", Padding{}, 3},
+		{"u8[31,20,5]{2,1,0}", "u8[31,20,5]{2,0,1}", Padding{}, 5},
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
