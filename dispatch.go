@@ -346,7 +346,12 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// 0.51/0.51.
 		near := dstStride % 4096
 		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
-		if k := stagedKernel(width); k != kNone && (aligned || crowded) {
+		// Records (widths that are no power of two) stream staged at
+		// any alignment: their rows seldom start on lines, and the plain
+		// kernel's stores fill the caches (u8 records of 3 bytes,
+		// [16384,5461], go test -bench TransposeImpl: 10.3 GB/s plain,
+		// 16.5 staged).
+		if k := stagedKernel(width); k != kNone && (aligned || crowded || !pow2(width)) {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of
 			// unit columns.
@@ -380,8 +385,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// that are multiples of 2 KiB, whose rows crowd a few cache sets
 	// (512x512 f32: 0.36 of copy() direct, 0.46-0.64 staged; with the
 	// strides padded by 64 bytes direct is better, 0.67 against 0.45).
+	// The record kernels write part lines too, but faster direct (3-byte
+	// records, 512x170: 21 GB/s staged, 59 direct).
 	aliased := (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
-	if streamingStores && (sh.bj*width < 64 && rows*cols*width >= 32<<10 || aliased) {
+	if streamingStores && (sh.bj*width < 64 && pow2(width) && rows*cols*width >= 32<<10 || aliased) {
 		unit := lineUnit(sh.bj, width)
 		if fc := cols - cols%unit; fc > 0 {
 			transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fc, false)

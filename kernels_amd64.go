@@ -3,6 +3,7 @@
 package tilecopy
 
 import (
+	"fmt"
 	"math/bits"
 	"strings"
 	"sync"
@@ -42,6 +43,50 @@ func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 //go:noescape
 func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// The record transposes (elements of a width that is no power of two, 3
+// to 15 bytes) read and write only the records' bytes, under a mask; they
+// need VBMI.
+
+//go:noescape
+func transpose3AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose5AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose6AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose7AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose9AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose10AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose11AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose12AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose13AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose14AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose15AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// recordKernels are the record transposes by width.
+var recordKernels = [16]func(dst *byte, dstStride int, src *byte, srcStride int, n int){
+	3: transpose3AVX512, 5: transpose5AVX512, 6: transpose6AVX512, 7: transpose7AVX512,
+	9: transpose9AVX512, 10: transpose10AVX512, 11: transpose11AVX512, 12: transpose12AVX512,
+	13: transpose13AVX512, 14: transpose14AVX512, 15: transpose15AVX512,
+}
 
 //go:noescape
 func transpose1AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
@@ -1150,6 +1195,9 @@ const (
 	k4From2AVX2
 	k4From4AVX2
 	k4From8AVX2
+	// kRecordAVX512 + w is the record transpose of w-byte elements (w
+	// from 3 to 15, no power of two): recordKernels[w].
+	kRecordAVX512
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
@@ -1159,7 +1207,7 @@ type kernelShape struct {
 	name   string
 }
 
-var shapes = [...]kernelShape{
+var shapes = [kRecordAVX512 + 16]kernelShape{
 	kNone:     {0, 0, "generic"},
 	k1AVX512:  {16, 64, "avx512 64x16 (vpermb, dword 16x16)"},
 	k2AVX512:  {16, 32, "avx512 32x16 (vpermw, dword 16x16)"},
@@ -1188,9 +1236,27 @@ var shapes = [...]kernelShape{
 	k4From8AVX2:   {8, 8, "avx2 8x8 (4x4 in lanes)"},
 }
 
+func init() {
+	// The record transposes: n = 64/slot records of each of n source
+	// rows, the slot the power of two above the record.
+	for w, f := range recordKernels {
+		if f != nil {
+			slot := 4
+			for slot < w {
+				slot *= 2
+			}
+			n := 64 / slot
+			shapes[kRecordAVX512+kernelID(w)] = kernelShape{n, n, fmt.Sprintf("avx512 %dx%d (%d-byte slots, vpermb)", n, n, slot)}
+		}
+	}
+}
+
 // transposeKernel picks the micro-kernel for width-byte elements at the
 // level in use.
 func transposeKernel(width int) kernelID {
+	if useVBMI && width < len(recordKernels) && recordKernels[width] != nil {
+		return kRecordAVX512 + kernelID(width)
+	}
 	if useAVX512 {
 		switch width {
 		case 1:
@@ -1337,6 +1403,10 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose4From4AVX2(dst, dstStride, src, srcStride, n)
 	case k4From8AVX2:
 		transpose4From8AVX2(dst, dstStride, src, srcStride, n)
+	default:
+		if k > kRecordAVX512 {
+			recordKernels[k-kRecordAVX512](dst, dstStride, src, srcStride, n)
+		}
 	}
 }
 

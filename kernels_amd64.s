@@ -3427,6 +3427,801 @@ pf15:
 	VZEROUPPER
 	RET
 
+// func transpose3AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose3AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x04, R12
+
+	// A block: 16 source rows of 16 3-byte records, spread to 4-byte slots, a 16×16 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	MOVQ        $0x0000ffffffffffff, AX
+	KMOVQ       AX, K1
+	VMOVDQU64   recordSpread3<>+0(SB), Z31
+	VMOVDQU8.Z  (R10), K1, Z0
+	VPERMB      Z0, Z31, Z0
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z1
+	VPERMB      Z1, Z31, Z1
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z2
+	VPERMB      Z2, Z31, Z2
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z3
+	VPERMB      Z3, Z31, Z3
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z4
+	VPERMB      Z4, Z31, Z4
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z5
+	VPERMB      Z5, Z31, Z5
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z6
+	VPERMB      Z6, Z31, Z6
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z7
+	VPERMB      Z7, Z31, Z7
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z8
+	VPERMB      Z8, Z31, Z8
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z9
+	VPERMB      Z9, Z31, Z9
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z10
+	VPERMB      Z10, Z31, Z10
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z11
+	VPERMB      Z11, Z31, Z11
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z12
+	VPERMB      Z12, Z31, Z12
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z13
+	VPERMB      Z13, Z31, Z13
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z14
+	VPERMB      Z14, Z31, Z14
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z15
+	VPERMB      Z15, Z31, Z15
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Z1, Z0, Z16
+	VPUNPCKHDQ  Z1, Z0, Z17
+	VPUNPCKLDQ  Z3, Z2, Z18
+	VPUNPCKHDQ  Z3, Z2, Z19
+	VPUNPCKLDQ  Z5, Z4, Z20
+	VPUNPCKHDQ  Z5, Z4, Z21
+	VPUNPCKLDQ  Z7, Z6, Z22
+	VPUNPCKHDQ  Z7, Z6, Z23
+	VPUNPCKLDQ  Z9, Z8, Z24
+	VPUNPCKHDQ  Z9, Z8, Z25
+	VPUNPCKLDQ  Z11, Z10, Z26
+	VPUNPCKHDQ  Z11, Z10, Z27
+	VPUNPCKLDQ  Z13, Z12, Z28
+	VPUNPCKHDQ  Z13, Z12, Z29
+	VPUNPCKLDQ  Z15, Z14, Z30
+	VPUNPCKHDQ  Z15, Z14, Z31
+	VPUNPCKLQDQ Z18, Z16, Z0
+	VPUNPCKHQDQ Z18, Z16, Z1
+	VPUNPCKLQDQ Z19, Z17, Z2
+	VPUNPCKHQDQ Z19, Z17, Z3
+	VPUNPCKLQDQ Z22, Z20, Z4
+	VPUNPCKHQDQ Z22, Z20, Z5
+	VPUNPCKLQDQ Z23, Z21, Z6
+	VPUNPCKHQDQ Z23, Z21, Z7
+	VPUNPCKLQDQ Z26, Z24, Z8
+	VPUNPCKHQDQ Z26, Z24, Z9
+	VPUNPCKLQDQ Z27, Z25, Z10
+	VPUNPCKHQDQ Z27, Z25, Z11
+	VPUNPCKLQDQ Z30, Z28, Z12
+	VPUNPCKHQDQ Z30, Z28, Z13
+	VPUNPCKLQDQ Z31, Z29, Z14
+	VPUNPCKHQDQ Z31, Z29, Z15
+	VSHUFI32X4  $0x44, Z4, Z0, Z16
+	VSHUFI32X4  $0xee, Z4, Z0, Z17
+	VSHUFI32X4  $0x44, Z12, Z8, Z18
+	VSHUFI32X4  $0xee, Z12, Z8, Z19
+	VSHUFI32X4  $0x88, Z18, Z16, Z0
+	VSHUFI32X4  $0xdd, Z18, Z16, Z4
+	VSHUFI32X4  $0x88, Z19, Z17, Z8
+	VSHUFI32X4  $0xdd, Z19, Z17, Z12
+	VSHUFI32X4  $0x44, Z5, Z1, Z20
+	VSHUFI32X4  $0xee, Z5, Z1, Z21
+	VSHUFI32X4  $0x44, Z13, Z9, Z22
+	VSHUFI32X4  $0xee, Z13, Z9, Z23
+	VSHUFI32X4  $0x88, Z22, Z20, Z1
+	VSHUFI32X4  $0xdd, Z22, Z20, Z5
+	VSHUFI32X4  $0x88, Z23, Z21, Z9
+	VSHUFI32X4  $0xdd, Z23, Z21, Z13
+	VSHUFI32X4  $0x44, Z6, Z2, Z24
+	VSHUFI32X4  $0xee, Z6, Z2, Z25
+	VSHUFI32X4  $0x44, Z14, Z10, Z26
+	VSHUFI32X4  $0xee, Z14, Z10, Z27
+	VSHUFI32X4  $0x88, Z26, Z24, Z2
+	VSHUFI32X4  $0xdd, Z26, Z24, Z6
+	VSHUFI32X4  $0x88, Z27, Z25, Z10
+	VSHUFI32X4  $0xdd, Z27, Z25, Z14
+	VSHUFI32X4  $0x44, Z7, Z3, Z28
+	VSHUFI32X4  $0xee, Z7, Z3, Z29
+	VSHUFI32X4  $0x44, Z15, Z11, Z30
+	VSHUFI32X4  $0xee, Z15, Z11, Z31
+	VSHUFI32X4  $0x88, Z30, Z28, Z3
+	VSHUFI32X4  $0xdd, Z30, Z28, Z7
+	VSHUFI32X4  $0x88, Z31, Z29, Z11
+	VSHUFI32X4  $0xdd, Z31, Z29, Z15
+	VMOVDQU64   recordPack3<>+0(SB), Z31
+	MOVQ        DI, R11
+	VPERMB      Z0, Z31, Z0
+	VMOVDQU8    Z0, K1, (R11)
+	VPERMB      Z1, Z31, Z1
+	VMOVDQU8    Z1, K1, (R11)(DX*1)
+	VPERMB      Z2, Z31, Z2
+	VMOVDQU8    Z2, K1, (R11)(DX*2)
+	VPERMB      Z3, Z31, Z3
+	VMOVDQU8    Z3, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z4, Z31, Z4
+	VMOVDQU8    Z4, K1, (R11)
+	VPERMB      Z5, Z31, Z5
+	VMOVDQU8    Z5, K1, (R11)(DX*1)
+	VPERMB      Z6, Z31, Z6
+	VMOVDQU8    Z6, K1, (R11)(DX*2)
+	VPERMB      Z7, Z31, Z7
+	VMOVDQU8    Z7, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z8, Z31, Z8
+	VMOVDQU8    Z8, K1, (R11)
+	VPERMB      Z9, Z31, Z9
+	VMOVDQU8    Z9, K1, (R11)(DX*1)
+	VPERMB      Z10, Z31, Z10
+	VMOVDQU8    Z10, K1, (R11)(DX*2)
+	VPERMB      Z11, Z31, Z11
+	VMOVDQU8    Z11, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z12, Z31, Z12
+	VMOVDQU8    Z12, K1, (R11)
+	VPERMB      Z13, Z31, Z13
+	VMOVDQU8    Z13, K1, (R11)(DX*1)
+	VPERMB      Z14, Z31, Z14
+	VMOVDQU8    Z14, K1, (R11)(DX*2)
+	VPERMB      Z15, Z31, Z15
+	VMOVDQU8    Z15, K1, (R11)(R9*1)
+	ADDQ        $+48, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose5AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose5AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 8 source rows of 8 5-byte records, spread to 8-byte slots, a 8×8 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	MOVQ        $0x000000ffffffffff, AX
+	KMOVQ       AX, K1
+	VMOVDQU64   recordSpread5<>+0(SB), Z31
+	VMOVDQU8.Z  (R10), K1, Z0
+	VPERMB      Z0, Z31, Z0
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z1
+	VPERMB      Z1, Z31, Z1
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z2
+	VPERMB      Z2, Z31, Z2
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z3
+	VPERMB      Z3, Z31, Z3
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z4
+	VPERMB      Z4, Z31, Z4
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z5
+	VPERMB      Z5, Z31, Z5
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z6
+	VPERMB      Z6, Z31, Z6
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z7
+	VPERMB      Z7, Z31, Z7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Z1, Z0, Z8
+	VPUNPCKHQDQ Z1, Z0, Z9
+	VPUNPCKLQDQ Z3, Z2, Z10
+	VPUNPCKHQDQ Z3, Z2, Z11
+	VPUNPCKLQDQ Z5, Z4, Z12
+	VPUNPCKHQDQ Z5, Z4, Z13
+	VPUNPCKLQDQ Z7, Z6, Z14
+	VPUNPCKHQDQ Z7, Z6, Z15
+	VSHUFI32X4  $0x44, Z10, Z8, Z16
+	VSHUFI32X4  $0xee, Z10, Z8, Z17
+	VSHUFI32X4  $0x44, Z14, Z12, Z18
+	VSHUFI32X4  $0xee, Z14, Z12, Z19
+	VSHUFI32X4  $0x88, Z18, Z16, Z8
+	VSHUFI32X4  $0xdd, Z18, Z16, Z10
+	VSHUFI32X4  $0x88, Z19, Z17, Z12
+	VSHUFI32X4  $0xdd, Z19, Z17, Z14
+	VSHUFI32X4  $0x44, Z11, Z9, Z20
+	VSHUFI32X4  $0xee, Z11, Z9, Z21
+	VSHUFI32X4  $0x44, Z15, Z13, Z22
+	VSHUFI32X4  $0xee, Z15, Z13, Z23
+	VSHUFI32X4  $0x88, Z22, Z20, Z9
+	VSHUFI32X4  $0xdd, Z22, Z20, Z11
+	VSHUFI32X4  $0x88, Z23, Z21, Z13
+	VSHUFI32X4  $0xdd, Z23, Z21, Z15
+	VMOVDQU64   recordPack5<>+0(SB), Z31
+	MOVQ        DI, R11
+	VPERMB      Z8, Z31, Z8
+	VMOVDQU8    Z8, K1, (R11)
+	VPERMB      Z9, Z31, Z9
+	VMOVDQU8    Z9, K1, (R11)(DX*1)
+	VPERMB      Z10, Z31, Z10
+	VMOVDQU8    Z10, K1, (R11)(DX*2)
+	VPERMB      Z11, Z31, Z11
+	VMOVDQU8    Z11, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z12, Z31, Z12
+	VMOVDQU8    Z12, K1, (R11)
+	VPERMB      Z13, Z31, Z13
+	VMOVDQU8    Z13, K1, (R11)(DX*1)
+	VPERMB      Z14, Z31, Z14
+	VMOVDQU8    Z14, K1, (R11)(DX*2)
+	VPERMB      Z15, Z31, Z15
+	VMOVDQU8    Z15, K1, (R11)(R9*1)
+	ADDQ        $+40, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose6AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose6AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 8 source rows of 8 6-byte records, spread to 8-byte slots, a 8×8 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	MOVQ        $0x0000ffffffffffff, AX
+	KMOVQ       AX, K1
+	VMOVDQU64   recordSpread6<>+0(SB), Z31
+	VMOVDQU8.Z  (R10), K1, Z0
+	VPERMB      Z0, Z31, Z0
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z1
+	VPERMB      Z1, Z31, Z1
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z2
+	VPERMB      Z2, Z31, Z2
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z3
+	VPERMB      Z3, Z31, Z3
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z4
+	VPERMB      Z4, Z31, Z4
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z5
+	VPERMB      Z5, Z31, Z5
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z6
+	VPERMB      Z6, Z31, Z6
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z7
+	VPERMB      Z7, Z31, Z7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Z1, Z0, Z8
+	VPUNPCKHQDQ Z1, Z0, Z9
+	VPUNPCKLQDQ Z3, Z2, Z10
+	VPUNPCKHQDQ Z3, Z2, Z11
+	VPUNPCKLQDQ Z5, Z4, Z12
+	VPUNPCKHQDQ Z5, Z4, Z13
+	VPUNPCKLQDQ Z7, Z6, Z14
+	VPUNPCKHQDQ Z7, Z6, Z15
+	VSHUFI32X4  $0x44, Z10, Z8, Z16
+	VSHUFI32X4  $0xee, Z10, Z8, Z17
+	VSHUFI32X4  $0x44, Z14, Z12, Z18
+	VSHUFI32X4  $0xee, Z14, Z12, Z19
+	VSHUFI32X4  $0x88, Z18, Z16, Z8
+	VSHUFI32X4  $0xdd, Z18, Z16, Z10
+	VSHUFI32X4  $0x88, Z19, Z17, Z12
+	VSHUFI32X4  $0xdd, Z19, Z17, Z14
+	VSHUFI32X4  $0x44, Z11, Z9, Z20
+	VSHUFI32X4  $0xee, Z11, Z9, Z21
+	VSHUFI32X4  $0x44, Z15, Z13, Z22
+	VSHUFI32X4  $0xee, Z15, Z13, Z23
+	VSHUFI32X4  $0x88, Z22, Z20, Z9
+	VSHUFI32X4  $0xdd, Z22, Z20, Z11
+	VSHUFI32X4  $0x88, Z23, Z21, Z13
+	VSHUFI32X4  $0xdd, Z23, Z21, Z15
+	VMOVDQU64   recordPack6<>+0(SB), Z31
+	MOVQ        DI, R11
+	VPERMB      Z8, Z31, Z8
+	VMOVDQU8    Z8, K1, (R11)
+	VPERMB      Z9, Z31, Z9
+	VMOVDQU8    Z9, K1, (R11)(DX*1)
+	VPERMB      Z10, Z31, Z10
+	VMOVDQU8    Z10, K1, (R11)(DX*2)
+	VPERMB      Z11, Z31, Z11
+	VMOVDQU8    Z11, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z12, Z31, Z12
+	VMOVDQU8    Z12, K1, (R11)
+	VPERMB      Z13, Z31, Z13
+	VMOVDQU8    Z13, K1, (R11)(DX*1)
+	VPERMB      Z14, Z31, Z14
+	VMOVDQU8    Z14, K1, (R11)(DX*2)
+	VPERMB      Z15, Z31, Z15
+	VMOVDQU8    Z15, K1, (R11)(R9*1)
+	ADDQ        $+48, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose7AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose7AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 8 source rows of 8 7-byte records, spread to 8-byte slots, a 8×8 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	MOVQ        $0x00ffffffffffffff, AX
+	KMOVQ       AX, K1
+	VMOVDQU64   recordSpread7<>+0(SB), Z31
+	VMOVDQU8.Z  (R10), K1, Z0
+	VPERMB      Z0, Z31, Z0
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z1
+	VPERMB      Z1, Z31, Z1
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z2
+	VPERMB      Z2, Z31, Z2
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z3
+	VPERMB      Z3, Z31, Z3
+	LEAQ        (R10)(BX*4), R10
+	VMOVDQU8.Z  (R10), K1, Z4
+	VPERMB      Z4, Z31, Z4
+	VMOVDQU8.Z  (R10)(BX*1), K1, Z5
+	VPERMB      Z5, Z31, Z5
+	VMOVDQU8.Z  (R10)(BX*2), K1, Z6
+	VPERMB      Z6, Z31, Z6
+	VMOVDQU8.Z  (R10)(R8*1), K1, Z7
+	VPERMB      Z7, Z31, Z7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Z1, Z0, Z8
+	VPUNPCKHQDQ Z1, Z0, Z9
+	VPUNPCKLQDQ Z3, Z2, Z10
+	VPUNPCKHQDQ Z3, Z2, Z11
+	VPUNPCKLQDQ Z5, Z4, Z12
+	VPUNPCKHQDQ Z5, Z4, Z13
+	VPUNPCKLQDQ Z7, Z6, Z14
+	VPUNPCKHQDQ Z7, Z6, Z15
+	VSHUFI32X4  $0x44, Z10, Z8, Z16
+	VSHUFI32X4  $0xee, Z10, Z8, Z17
+	VSHUFI32X4  $0x44, Z14, Z12, Z18
+	VSHUFI32X4  $0xee, Z14, Z12, Z19
+	VSHUFI32X4  $0x88, Z18, Z16, Z8
+	VSHUFI32X4  $0xdd, Z18, Z16, Z10
+	VSHUFI32X4  $0x88, Z19, Z17, Z12
+	VSHUFI32X4  $0xdd, Z19, Z17, Z14
+	VSHUFI32X4  $0x44, Z11, Z9, Z20
+	VSHUFI32X4  $0xee, Z11, Z9, Z21
+	VSHUFI32X4  $0x44, Z15, Z13, Z22
+	VSHUFI32X4  $0xee, Z15, Z13, Z23
+	VSHUFI32X4  $0x88, Z22, Z20, Z9
+	VSHUFI32X4  $0xdd, Z22, Z20, Z11
+	VSHUFI32X4  $0x88, Z23, Z21, Z13
+	VSHUFI32X4  $0xdd, Z23, Z21, Z15
+	VMOVDQU64   recordPack7<>+0(SB), Z31
+	MOVQ        DI, R11
+	VPERMB      Z8, Z31, Z8
+	VMOVDQU8    Z8, K1, (R11)
+	VPERMB      Z9, Z31, Z9
+	VMOVDQU8    Z9, K1, (R11)(DX*1)
+	VPERMB      Z10, Z31, Z10
+	VMOVDQU8    Z10, K1, (R11)(DX*2)
+	VPERMB      Z11, Z31, Z11
+	VMOVDQU8    Z11, K1, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPERMB      Z12, Z31, Z12
+	VMOVDQU8    Z12, K1, (R11)
+	VPERMB      Z13, Z31, Z13
+	VMOVDQU8    Z13, K1, (R11)(DX*1)
+	VPERMB      Z14, Z31, Z14
+	VMOVDQU8    Z14, K1, (R11)(DX*2)
+	VPERMB      Z15, Z31, Z15
+	VMOVDQU8    Z15, K1, (R11)(R9*1)
+	ADDQ        $+56, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose9AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose9AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 9-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x0000000fffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread9<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack9<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+36, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose10AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose10AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 10-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x000000ffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread10<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack10<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+40, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose11AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose11AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 11-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x00000fffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread11<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack11<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+44, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose12AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose12AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 12-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x0000ffffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread12<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack12<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+48, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose13AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose13AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 13-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x000fffffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread13<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack13<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+52, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose14AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose14AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 14-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x00ffffffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread14<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack14<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+56, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose15AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·transpose15AVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 15-byte records, spread to 16-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	MOVQ       $0x0fffffffffffffff, AX
+	KMOVQ      AX, K1
+	VMOVDQU64  recordSpread15<>+0(SB), Z31
+	VMOVDQU8.Z (R10), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8.Z (R10)(BX*1), K1, Z1
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8.Z (R10)(BX*2), K1, Z2
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8.Z (R10)(R8*1), K1, Z3
+	VPERMB     Z3, Z31, Z3
+	LEAQ       (R10)(BX*4), R10
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0xee, Z1, Z0, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z7
+	VSHUFI32X4 $0x88, Z6, Z4, Z0
+	VSHUFI32X4 $0xdd, Z6, Z4, Z1
+	VSHUFI32X4 $0x88, Z7, Z5, Z2
+	VSHUFI32X4 $0xdd, Z7, Z5, Z3
+	VMOVDQU64  recordPack15<>+0(SB), Z31
+	MOVQ       DI, R11
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (R11)
+	VPERMB     Z1, Z31, Z1
+	VMOVDQU8   Z1, K1, (R11)(DX*1)
+	VPERMB     Z2, Z31, Z2
+	VMOVDQU8   Z2, K1, (R11)(DX*2)
+	VPERMB     Z3, Z31, Z3
+	VMOVDQU8   Z3, K1, (R11)(R9*1)
+	ADDQ       $+60, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
 // func storeFence()
 // Requires: MMX+
 TEXT ·storeFence(SB), NOSPLIT, $0
@@ -11002,6 +11797,226 @@ DATA iotaDwords<>+40(SB)/8, $0x0000000b0000000a
 DATA iotaDwords<>+48(SB)/8, $0x0000000d0000000c
 DATA iotaDwords<>+56(SB)/8, $0x0000000f0000000e
 GLOBL iotaDwords<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread3<>+0(SB)/8, $0x0505040302020100
+DATA recordSpread3<>+8(SB)/8, $0x0b0b0a0908080706
+DATA recordSpread3<>+16(SB)/8, $0x1111100f0e0e0d0c
+DATA recordSpread3<>+24(SB)/8, $0x1717161514141312
+DATA recordSpread3<>+32(SB)/8, $0x1d1d1c1b1a1a1918
+DATA recordSpread3<>+40(SB)/8, $0x2323222120201f1e
+DATA recordSpread3<>+48(SB)/8, $0x2929282726262524
+DATA recordSpread3<>+56(SB)/8, $0x2f2f2e2d2c2c2b2a
+GLOBL recordSpread3<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack3<>+0(SB)/8, $0x0908060504020100
+DATA recordPack3<>+8(SB)/8, $0x141211100e0d0c0a
+DATA recordPack3<>+16(SB)/8, $0x1e1d1c1a19181615
+DATA recordPack3<>+24(SB)/8, $0x2928262524222120
+DATA recordPack3<>+32(SB)/8, $0x343231302e2d2c2a
+DATA recordPack3<>+40(SB)/8, $0x3e3d3c3a39383635
+DATA recordPack3<>+48(SB)/8, $0x0000000000000000
+DATA recordPack3<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack3<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread5<>+0(SB)/8, $0x0404040403020100
+DATA recordSpread5<>+8(SB)/8, $0x0909090908070605
+DATA recordSpread5<>+16(SB)/8, $0x0e0e0e0e0d0c0b0a
+DATA recordSpread5<>+24(SB)/8, $0x131313131211100f
+DATA recordSpread5<>+32(SB)/8, $0x1818181817161514
+DATA recordSpread5<>+40(SB)/8, $0x1d1d1d1d1c1b1a19
+DATA recordSpread5<>+48(SB)/8, $0x2222222221201f1e
+DATA recordSpread5<>+56(SB)/8, $0x2727272726252423
+GLOBL recordSpread5<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack5<>+0(SB)/8, $0x0a09080403020100
+DATA recordPack5<>+8(SB)/8, $0x1814131211100c0b
+DATA recordPack5<>+16(SB)/8, $0x232221201c1b1a19
+DATA recordPack5<>+24(SB)/8, $0x31302c2b2a292824
+DATA recordPack5<>+32(SB)/8, $0x3c3b3a3938343332
+DATA recordPack5<>+40(SB)/8, $0x0000000000000000
+DATA recordPack5<>+48(SB)/8, $0x0000000000000000
+DATA recordPack5<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack5<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread6<>+0(SB)/8, $0x0505050403020100
+DATA recordSpread6<>+8(SB)/8, $0x0b0b0b0a09080706
+DATA recordSpread6<>+16(SB)/8, $0x111111100f0e0d0c
+DATA recordSpread6<>+24(SB)/8, $0x1717171615141312
+DATA recordSpread6<>+32(SB)/8, $0x1d1d1d1c1b1a1918
+DATA recordSpread6<>+40(SB)/8, $0x2323232221201f1e
+DATA recordSpread6<>+48(SB)/8, $0x2929292827262524
+DATA recordSpread6<>+56(SB)/8, $0x2f2f2f2e2d2c2b2a
+GLOBL recordSpread6<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack6<>+0(SB)/8, $0x0908050403020100
+DATA recordPack6<>+8(SB)/8, $0x131211100d0c0b0a
+DATA recordPack6<>+16(SB)/8, $0x1d1c1b1a19181514
+DATA recordPack6<>+24(SB)/8, $0x2928252423222120
+DATA recordPack6<>+32(SB)/8, $0x333231302d2c2b2a
+DATA recordPack6<>+40(SB)/8, $0x3d3c3b3a39383534
+DATA recordPack6<>+48(SB)/8, $0x0000000000000000
+DATA recordPack6<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack6<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread7<>+0(SB)/8, $0x0606050403020100
+DATA recordSpread7<>+8(SB)/8, $0x0d0d0c0b0a090807
+DATA recordSpread7<>+16(SB)/8, $0x1414131211100f0e
+DATA recordSpread7<>+24(SB)/8, $0x1b1b1a1918171615
+DATA recordSpread7<>+32(SB)/8, $0x222221201f1e1d1c
+DATA recordSpread7<>+40(SB)/8, $0x2929282726252423
+DATA recordSpread7<>+48(SB)/8, $0x30302f2e2d2c2b2a
+DATA recordSpread7<>+56(SB)/8, $0x3737363534333231
+GLOBL recordSpread7<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack7<>+0(SB)/8, $0x0806050403020100
+DATA recordPack7<>+8(SB)/8, $0x11100e0d0c0b0a09
+DATA recordPack7<>+16(SB)/8, $0x1a19181615141312
+DATA recordPack7<>+24(SB)/8, $0x232221201e1d1c1b
+DATA recordPack7<>+32(SB)/8, $0x2c2b2a2928262524
+DATA recordPack7<>+40(SB)/8, $0x3534333231302e2d
+DATA recordPack7<>+48(SB)/8, $0x3e3d3c3b3a393836
+DATA recordPack7<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack7<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread9<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread9<>+8(SB)/8, $0x0808080808080808
+DATA recordSpread9<>+16(SB)/8, $0x100f0e0d0c0b0a09
+DATA recordSpread9<>+24(SB)/8, $0x1111111111111111
+DATA recordSpread9<>+32(SB)/8, $0x1918171615141312
+DATA recordSpread9<>+40(SB)/8, $0x1a1a1a1a1a1a1a1a
+DATA recordSpread9<>+48(SB)/8, $0x2221201f1e1d1c1b
+DATA recordSpread9<>+56(SB)/8, $0x2323232323232323
+GLOBL recordSpread9<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack9<>+0(SB)/8, $0x0706050403020100
+DATA recordPack9<>+8(SB)/8, $0x1615141312111008
+DATA recordPack9<>+16(SB)/8, $0x2524232221201817
+DATA recordPack9<>+24(SB)/8, $0x3433323130282726
+DATA recordPack9<>+32(SB)/8, $0x0000000038373635
+DATA recordPack9<>+40(SB)/8, $0x0000000000000000
+DATA recordPack9<>+48(SB)/8, $0x0000000000000000
+DATA recordPack9<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack9<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread10<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread10<>+8(SB)/8, $0x0909090909090908
+DATA recordSpread10<>+16(SB)/8, $0x11100f0e0d0c0b0a
+DATA recordSpread10<>+24(SB)/8, $0x1313131313131312
+DATA recordSpread10<>+32(SB)/8, $0x1b1a191817161514
+DATA recordSpread10<>+40(SB)/8, $0x1d1d1d1d1d1d1d1c
+DATA recordSpread10<>+48(SB)/8, $0x2524232221201f1e
+DATA recordSpread10<>+56(SB)/8, $0x2727272727272726
+GLOBL recordSpread10<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack10<>+0(SB)/8, $0x0706050403020100
+DATA recordPack10<>+8(SB)/8, $0x1514131211100908
+DATA recordPack10<>+16(SB)/8, $0x2322212019181716
+DATA recordPack10<>+24(SB)/8, $0x3130292827262524
+DATA recordPack10<>+32(SB)/8, $0x3938373635343332
+DATA recordPack10<>+40(SB)/8, $0x0000000000000000
+DATA recordPack10<>+48(SB)/8, $0x0000000000000000
+DATA recordPack10<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack10<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread11<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread11<>+8(SB)/8, $0x0a0a0a0a0a0a0908
+DATA recordSpread11<>+16(SB)/8, $0x1211100f0e0d0c0b
+DATA recordSpread11<>+24(SB)/8, $0x1515151515151413
+DATA recordSpread11<>+32(SB)/8, $0x1d1c1b1a19181716
+DATA recordSpread11<>+40(SB)/8, $0x2020202020201f1e
+DATA recordSpread11<>+48(SB)/8, $0x2827262524232221
+DATA recordSpread11<>+56(SB)/8, $0x2b2b2b2b2b2b2a29
+GLOBL recordSpread11<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack11<>+0(SB)/8, $0x0706050403020100
+DATA recordPack11<>+8(SB)/8, $0x14131211100a0908
+DATA recordPack11<>+16(SB)/8, $0x21201a1918171615
+DATA recordPack11<>+24(SB)/8, $0x2928272625242322
+DATA recordPack11<>+32(SB)/8, $0x363534333231302a
+DATA recordPack11<>+40(SB)/8, $0x000000003a393837
+DATA recordPack11<>+48(SB)/8, $0x0000000000000000
+DATA recordPack11<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack11<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread12<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread12<>+8(SB)/8, $0x0b0b0b0b0b0a0908
+DATA recordSpread12<>+16(SB)/8, $0x131211100f0e0d0c
+DATA recordSpread12<>+24(SB)/8, $0x1717171717161514
+DATA recordSpread12<>+32(SB)/8, $0x1f1e1d1c1b1a1918
+DATA recordSpread12<>+40(SB)/8, $0x2323232323222120
+DATA recordSpread12<>+48(SB)/8, $0x2b2a292827262524
+DATA recordSpread12<>+56(SB)/8, $0x2f2f2f2f2f2e2d2c
+GLOBL recordSpread12<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack12<>+0(SB)/8, $0x0706050403020100
+DATA recordPack12<>+8(SB)/8, $0x131211100b0a0908
+DATA recordPack12<>+16(SB)/8, $0x1b1a191817161514
+DATA recordPack12<>+24(SB)/8, $0x2726252423222120
+DATA recordPack12<>+32(SB)/8, $0x333231302b2a2928
+DATA recordPack12<>+40(SB)/8, $0x3b3a393837363534
+DATA recordPack12<>+48(SB)/8, $0x0000000000000000
+DATA recordPack12<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack12<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread13<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread13<>+8(SB)/8, $0x0c0c0c0c0b0a0908
+DATA recordSpread13<>+16(SB)/8, $0x14131211100f0e0d
+DATA recordSpread13<>+24(SB)/8, $0x1919191918171615
+DATA recordSpread13<>+32(SB)/8, $0x21201f1e1d1c1b1a
+DATA recordSpread13<>+40(SB)/8, $0x2626262625242322
+DATA recordSpread13<>+48(SB)/8, $0x2e2d2c2b2a292827
+DATA recordSpread13<>+56(SB)/8, $0x333333333231302f
+GLOBL recordSpread13<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack13<>+0(SB)/8, $0x0706050403020100
+DATA recordPack13<>+8(SB)/8, $0x1211100c0b0a0908
+DATA recordPack13<>+16(SB)/8, $0x1a19181716151413
+DATA recordPack13<>+24(SB)/8, $0x2524232221201c1b
+DATA recordPack13<>+32(SB)/8, $0x302c2b2a29282726
+DATA recordPack13<>+40(SB)/8, $0x3837363534333231
+DATA recordPack13<>+48(SB)/8, $0x000000003c3b3a39
+DATA recordPack13<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack13<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread14<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread14<>+8(SB)/8, $0x0d0d0d0c0b0a0908
+DATA recordSpread14<>+16(SB)/8, $0x1514131211100f0e
+DATA recordSpread14<>+24(SB)/8, $0x1b1b1b1a19181716
+DATA recordSpread14<>+32(SB)/8, $0x232221201f1e1d1c
+DATA recordSpread14<>+40(SB)/8, $0x2929292827262524
+DATA recordSpread14<>+48(SB)/8, $0x31302f2e2d2c2b2a
+DATA recordSpread14<>+56(SB)/8, $0x3737373635343332
+GLOBL recordSpread14<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack14<>+0(SB)/8, $0x0706050403020100
+DATA recordPack14<>+8(SB)/8, $0x11100d0c0b0a0908
+DATA recordPack14<>+16(SB)/8, $0x1918171615141312
+DATA recordPack14<>+24(SB)/8, $0x232221201d1c1b1a
+DATA recordPack14<>+32(SB)/8, $0x2b2a292827262524
+DATA recordPack14<>+40(SB)/8, $0x3534333231302d2c
+DATA recordPack14<>+48(SB)/8, $0x3d3c3b3a39383736
+DATA recordPack14<>+56(SB)/8, $0x0000000000000000
+GLOBL recordPack14<>(SB), RODATA|NOPTR, $64
+
+DATA recordSpread15<>+0(SB)/8, $0x0706050403020100
+DATA recordSpread15<>+8(SB)/8, $0x0e0e0d0c0b0a0908
+DATA recordSpread15<>+16(SB)/8, $0x161514131211100f
+DATA recordSpread15<>+24(SB)/8, $0x1d1d1c1b1a191817
+DATA recordSpread15<>+32(SB)/8, $0x2524232221201f1e
+DATA recordSpread15<>+40(SB)/8, $0x2c2c2b2a29282726
+DATA recordSpread15<>+48(SB)/8, $0x34333231302f2e2d
+DATA recordSpread15<>+56(SB)/8, $0x3b3b3a3938373635
+GLOBL recordSpread15<>(SB), RODATA|NOPTR, $64
+
+DATA recordPack15<>+0(SB)/8, $0x0706050403020100
+DATA recordPack15<>+8(SB)/8, $0x100e0d0c0b0a0908
+DATA recordPack15<>+16(SB)/8, $0x1817161514131211
+DATA recordPack15<>+24(SB)/8, $0x21201e1d1c1b1a19
+DATA recordPack15<>+32(SB)/8, $0x2928272625242322
+DATA recordPack15<>+40(SB)/8, $0x3231302e2d2c2b2a
+DATA recordPack15<>+48(SB)/8, $0x3a39383736353433
+DATA recordPack15<>+56(SB)/8, $0x000000003e3d3c3b
+GLOBL recordPack15<>(SB), RODATA|NOPTR, $64
 
 DATA shufWords2x4<>+0(SB)/8, $0x0d0c090805040100
 DATA shufWords2x4<>+8(SB)/8, $0x0f0e0b0a07060302

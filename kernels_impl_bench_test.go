@@ -76,7 +76,7 @@ func benchTranspose(b *testing.B, w int, dst, src []byte, rows, cols int) {
 }
 
 func BenchmarkTransposeImpl(b *testing.B) {
-	for _, w := range []int{1, 2, 4, 8} {
+	for _, w := range []int{1, 2, 3, 4, 6, 8, 12} {
 		for _, s := range benchShapes(w) {
 			rows, cols := s[0], s[1]
 			n := rows * cols * w

@@ -309,14 +309,15 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 
 // TestTransposeSkewed forces the non-temporal path on destinations whose
 // rows start off line boundaries (the skew twins of the streaming
-// kernels, for elements of 4 bytes and up): strides and starts that are
+// kernels, for elements of 4 bytes and up; the staged tiles, for
+// records of 3, 6 and 12 bytes): strides and starts that are
 // no multiple of 64, with small tiles and bands, through Transpose and
 // TransposeStreaming.
 func TestTransposeSkewed(t *testing.T) {
 	savedRow, savedCol := stageRowBytes, stageColBytes
 	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{4, 8, 16} {
+		for _, w := range []int{4, 8, 16, 3, 6, 12} { // records stream staged
 			r := rand.New(rand.NewPCG(uint64(w), 5))
 			for k := range 60 {
 				g := randomGeometry(r, w, 300)

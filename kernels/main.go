@@ -101,6 +101,9 @@ func (g *gen) file() {
 	}
 	g.transposeGather(1, true)
 	g.transposeGather(2, true)
+	for _, w := range recordWidths {
+		g.transposeRecord(w)
+	}
 	g.storeFence()
 	for _, lvl := range []*level{avx512, avx2} {
 		for _, k := range []int{2, 4} {
@@ -177,6 +180,9 @@ func (g *gen) file() {
 		g.tables(ilLo[w], ilHi[w])
 	}
 	g.tables(iotaDwords)
+	for _, w := range recordWidths {
+		g.tables(recordTables(w))
+	}
 	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, swapMasks[1], swapMasks[2], swapMasks[4])
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deEven[w], deOdd[w])

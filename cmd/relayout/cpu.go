@@ -68,7 +68,9 @@ func cpuReport(override string) string {
 		}
 	}
 	b.WriteString("\ntranspose kernels:\n")
-	for _, w := range []int{1, 2, 4, 8, 16} {
+	// The powers of two, then the records (elements of other widths, an
+	// RGB pixel of 3 bytes, say), which move whole.
+	for _, w := range []int{1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15} {
 		// Kernel separates the micro-kernel from the staged and
 		// interleave variants with "; ": one line each.
 		parts := strings.Split(tilecopy.Kernel(w), "; ")
