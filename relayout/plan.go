@@ -565,7 +565,9 @@ const maxUnitBytes = 16
 // nest transposes into elements of their own: the pairs of bf16 or the
 // quadruples of s8 that a column-major array keeps together and the
 // tpu preset's (2,1) and (4,1) tiles too, so that a tile's rows become a
-// transpose of 4-byte units instead of one run copy of 4 bytes each. It
+// transpose of 4-byte units instead of one run copy of 4 bytes each, and
+// records of any width up to 16 bytes (an image's pixels of 3 channels,
+// transposed whole: 3-, 6- or 12-byte units for u8, bf16 or f32). It
 // applies where the runs are the whole lightest digit of their dim, the
 // destination holds each dim's units whole and the wider element leaves
 // a transpose: the plan then moves units of k elements and counts its
