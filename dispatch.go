@@ -265,20 +265,15 @@ func Kernel(width int) string {
 }
 
 // weaveNote is what kernelName adds for width-byte elements when the
-// level has the interleave kernels (have), and the 3-way ones (three):
-// which column counts run them.
-func weaveNote(width int, have, three bool) string {
+// level has the interleave kernels (have; every level that has them has
+// the 3-way ones too): which column counts run them.
+func weaveNote(width int, have bool) string {
 	if !have || width > 4 || !pow2(width) {
 		return ""
 	}
-	counts := "2 or 4"
-	switch {
-	case three && width == 1:
+	counts := "2, 3 or 4"
+	if width == 1 {
 		counts = "2, 3, 4 or 8"
-	case three:
-		counts = "2, 3 or 4"
-	case width == 1:
-		counts = "2, 4 or 8"
 	}
 	return "; " + counts + " columns: interleave"
 }

@@ -1336,7 +1336,7 @@ func kernelName(width int) string {
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	name += weaveNote(width, useAVX2, useAVX2)
+	name += weaveNote(width, useAVX2)
 	if width == 4 && useAVX2 {
 		// The blocks of each level, "avx512 8x16 16x4 ...".
 		var levels []string

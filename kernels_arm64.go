@@ -82,7 +82,7 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON, useNEON)
+	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON)
 }
 
 // strip runs kernel k on n blocks.
