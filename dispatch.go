@@ -317,7 +317,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// twins of the streaming kernels, which elements of 4 bytes and more
 	// have (where start and stride are multiples of 4).
 	if streamingStores && large {
-		aligned := uintptr(dp)%64 == 0 && dstStride%64 == 0
+		aligned := onLines(dp, dstStride)
 		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
 		if k := streamKernel(width); k != kNone && (aligned || skew) {
 			sh := shapes[k]
@@ -402,6 +402,11 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 }
+
+// onLines reports whether rows from p, stride bytes apart, all start on
+// 64-byte line boundaries: what the non-temporal stores of whole lines
+// need.
+func onLines(p unsafe.Pointer, stride int) bool { return uintptr(p)%64 == 0 && stride%64 == 0 }
 
 // lineUnit is the fewest columns, a multiple of the kernel's bj, that
 // make whole 64-byte lines of width-byte elements: the column step of

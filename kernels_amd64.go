@@ -300,7 +300,7 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 // offLines reports whether some run of a grid at dst (strides and step
 // as CopyRunsStreaming's) starts inside a cache line.
 func offLines(dst []byte, dstStride, dstStep, steps int) bool {
-	return uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%64 != 0 || dstStride%64 != 0 || steps > 1 && dstStep%64 != 0
+	return !onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride) || steps > 1 && dstStep%64 != 0
 }
 
 // prefetchWalk is the walk copyRunsStream prefetches while it copies:
@@ -503,7 +503,7 @@ func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStr
 	fullB := rows / e / sh.bi * sh.bi // source bytes a row in whole blocks
 	run := 64 * e                     // source rows (fields) to a 64-byte destination run
 	fullJ := cols / run * run         // source rows in whole runs
-	if fullB == 0 || fullJ == 0 || uintptr(unsafe.Pointer(&dst[0]))%64 != 0 || dstStride%64 != 0 {
+	if fullB == 0 || fullJ == 0 || !onLines(unsafe.Pointer(&dst[0]), dstStride) {
 		transposePackedGeneric(bits, dst, dstStride, src, srcStride, 0, rows, 0, cols)
 		return
 	}
@@ -557,7 +557,7 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 		return 0
 	}
 	switch {
-	case avx512 && stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0:
+	case avx512 && stream && onLines(unsafe.Pointer(&dst[0]), dstStride):
 		unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)
 	case avx512:
 		unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
@@ -598,7 +598,7 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, strea
 	if chunk == 0 || k == 0 {
 		return 0
 	}
-	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0 && dstStride%64 == 0
+	stream = stream && onLines(unsafe.Pointer(&dst[0]), dstStride)
 	switch {
 	case avx512 && stream:
 		deinterleave8NibblesStreamAVX512(&dst[0], dstStride, &src[0], k)
@@ -1758,7 +1758,7 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 		tj -= unit
 		sst = tj*width + 64
 	}
-	carry := stream && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
+	carry := stream && !onLines(dp, dstStride)
 	stageTiles(k, width, sp, srcStride, fullRows, fullCols, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
 		d := unsafe.Add(dp, i0*dstStride+j0*width)
 		switch {
@@ -1895,7 +1895,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	// in the scratch for the next run of the row, which writes it whole
 	// (copyRunsStream's ends).
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
-	carry := stream && mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && (uintptr(dp)%64 != 0 || dstStride%64 != 0)
+	carry := stream && mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && !onLines(dp, dstStride)
 	sst := (mo+short)*dstRun + 64
 	blk := fullRows * sst // the scratch of mo (+ short) blocks side by side
 	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
