@@ -1,6 +1,7 @@
 package tilecopy
 
 import (
+	"math/bits"
 	"os"
 	"runtime"
 	"strings"
@@ -371,18 +372,26 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		return
 	}
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
+	walk := blockWalk(width, sh, dstStride, srcStride)
+	if walk == walkAlong || walk == walkDiagonal {
+		transposeWalk(k, walk, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+		transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+		return
+	}
 	// A kernel writing part lines (the AVX2 1- and 2-byte ones) goes
 	// through the staging tile, copied out with copy(), once the block
 	// outgrows L1 (32 KiB): at power-of-two strides its destination rows
 	// share L1 sets and evict each other before the next strip completes
 	// them (2048x2048 u8: 2.6 GB/s direct, 18 staged; 128x128 u8: 50
 	// direct, 24 staged). So does any block of 64 KiB or more at strides
-	// that are multiples of 2 KiB, whose rows crowd a few cache sets
-	// (512x512 f32: 0.36 of copy() direct, 0.46-0.64 staged; with the
-	// strides padded by 64 bytes direct is better, 0.67 against 0.45).
+	// that are multiples of 2 KiB, whose rows crowd a few cache sets,
+	// where blockWalk leaves the order to these rules (512x512 f32, when
+	// it still took this path at AVX-512: 0.36 of copy() in bands, 0.46-
+	// 0.64 staged; with the strides padded by 64 bytes bands are better,
+	// 0.67 against 0.45).
 	// The record kernels write part lines too, but faster direct (3-byte
 	// records, 512x170: 21 GB/s staged, 59 direct).
-	aliased := (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
+	aliased := walk == walkStaged && (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
 	if streamingStores && (sh.bj*width < 64 && pow2(width) && rows*cols*width >= 32<<10 || aliased) {
 		unit := lineUnit(sh.bj, width)
 		if fc := cols - cols%unit; fc > 0 {
@@ -401,6 +410,102 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		}
 	}
 	transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+}
+
+// A walk is the order in which transposeFast's direct path runs a
+// transpose's register blocks.
+type walk uint8
+
+const (
+	// walkStaged leaves the order to the rules of transposeFast: blocks of
+	// 64 KiB or more at strides that are multiples of 2 KiB through the
+	// staging tile, others in bands.
+	walkStaged walk = iota
+	// walkBands runs strips down the destination inside bands of
+	// tileBytes of source row: each block continues the source rows of
+	// the one before and starts bi new destination rows.
+	walkBands
+	// walkAlong runs, for each band of bi destination rows, its blocks
+	// one after another along it: each block continues the destination
+	// rows of the one before and starts bj new source rows.
+	walkAlong
+	// walkDiagonal runs the blocks (I, I+d mod NJ) for d = 0, 1, …: every
+	// block starts new rows on both sides, one line on from the last
+	// block's, so their lines fall in other L1 sets block after block.
+	walkDiagonal
+)
+
+// blockWalk chooses the walk of the direct path for kernel shape sh.
+// Each block continues the rows of one side from the block before and
+// starts new rows on the other: bi destination rows in walkBands, bj
+// source rows in walkAlong. At strides that are multiples of 1 KiB or
+// more the new rows' lines fall in a few L1 sets (crowd) and evict each
+// other, which costs most on the destination side. So destination rows
+// that crowd four or more a set take walkAlong, where the source rows are
+// the new ones, unless those crowd more than four a set too: then
+// walkDiagonal, where both sides start new rows, in other sets each
+// block. Destination rows that crowd fewer than four a set run in bands
+// however crowded the source rows are (staging costs more). Destination
+// rows that crowd 16 a set (f32 at multiples of 4 KiB) stay staged, and
+// so do the kernels that read or write part lines (the AVX2 ones, those
+// of 1- and 2-byte elements, the records), whose lines must stay in L1
+// from one block to the next.
+//
+// go test -bench TransposeCrowded, AVX-512, two runs, GB/s before (bands,
+// or staged at multiples of 2 KiB) and after: f32 [264,256] 46 → 83-88
+// along; [128,512] 56 → 83 along; [256,256] 66 → 86-89 along; [512,512]
+// 43-46 → 62-67 diagonal; [1024,256] 44-46 → 56-58 diagonal; [512,128]
+// 53 → 94-96 bands; f64 [256,64] 55-58 → 102-104 bands; [64,512] 62-63
+// → 82-83 along; [512,512] 48 → 55-56 diagonal.
+func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
+	if !crowdWalks || !pow2(width) || sh.bi*width < 64 || sh.bj*width < 64 {
+		return walkStaged
+	}
+	cd, cs := crowd(dstStride, sh.bi), crowd(srcStride, sh.bj)
+	switch {
+	case cd >= 16:
+		return walkStaged
+	case cd < 4:
+		return walkBands
+	case cs <= 4:
+		return walkAlong
+	}
+	return walkDiagonal
+}
+
+// crowd is how many of n rows stride bytes apart share each L1 set their
+// lines fall in, for an L1 way of 4 KiB (an L1 of 48 KiB with 12 ways,
+// or 32 KiB with 8): 1 for strides that are no multiple of 4096/n.
+func crowd(stride, n int) int {
+	g := 1 << min(bits.TrailingZeros(uint(stride)), 12)
+	return max(n*g/4096, 1)
+}
+
+// transposeWalk runs kernel k over the fullRows × fullCols register
+// blocks in the order w (walkAlong or walkDiagonal), a block a call.
+func transposeWalk(k kernelID, w walk, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+	sh := shapes[k]
+	block := func(i, j int) {
+		strip(k, (*byte)(unsafe.Add(dp, i*sh.bi*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, i*sh.bi*width+j*sh.bj*srcStride)), srcStride, 1)
+	}
+	ni, nj := fullRows/sh.bi, fullCols/sh.bj
+	if w == walkAlong {
+		for i := range ni {
+			for j := range nj {
+				block(i, j)
+			}
+		}
+		return
+	}
+	for d := range nj {
+		j := d
+		for i := range ni {
+			block(i, j)
+			if j++; j == nj {
+				j = 0
+			}
+		}
+	}
 }
 
 // onLines reports whether rows from p, stride bytes apart, all start on

@@ -1715,6 +1715,11 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 // non-temporal stores (transposeStaged).
 const streamingStores = true
 
+// crowdWalks reports that transposeFast chooses the order of its direct
+// blocks from how their rows crowd the L1 sets (blockWalk): measured on
+// amd64 (Zen 5) only.
+const crowdWalks = true
+
 // scratchBytes bounds the scratch tile of transposeStaged.
 const scratchBytes = 512 << 10
 

@@ -92,6 +92,36 @@ func BenchmarkTransposeImpl(b *testing.B) {
 	}
 }
 
+// BenchmarkTransposeCrowded times transposes in the caches at strides
+// whose rows crowd a few L1 sets, one shape for each walk blockWalk
+// chooses (and one whose rows crowd none, for comparison), against
+// copy() of the same bytes.
+//
+//	go test -run '^$' -bench 'TransposeCrowded/.*/.*/(copy|AVX512)' -count 3
+func BenchmarkTransposeCrowded(b *testing.B) {
+	for _, s := range [][3]int{
+		{4, 264, 264}, // no crowding: bands
+		{4, 264, 256}, // destination rows 4 a set: along
+		{4, 128, 512}, // 8 a set: along
+		{4, 256, 256}, // 4 a set on both sides: along
+		{4, 512, 512}, // 8 a set on both sides: diagonal
+		{4, 1024, 256},
+		{4, 512, 128},  // source rows 8 a set, destination's 2: bands
+		{4, 128, 1024}, // destination rows 16 a set: staged
+		{8, 256, 64},   // source rows 4 a set: bands
+		{8, 64, 512},   // destination rows 8 a set: along
+		{8, 512, 512},  // diagonal
+	} {
+		w, rows, cols := s[0], s[1], s[2]
+		n := rows * cols * w
+		b.Run(fmt.Sprintf("w%d/%dx%d", w, rows, cols), func(b *testing.B) {
+			src, dst := make([]byte, n), make([]byte, n)
+			benchCopy(b, dst, src)
+			benchTranspose(b, w, dst, src, rows, cols)
+		})
+	}
+}
+
 // BenchmarkInterleaveImpl times the transposes with 2 and 4 columns (and
 // 8 of bytes) and a contiguous destination that the planner runs for the
 // (2,1), (4,1) and (8,1) tiles, one call per tile (128 rows), one in

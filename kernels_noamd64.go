@@ -39,6 +39,10 @@ func fitKernel(width, rows, cols int) kernelID { return kNone }
 // non-temporal stores; these cannot.
 const streamingStores = false
 
+// crowdWalks reports that transposeFast orders its blocks by how their
+// rows crowd the L1 sets: only measured, and so only done, on amd64.
+const crowdWalks = false
+
 // transposeStaged is amd64's streaming transpose; Transpose never calls it
 // here (streamingStores is false).
 func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {

@@ -382,6 +382,47 @@ func TestTransposeAliased(t *testing.T) {
 	})
 }
 
+// TestTransposeWalks covers the orders blockWalk chooses for the direct
+// blocks: strides that are multiples of 1, 2 and 4 KiB (and neither) on
+// each side, with ragged edges and more block rows than columns and
+// fewer, at every level. At a level with crowdWalks it also checks that
+// the table reaches every walk.
+func TestTransposeWalks(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(5, 5))
+		seen := map[walk]bool{}
+		for _, w := range []int{4, 8, 16} {
+			for _, ds := range []int{0, 1024, 2048, 4096} {
+				for _, ss := range []int{0, 1024, 2048, 4096} {
+					g := geometry{width: w, rows: 16 + r.IntN(300), cols: 16 + r.IntN(300)}
+					g.dstStride, g.srcStride = stridePast(g.cols*w, ds, r), stridePast(g.rows*w, ss, r)
+					g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+					checkTranspose(t, r, g)
+					if k := transposeKernel(w); k != kNone {
+						seen[blockWalk(w, shapes[k], g.dstStride, g.srcStride)] = true
+					}
+				}
+			}
+		}
+		if crowdWalks && Level() == levelAVX512 {
+			for _, w := range []walk{walkStaged, walkBands, walkAlong, walkDiagonal} {
+				if !seen[w] {
+					t.Errorf("no geometry took walk %d", w)
+				}
+			}
+		}
+	})
+}
+
+// stridePast returns the least multiple of m at or above n, or for m = 0
+// n plus 64 bytes or fewer (a stride that crowds no L1 set, mostly).
+func stridePast(n, m int, r *rand.Rand) int {
+	if m == 0 {
+		return n + r.IntN(65)
+	}
+	return (n + m - 1) / m * m
+}
+
 // TestTransposeTiny covers the interleave shapes the planner uses for
 // tiled 8- and 16-bit layouts (a few source rows, many elements) and their
 // inverse (a few destination rows; 8 of them for 4-bit untiling).
