@@ -374,7 +374,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
 	walk := blockWalk(width, sh, dstStride, srcStride)
 	if walk == walkAlong || walk == walkDiagonal {
-		transposeWalk(k, walk, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+		n := lineBlocks(sh, width)
+		fullRows = rows - rows%(n*sh.bi)
+		transposeWalk(k, walk, n, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 		transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 		return
 	}
@@ -447,21 +449,24 @@ const (
 // block. Destination rows that crowd fewer than four a set run in bands
 // however crowded the source rows are (staging costs more). Destination
 // rows that crowd 16 a set (f32 at multiples of 4 KiB) stay staged, and
-// so do the kernels that read or write part lines (the AVX2 ones, those
-// of 1- and 2-byte elements, the records), whose lines must stay in L1
-// from one block to the next.
+// so do the kernels that write part lines (those of 1- and 2-byte
+// elements, the records), whose lines must stay in L1 from one block to
+// the next. The AVX2 kernels, which read 32 bytes of each source row, run
+// two blocks a call (lineBlocks), so that each call reads whole lines.
 //
 // go test -bench TransposeCrowded, AVX-512, two runs, GB/s before (bands,
 // or staged at multiples of 2 KiB) and after: f32 [264,256] 46 → 83-88
 // along; [128,512] 56 → 83 along; [256,256] 66 → 86-89 along; [512,512]
 // 43-46 → 62-67 diagonal; [1024,256] 44-46 → 56-58 diagonal; [512,128]
 // 53 → 94-96 bands; f64 [256,64] 55-58 → 102-104 bands; [64,512] 62-63
-// → 82-83 along; [512,512] 48 → 55-56 diagonal.
+// → 82-83 along; [512,512] 48 → 55-56 diagonal. AVX2, one run before,
+// two after: f32 [264,256] 30 → 86-90; [256,256] 34 → 80-89; [512,512]
+// 49 → 55-61; [512,128] 56 → 88-92; f64 [256,64] 57 → 93-99.
 func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
-	if !crowdWalks || !pow2(width) || sh.bi*width < 64 || sh.bj*width < 64 {
+	if !crowdWalks || !pow2(width) || sh.bj*width < 64 || 64%(sh.bi*width) != 0 && sh.bi*width < 64 {
 		return walkStaged
 	}
-	cd, cs := crowd(dstStride, sh.bi), crowd(srcStride, sh.bj)
+	cd, cs := crowd(dstStride, lineBlocks(sh, width)*sh.bi), crowd(srcStride, sh.bj)
 	switch {
 	case cd >= 16:
 		return walkStaged
@@ -481,14 +486,25 @@ func crowd(stride, n int) int {
 	return max(n*g/4096, 1)
 }
 
+// lineBlocks is how many of kernel shape sh's blocks of width-byte
+// elements, one after another along the source rows, read whole 64-byte
+// lines of them: 1 for the AVX-512 kernels, 2 for the AVX2 ones (32
+// bytes of each source row a block).
+func lineBlocks(sh kernelShape, width int) int {
+	return max(64/(sh.bi*width), 1)
+}
+
 // transposeWalk runs kernel k over the fullRows × fullCols register
-// blocks in the order w (walkAlong or walkDiagonal), a block a call.
-func transposeWalk(k kernelID, w walk, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+// blocks in the order w (walkAlong or walkDiagonal), n blocks along the
+// source rows a call (lineBlocks: whole lines of them); fullRows is a
+// multiple of n*bi.
+func transposeWalk(k kernelID, w walk, n, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
+	bi := n * sh.bi
 	block := func(i, j int) {
-		strip(k, (*byte)(unsafe.Add(dp, i*sh.bi*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, i*sh.bi*width+j*sh.bj*srcStride)), srcStride, 1)
+		strip(k, (*byte)(unsafe.Add(dp, i*bi*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, i*bi*width+j*sh.bj*srcStride)), srcStride, n)
 	}
-	ni, nj := fullRows/sh.bi, fullCols/sh.bj
+	ni, nj := fullRows/bi, fullCols/sh.bj
 	if w == walkAlong {
 		for i := range ni {
 			for j := range nj {
