@@ -447,12 +447,16 @@ const (
 // the new ones, unless those crowd more than four a set too: then
 // walkDiagonal, where both sides start new rows, in other sets each
 // block. Destination rows that crowd fewer than four a set run in bands
-// however crowded the source rows are (staging costs more). Destination
-// rows that crowd 16 a set (f32 at multiples of 4 KiB) stay staged, and
-// so do the kernels that write part lines (those of 1- and 2-byte
-// elements, the records), whose lines must stay in L1 from one block to
-// the next. The AVX2 kernels, which read 32 bytes of each source row, run
-// two blocks a call (lineBlocks), so that each call reads whole lines.
+// however crowded the source rows are (staging costs more).
+//
+// The walks run whole lines of the source rows a call: one block of the
+// AVX-512 square kernels, two of the AVX2 ones and of the 2-byte gather,
+// four of the 1-byte gather (lineBlocks). Where a call writes 16
+// destination rows or more at a multiple of 4 KiB, all in one set, the
+// order stays with the staging tile (walkStaged), which does better
+// there; so do the kernels that write part lines (1- and 2-byte elements
+// at AVX2, the records), whose lines must stay in L1 from one block to
+// the next.
 //
 // go test -bench TransposeCrowded, AVX-512, two runs, GB/s before (bands,
 // or staged at multiples of 2 KiB) and after: f32 [264,256] 46 → 83-88
@@ -466,9 +470,10 @@ func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
 	if !crowdWalks || !pow2(width) || sh.bj*width < 64 || 64%(sh.bi*width) != 0 && sh.bi*width < 64 {
 		return walkStaged
 	}
-	cd, cs := crowd(dstStride, lineBlocks(sh, width)*sh.bi), crowd(srcStride, sh.bj)
+	rows := lineBlocks(sh, width) * sh.bi // destination rows a call writes
+	cd, cs := crowd(dstStride, rows), crowd(srcStride, sh.bj)
 	switch {
-	case cd >= 16:
+	case rows >= 16 && dstStride%4096 == 0:
 		return walkStaged
 	case cd < 4:
 		return walkBands

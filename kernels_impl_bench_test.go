@@ -106,11 +106,15 @@ func BenchmarkTransposeCrowded(b *testing.B) {
 		{4, 256, 256}, // 4 a set on both sides: along
 		{4, 512, 512}, // 8 a set on both sides: diagonal
 		{4, 1024, 256},
-		{4, 512, 128},  // source rows 8 a set, destination's 2: bands
-		{4, 128, 1024}, // destination rows 16 a set: staged
-		{8, 256, 64},   // source rows 4 a set: bands
-		{8, 64, 512},   // destination rows 8 a set: along
-		{8, 512, 512},  // diagonal
+		{4, 512, 128},   // source rows 8 a set, destination's 2: bands
+		{4, 128, 1024},  // destination rows 16 a set: staged
+		{8, 256, 64},    // source rows 4 a set: bands
+		{8, 64, 512},    // destination rows 8 a set: along
+		{8, 512, 512},   // diagonal
+		{2, 512, 512},   // diagonal, two blocks a call
+		{2, 1024, 512},  // diagonal
+		{1, 1024, 1024}, // diagonal, four blocks a call
+		{1, 256, 1024},  // along
 	} {
 		w, rows, cols := s[0], s[1], s[2]
 		n := rows * cols * w

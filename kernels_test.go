@@ -391,7 +391,7 @@ func TestTransposeWalks(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 5))
 		seen := map[walk]bool{}
-		for _, w := range []int{4, 8, 16} {
+		for _, w := range []int{1, 2, 4, 8, 16} {
 			for _, ds := range []int{0, 1024, 2048, 4096} {
 				for _, ss := range []int{0, 1024, 2048, 4096} {
 					g := geometry{width: w, rows: 16 + r.IntN(300), cols: 16 + r.IntN(300)}
