@@ -438,9 +438,9 @@ const (
 )
 
 // blockWalk chooses the walk of the direct path for kernel shape sh.
-// Each block continues the rows of one side from the block before and
-// starts new rows on the other: bi destination rows in walkBands, bj
-// source rows in walkAlong. At strides that are multiples of 1 KiB or
+// Each call continues the rows of one side from the call before and
+// starts new rows on the other: destination rows in walkBands, source
+// rows in walkAlong. At strides that are multiples of 1 KiB or
 // more the new rows' lines fall in a few L1 sets (crowd) and evict each
 // other, which costs most on the destination side. So destination rows
 // that crowd four or more a set take walkAlong, where the source rows are
@@ -493,8 +493,9 @@ func crowd(stride, n int) int {
 
 // lineBlocks is how many of kernel shape sh's blocks of width-byte
 // elements, one after another along the source rows, read whole 64-byte
-// lines of them: 1 for the AVX-512 kernels, 2 for the AVX2 ones (32
-// bytes of each source row a block).
+// lines of them: 1 for the AVX-512 square kernels, 2 for the AVX2 ones
+// (32 bytes of each source row a block) and the AVX-512 gather of 2-byte
+// elements, 4 for the gather of bytes (16 bytes a block).
 func lineBlocks(sh kernelShape, width int) int {
 	return max(64/(sh.bi*width), 1)
 }
