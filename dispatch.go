@@ -374,9 +374,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
 	walk := blockWalk(width, sh, dstStride, srcStride)
 	if walk == walkAlong || walk == walkDiagonal {
-		n := lineBlocks(sh, width)
-		fullRows = rows - rows%(n*sh.bi)
-		transposeWalk(k, walk, n, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+		call := lineUnit(sh.bi, width) // destination rows a call writes
+		fullRows = rows - rows%call
+		transposeWalk(k, walk, call, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 		transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 		return
 	}
@@ -451,7 +451,7 @@ const (
 //
 // The walks run whole lines of the source rows a call: one block of the
 // AVX-512 square kernels, two of the AVX2 ones and of the 2-byte gather,
-// four of the 1-byte gather (lineBlocks). Where a call writes 16
+// four of the 1-byte gather (lineUnit of their bi). Where a call writes 16
 // destination rows or more at a multiple of 4 KiB, all in one set, the
 // order stays with the staging tile (walkStaged), which does better
 // there; so do the kernels that write part lines (1- and 2-byte elements
@@ -467,10 +467,10 @@ const (
 // two after: f32 [264,256] 30 → 86-90; [256,256] 34 → 80-89; [512,512]
 // 49 → 55-61; [512,128] 56 → 88-92; f64 [256,64] 57 → 93-99.
 func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
-	if !crowdWalks || !pow2(width) || sh.bj*width < 64 || 64%(sh.bi*width) != 0 && sh.bi*width < 64 {
+	if !crowdWalks || !pow2(width) || sh.bj*width < 64 {
 		return walkStaged
 	}
-	rows := lineBlocks(sh, width) * sh.bi // destination rows a call writes
+	rows := lineUnit(sh.bi, width) // destination rows a call writes
 	cd, cs := crowd(dstStride, rows), crowd(srcStride, sh.bj)
 	switch {
 	case rows >= 16 && dstStride%4096 == 0:
@@ -491,22 +491,15 @@ func crowd(stride, n int) int {
 	return max(n*g/4096, 1)
 }
 
-// lineBlocks is how many of kernel shape sh's blocks of width-byte
-// elements, one after another along the source rows, read whole 64-byte
-// lines of them: 1 for the AVX-512 square kernels, 2 for the AVX2 ones
-// (32 bytes of each source row a block) and the AVX-512 gather of 2-byte
-// elements, 4 for the gather of bytes (16 bytes a block).
-func lineBlocks(sh kernelShape, width int) int {
-	return max(64/(sh.bi*width), 1)
-}
-
 // transposeWalk runs kernel k over the fullRows × fullCols register
-// blocks in the order w (walkAlong or walkDiagonal), n blocks along the
-// source rows a call (lineBlocks: whole lines of them); fullRows is a
-// multiple of n*bi.
-func transposeWalk(k kernelID, w walk, n, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+// blocks in the order w (walkAlong or walkDiagonal), bi destination rows
+// a call (lineUnit of the kernel's bi: whole lines of the source rows, in
+// one block of the AVX-512 square kernels, two of the AVX2 ones and of
+// the 2-byte gather, four of the 1-byte gather); fullRows is a multiple
+// of bi.
+func transposeWalk(k kernelID, w walk, bi, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
-	bi := n * sh.bi
+	n := bi / sh.bi
 	block := func(i, j int) {
 		strip(k, (*byte)(unsafe.Add(dp, i*bi*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, i*bi*width+j*sh.bj*srcStride)), srcStride, n)
 	}
@@ -537,7 +530,9 @@ func onLines(p unsafe.Pointer, stride int) bool { return uintptr(p)%64 == 0 && s
 
 // lineUnit is the fewest columns, a multiple of the kernel's bj, that
 // make whole 64-byte lines of width-byte elements: the column step of
-// the staged tiles, whose rows are streamed out in whole lines.
+// the staged tiles, whose rows are streamed out in whole lines. Given the
+// kernel's bi, it is the destination rows (source elements) a call of the
+// crowd walks covers, whole lines of each source row (transposeWalk).
 func lineUnit(bj, width int) int {
 	unit := bj
 	for unit*width%64 != 0 {
