@@ -123,7 +123,9 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 // for i < rows, j < cols. Each row of dst (cols elements) is contiguous,
 // as is each row of src (rows elements). width is 1 to 16: an element of
 // any other width than 1, 2, 4, 8 or 16 is a record (an RGB pixel of 3
-// bytes, a point of three f32s in 12) that moves whole.
+// bytes, a point of three f32s in 12) that moves whole. dst and src must
+// not overlap: a kernel may write a destination byte twice, from the
+// source both times.
 func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	transpose(width, dst, dstStride, src, srcStride, rows, cols, false)
 }
