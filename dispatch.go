@@ -376,7 +376,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%sh.bj
 	walk := blockWalk(width, sh, dstStride, srcStride)
-	if walk == walkAlong || walk == walkDiagonal {
+	if walk != walkStaged && walk != walkBands {
 		call := lineUnit(sh.bi, width) // destination rows a call writes
 		walked := rows - rows%call
 		transposeWalk(k, walk, call, width, dp, dstStride, sp, srcStride, walked, fullCols)
@@ -444,7 +444,17 @@ const (
 	// block starts new rows on both sides, one line on from the last
 	// block's, so their lines fall in other L1 sets block after block.
 	walkDiagonal
+	// walkSplit is walkAlong with each call of several blocks split into
+	// calls of one: for each band, splitRows source rows at a time, the
+	// band's first block along them, then its second, and so on. A call
+	// then writes the lines of fewer destination rows at once.
+	walkSplit
 )
+
+// splitRows is how many source rows walkSplit runs each block of a band
+// along before the next: a line of each, 8 KiB, stays in L1 meanwhile
+// (4 and 16 KiB did worse on u8 [128,2048] and [256,1024]).
+const splitRows = 128
 
 // blockWalk chooses the walk of the direct path for kernel shape sh.
 // Each call continues the rows of one side from the call before and
@@ -467,6 +477,15 @@ const (
 // at AVX2, the records), whose lines must stay in L1 from one block to
 // the next.
 //
+// The gathers' calls write 32 or 64 destination rows: where more than 8
+// of those rows share a set (the L1 has 12 ways) the call's stores wait on
+// each other, so walkSplit makes calls of one block instead, as long as
+// the source rows crowd 8 a set or fewer (go test -bench, AVX-512, GB/s
+// along or diagonal → split: u8 [128,2048] 28 → 52-54; [256,1024] 55 →
+// 78-87; [512,2048] 25-26 → 42-43; u16 [128,1024] 56 → 71-87; with the
+// source rows crowding 16 a set, u8 [1024,1024], diagonal stays better:
+// 45 against 28).
+//
 // go test -bench TransposeCrowded, AVX-512, two runs, GB/s before (bands,
 // or staged at multiples of 2 KiB) and after: f32 [264,256] 46 → 83-88
 // along; [128,512] 56 → 83 along; [256,256] 66 → 86-89 along; [512,512]
@@ -486,6 +505,8 @@ func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
 		return walkStaged
 	case cd < 4:
 		return walkBands
+	case rows > sh.bi && cd > 8 && cs <= 8:
+		return walkSplit
 	case cs <= 4:
 		return walkAlong
 	}
@@ -501,7 +522,7 @@ func crowd(stride, n int) int {
 }
 
 // transposeWalk runs kernel k over the fullRows × fullCols register
-// blocks in the order w (walkAlong or walkDiagonal), bi destination rows
+// blocks in the order w (walkAlong, walkDiagonal or walkSplit), bi destination rows
 // a call (lineUnit of the kernel's bi: whole lines of the source rows, in
 // one block of the AVX-512 square kernels, two of the AVX2 ones and of
 // the 2-byte gather, four of the 1-byte gather); fullRows is a multiple
@@ -513,6 +534,19 @@ func transposeWalk(k kernelID, w walk, bi, width int, dp unsafe.Pointer, dstStri
 		strip(k, (*byte)(unsafe.Add(dp, i*bi*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, i*bi*width+j*sh.bj*srcStride)), srcStride, n)
 	}
 	ni, nj := fullRows/bi, fullCols/sh.bj
+	if w == walkSplit {
+		run := max(splitRows/sh.bj, 1) // blocks along the source rows
+		for i := range ni {
+			for j0 := 0; j0 < nj; j0 += run {
+				for r := i * bi; r < (i+1)*bi; r += sh.bi {
+					for j := j0; j < min(j0+run, nj); j++ {
+						strip(k, (*byte)(unsafe.Add(dp, r*dstStride+j*sh.bj*width)), dstStride, (*byte)(unsafe.Add(sp, r*width+j*sh.bj*srcStride)), srcStride, 1)
+					}
+				}
+			}
+		}
+		return
+	}
 	if w == walkAlong {
 		for i := range ni {
 			for j := range nj {

@@ -100,12 +100,12 @@ func BenchmarkTransposeImpl(b *testing.B) {
 //	go test -run '^$' -bench 'TransposeCrowded/.*/.*/(copy|AVX512)' -count 3
 func BenchmarkTransposeCrowded(b *testing.B) {
 	for _, s := range [][3]int{
-		{4, 264, 264}, // no crowding: bands
-		{4, 264, 256}, // destination rows 4 a set: along
-		{4, 128, 512}, // 8 a set: along
-		{4, 256, 256}, // 4 a set on both sides: along
-		{4, 512, 512}, // 8 a set on both sides: diagonal
-		{4, 1024, 256},
+		{4, 264, 264},   // no crowding: bands
+		{4, 264, 256},   // destination rows 4 a set: along
+		{4, 128, 512},   // 8 a set: along
+		{4, 256, 256},   // 4 a set on both sides: along
+		{4, 512, 512},   // 8 a set on both sides: diagonal
+		{4, 1024, 256},  // source rows 16 a set: diagonal
 		{4, 512, 128},   // source rows 8 a set, destination's 2: bands
 		{4, 128, 1024},  // destination rows 16 a set: staged
 		{8, 256, 64},    // source rows 4 a set: bands
@@ -114,7 +114,11 @@ func BenchmarkTransposeCrowded(b *testing.B) {
 		{2, 512, 512},   // diagonal, two blocks a call
 		{2, 1024, 512},  // diagonal
 		{1, 1024, 1024}, // diagonal, four blocks a call
-		{1, 256, 1024},  // along
+		{1, 256, 1024},  // destination rows 16 a call a set: split
+		{1, 128, 2048},  // 32 a set: split
+		{1, 512, 2048},  // split, source rows 8 a set
+		{2, 128, 1024},  // split, two blocks a call
+		{2, 512, 1024},  // split, source rows 8 a set
 	} {
 		w, rows, cols := s[0], s[1], s[2]
 		n := rows * cols * w
