@@ -219,8 +219,25 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // StreamThreshold is the destination size in bytes from which Transpose
-// writes with non-temporal stores: the last-level cache's size.
+// writes with non-temporal stores: the last-level cache's size. A
+// destination whose rows all start on 64-byte lines streams from
+// lineStreamBytes on.
 func StreamThreshold() int { return ntThreshold }
+
+// lineStreamBytes is the destination size from which Transpose streams
+// rows that start on lines, whatever the last-level cache: copy() streams
+// from 1 MiB, and so, past L2, the transpose is compared with a copy that
+// leaves its destination out of the caches. Streaming there was as fast
+// or faster than ordinary stores, much faster at power-of-two strides,
+// whose rows crowd the L2 sets (go test -bench, AVX-512, Zen 5 with 1 MiB
+// of L2, GB/s ordinary against streamed): u8 2048² 22-24 against 43;
+// u8 4096² 7 against 36; u16 2048² 25 against 45; f32 1024² 47 against
+// 58-68 and 2048² 6.5 against 46; f32 1040² 74 against 82; f64 1024² 45
+// against 76; u8 1024² (1 MiB) 46 against 44, so not below 2 MiB. Rows
+// off lines take the skew twins or the staging tile when they stream,
+// which were slower at these sizes (f32 1064² 75 against 51), so they
+// keep the last-level cache's threshold.
+const lineStreamBytes = 2 << 20
 
 func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
 	checkWidth(width)
@@ -229,7 +246,15 @@ func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	if rows == 0 || cols == 0 {
 		return
 	}
-	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || rows*dstStride >= ntThreshold)
+	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || largeDestination(dst, dstStride, rows))
+}
+
+// largeDestination reports whether Transpose streams a destination of
+// rows rows dstStride bytes apart at dst: from StreamThreshold bytes, or
+// from lineStreamBytes where the rows start on lines.
+func largeDestination(dst []byte, dstStride, rows int) bool {
+	size := rows * dstStride
+	return size >= ntThreshold || size >= lineStreamBytes && onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride)
 }
 
 func checkWidth(width int) {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // testName is the subtest name of a level, as the standard library's
@@ -266,6 +267,34 @@ func TestTransposeLevels(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestLargeDestination checks when Transpose streams: past the last-level
+// cache, and past lineStreamBytes for rows on lines.
+func TestLargeDestination(t *testing.T) {
+	saved := ntThreshold
+	defer func() { ntThreshold = saved }()
+	ntThreshold = 32 << 20
+	buf := make([]byte, 64+1<<10)
+	at := 64 - int(uintptr(unsafe.Pointer(&buf[0]))%64) // on a line
+	for _, c := range []struct {
+		name         string
+		off, stride  int
+		rows         int
+		wantStreamed bool
+	}{
+		{"small", at, 2048, 64, false},
+		{"on lines, under 2 MiB", at, 2048, 1023, false},
+		{"on lines, 2 MiB", at, 2048, 1024, true},
+		{"stride off lines, 2 MiB", at, 2064, 1017, false},
+		{"start off lines, 2 MiB", at + 4, 2048, 1024, false},
+		{"stride off lines, LLC", at, 2064, 16 << 10, true},
+		{"start off lines, LLC", at + 4, 4096, 8 << 10, true},
+	} {
+		if got := largeDestination(buf[c.off:], c.stride, c.rows); got != c.wantStreamed {
+			t.Errorf("%s: largeDestination(stride %d, %d rows) = %v, want %v", c.name, c.stride, c.rows, got, c.wantStreamed)
+		}
+	}
 }
 
 // TestTransposeStreaming forces the non-temporal path (it needs a
