@@ -302,7 +302,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// A de-interleave of one stream into rows destination rows.
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			if done < cols {
-				transposeGeneric(width, dst[done*width:], dstStride, src[done*srcStride:], srcStride, rows, cols-done)
+				// The ragged end: the kernel's last chunk again, ending
+				// there, over elements done already (see kernelEdges).
+				e := cols - weaveUnit(width)
+				deinterleaveAsm(width, (*byte)(unsafe.Add(dp, e*width)), dstStride, (*byte)(unsafe.Add(sp, e*srcStride)), rows, cols-e)
 			}
 			return
 		}
@@ -311,7 +314,8 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			if done < rows {
-				transposeGeneric(width, dst[done*dstStride:], dstStride, src[done*width:], srcStride, rows-done, cols)
+				e := rows - weaveUnit(width) // the last chunk again, as above
+				interleaveAsm(width, (*byte)(unsafe.Add(dp, e*dstStride)), (*byte)(unsafe.Add(sp, e*width)), srcStride, rows-e, cols)
 			}
 			return
 		}

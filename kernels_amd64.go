@@ -786,6 +786,13 @@ func weaveChunk(width int) (chunk int, avx512 bool) {
 	return 0, false
 }
 
+// weaveUnit is weaveChunk's chunk: the elements a call of the interleave
+// and de-interleave kernels moves per row, a multiple of it; 0 for none.
+func weaveUnit(width int) int {
+	chunk, _ := weaveChunk(width)
+	return chunk
+}
+
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) at the level in use over
 // rows elements, and returns how many it did (a multiple of its chunk),

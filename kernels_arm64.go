@@ -169,13 +169,23 @@ func deinterleave4x4NEON(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave8x1NEON(dst *byte, dstStride int, src *byte, n int)
 
+// weaveUnit is the elements a call of the NEON interleave and
+// de-interleave kernels moves per row, a multiple of it (a vector of
+// them); 0 without NEON or for elements wider than 4 bytes.
+func weaveUnit(width int) int {
+	if !useNEON || width > 4 {
+		return 0
+	}
+	return 16 / width
+}
+
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) with NEON over rows
 // elements, and returns how many it did (a multiple of 16/width), or 0
 // if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
-	chunk := 16 / width
-	if !useNEON || width > 4 || rows < chunk {
+	chunk := weaveUnit(width)
+	if chunk == 0 || rows < chunk {
 		return 0
 	}
 	n := rows / chunk
@@ -211,8 +221,8 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 // NEON over cols elements, and returns how many it did (a multiple of
 // 16/width), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
-	chunk := 16 / width
-	if !useNEON || width > 4 || cols < chunk {
+	chunk := weaveUnit(width)
+	if chunk == 0 || cols < chunk {
 		return 0
 	}
 	n := cols / chunk

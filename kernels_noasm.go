@@ -32,6 +32,9 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 // interleaveAsm has no kernel here: it does none of the rows.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int { return 0 }
 
+// weaveUnit is 0: there are no interleave kernels here.
+func weaveUnit(width int) int { return 0 }
+
 // deinterleaveAsm has no kernel here: it does none of the columns.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	return 0
