@@ -641,8 +641,9 @@ func kernelEdges(k kernelID, width int, dst []byte, dstStride int, src []byte, s
 func fillRunsFast(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	if n > 0 && rows > 0 && n < 8<<10 && 32%len(pattern) == 0 {
 		var pat [32]byte
-		for k := 0; k < 32; k += len(pattern) {
-			copy(pat[k:], pattern)
+		copy(pat[:], pattern)
+		for k := len(pattern); k < 32; k *= 2 { // doubling: 5 copies for 1 byte, not 32
+			copy(pat[k:], pat[:k])
 		}
 		if fillAsm(unsafe.SliceData(dst), dstStride, n, rows, &pat) {
 			return
