@@ -493,6 +493,12 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 	}
 	p := w.p
 	if p.inner.dst == p.step {
+		if rowStride == n*p.step {
+			// Rows that continue each other (the padding of a tile's
+			// last rows, say): one run. s8 [1000,1000] to T(8,128)(4,1)
+			// filled 24 runs of 4 bytes a tile, at 3.5 ns each.
+			n, rows = n*rows, 1
+		}
 		B := p.offBytes()
 		tilecopy.FillRuns(w.dst[dOff*B:], int(rowStride*B), int(n*p.width), int(rows), p.pat)
 		return
