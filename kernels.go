@@ -168,38 +168,53 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
-	done, inverse := weaveGridAsm(width, unsafe.SliceData(dst), dstStride, unsafe.SliceData(src), srcStride, rows, cols, g)
-	if done == 0 && transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
+	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
 		return
 	}
 	for a := range g.Outer {
 		for b := range g.Inner {
-			d, s := dst[a*g.DstOuter+b*g.DstInner:], src[a*g.SrcOuter+b*g.SrcInner:]
-			switch {
-			case done == 0:
-				transposeFast(width, d, dstStride, s, srcStride, rows, cols, true)
-			case inverse && done < cols:
-				transposeGeneric(width, d[done*width:], dstStride, s[done*srcStride:], srcStride, rows, cols-done)
-			case !inverse && done < rows:
-				transposeGeneric(width, d[done*dstStride:], dstStride, s[done*width:], srcStride, rows-done, cols)
-			}
+			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, true)
 		}
 	}
 }
 
+// weaveGrid runs the grid g of interleaves or de-interleaves in one
+// kernel call where weaveGridAsm has one, with non-temporal stores if
+// stream, and the blocks' ragged ends with weaveRest; it reports whether
+// it did.
+func weaveGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	done, inverse := weaveGridAsm(width, (*byte)(dp), dstStride, (*byte)(sp), srcStride, rows, cols, g, stream)
+	if done == 0 {
+		return false
+	}
+	if inverse && done < cols || !inverse && done < rows {
+		for a := range g.Outer {
+			for b := range g.Inner {
+				weaveRest(width, unsafe.Add(dp, a*g.DstOuter+b*g.DstInner), dstStride, unsafe.Add(sp, a*g.SrcOuter+b*g.SrcInner), srcStride, rows, cols, done, inverse)
+			}
+		}
+	}
+	return true
+}
+
 // TransposeBlocks is Transpose for every block of the grid g, in one
 // call: for a caller that writes a destination the caches keep as many
-// small blocks. Blocks of up to 64 KiB are transposed a group at a time
-// into a cache-resident tile and copied out from there, so that blocks
-// whose rows are short on one side (a few bytes of each source row, as
-// a column-major array's columns give each tile of T(8,128)(4,1)) are
-// read, or written, as the grid's longer runs; larger ones are one
-// Transpose each.
+// small blocks. Where the blocks are interleaves or de-interleaves of 2
+// or 4 rows, the whole grid runs in TransposeGrid's assembly kernel with
+// plain stores, at any alignment. Other blocks of up to 64 KiB are
+// transposed a group at a time into a cache-resident tile and copied out
+// from there, so that blocks whose rows are short on one side (a few
+// bytes of each source row, as a column-major array's columns give each
+// tile of T(8,128)(4,1)) are read, or written, as the grid's longer runs;
+// larger ones are one Transpose each.
 func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
-	if transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
+	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
 		return
 	}
 	for a := range g.Outer {

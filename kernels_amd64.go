@@ -853,8 +853,8 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 // interleaveGridFunc and deinterleaveGridFunc are the signatures of the
 // grid kernels.
 type (
-	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
-	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 )
 
 // The grid kernels by [rows or columns woven / 4][log2 width][AVX-512].
@@ -869,13 +869,13 @@ var (
 	}
 )
 
-// weaveGridAsm runs the streaming grid kernel of the interleave (cols 2
-// or 4, a contiguous destination) or de-interleave (rows 2 or 4, a
-// contiguous source) that Transpose would run on each block of g, and
-// returns how many of each block's rows (interleave) or columns
-// (de-interleave) it moved, or 0 when it has no kernel for the shape or
-// the destination is not aligned for the vector stores.
-func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid) (done int, inverse bool) {
+// weaveGridAsm runs the grid kernel of the interleave (cols 2 or 4, a
+// contiguous destination) or de-interleave (rows 2 or 4, a contiguous
+// source) that Transpose would run on each block of g, streamed or not,
+// and returns how many of each block's rows (interleave) or columns
+// (de-interleave) it moved, or 0 when it has no kernel for the shape or,
+// streamed, the destination is not aligned for the vector stores.
+func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid, stream bool) (done int, inverse bool) {
 	chunk, avx512 := weaveChunk(width)
 	if chunk == 0 || width > 4 || !pow2(width) {
 		return 0, false
@@ -886,6 +886,9 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	}
 	aligned := func(v ...int) bool {
 		for _, x := range v {
+			if !stream {
+				break // plain stores take any address
+			}
 			if x%vec != 0 {
 				return false
 			}
@@ -901,95 +904,96 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	switch {
 	case (rows == 2 || rows == 4) && srcStride == rows*width && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
 		n := cols / chunk
-		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter)
+		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
 		return n * chunk, true
 	case (cols == 2 || cols == 4) && dstStride == cols*width && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):
 		n := rows / chunk
-		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter)
+		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
 		return n * chunk, false
 	}
 	return 0, false
 }
 
-// The streaming grids of the interleaves and de-interleaves: the kernel
-// of the same name without Grid, run on each block of a grid of outer ×
-// inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and src +
-// a*srcOuter + b*srcInner, each of n chunks), writing with VMOVNTDQ and
-// ending with SFENCE. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; every destination vector store aligned (the
+// The grids of the interleaves and de-interleaves: the kernel of the same
+// name without Grid, run on each block of a grid of outer × inner blocks
+// (block (a, b) at dst + a*dstOuter + b*dstInner and src + a*srcOuter +
+// b*srcInner, each of n chunks). With stream they write with VMOVNTDQ and
+// end with SFENCE, otherwise with the plain kernel's stores.
+// Preconditions: those of the plain kernel for every block; inner, outer
+// ≥ 1; with stream, every destination vector store aligned (the
 // destination corners, strides and steps multiples of the vector size).
 //
 //go:noescape
-func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 //go:noescape
-func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // The de-interleaves: Transpose of R × cols (R = 2 or 4) with a contiguous
 // source. deinterleaveRxW splits n chunks of the source (R*64

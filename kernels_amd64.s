@@ -5645,9 +5645,9 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
@@ -5674,31 +5674,40 @@ loop:
 	VPERMT2B  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2B  Z1, Z31, Z3
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+128, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -5742,33 +5751,44 @@ loop:
 	VPERMT2W  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2W  Z7, Z31, Z11
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
 	VMOVNTDQ  Z10, 128(DI)
 	VMOVNTDQ  Z11, 192(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+256, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+256, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -5793,31 +5813,40 @@ loop:
 	VPUNPCKHBW Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
-	ADDQ       $+32, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -5857,33 +5886,44 @@ loop:
 	VPUNPCKHWD Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
 	VMOVNTDQ   Y10, 64(DI)
 	VMOVNTDQ   Y11, 96(DI)
-	ADDQ       $+32, SI
-	ADDQ       $+128, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
@@ -5910,31 +5950,40 @@ loop:
 	VPERMT2W  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2W  Z1, Z31, Z3
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+128, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -5978,33 +6027,44 @@ loop:
 	VPERMT2D  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2D  Z7, Z31, Z11
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
 	VMOVNTDQ  Z10, 128(DI)
 	VMOVNTDQ  Z11, 192(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+256, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+256, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -6029,31 +6089,40 @@ loop:
 	VPUNPCKHWD Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
-	ADDQ       $+32, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -6093,33 +6162,44 @@ loop:
 	VPUNPCKHDQ Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
 	VMOVNTDQ   Y10, 64(DI)
 	VMOVNTDQ   Y11, 96(DI)
-	ADDQ       $+32, SI
-	ADDQ       $+128, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
@@ -6146,31 +6226,40 @@ loop:
 	VPERMT2D  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2D  Z1, Z31, Z3
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+128, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -6214,33 +6303,44 @@ loop:
 	VPERMT2Q  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2Q  Z7, Z31, Z11
+	CMPB      stream+80(FP), $0x00
+	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
 	VMOVNTDQ  Z10, 128(DI)
 	VMOVNTDQ  Z11, 192(DI)
-	ADDQ      $+64, SI
-	ADDQ      $+256, DI
-	DECQ      CX
-	JNZ       loop
-	MOVQ      dstInner+48(FP), R14
-	ADDQ      R14, R11
-	MOVQ      srcInner+56(FP), R14
-	ADDQ      R14, R12
-	DECQ      R13
-	JNZ       inner
-	MOVQ      dstOuter+64(FP), R14
-	ADDQ      R14, R9
-	MOVQ      srcOuter+72(FP), R14
-	ADDQ      R14, R10
-	DECQ      AX
-	JNZ       outer
+	JMP       stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, 64(DI)
+	VMOVDQU64 Z10, 128(DI)
+	VMOVDQU64 Z11, 192(DI)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+256, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -6265,31 +6365,40 @@ loop:
 	VPUNPCKHDQ Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
-	ADDQ       $+32, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, 32(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
@@ -6329,33 +6438,44 @@ loop:
 	VPUNPCKHQDQ Y7, Y5, Y15
 	VPERM2I128  $0x20, Y15, Y14, Y10
 	VPERM2I128  $0x31, Y15, Y14, Y11
+	CMPB        stream+80(FP), $0x00
+	JEQ         plain
 	VMOVNTDQ    Y8, (DI)
 	VMOVNTDQ    Y9, 32(DI)
 	VMOVNTDQ    Y10, 64(DI)
 	VMOVNTDQ    Y11, 96(DI)
-	ADDQ        $+32, SI
-	ADDQ        $+128, DI
-	DECQ        CX
-	JNZ         loop
-	MOVQ        dstInner+48(FP), R14
-	ADDQ        R14, R11
-	MOVQ        srcInner+56(FP), R14
-	ADDQ        R14, R12
-	DECQ        R13
-	JNZ         inner
-	MOVQ        dstOuter+64(FP), R14
-	ADDQ        R14, R9
-	MOVQ        srcOuter+72(FP), R14
-	ADDQ        R14, R10
-	DECQ        AX
-	JNZ         outer
+	JMP         stored
+
+plain:
+	VMOVDQU Y8, (DI)
+	VMOVDQU Y9, 32(DI)
+	VMOVDQU Y10, 64(DI)
+	VMOVDQU Y11, 96(DI)
+
+stored:
+	ADDQ $+32, SI
+	ADDQ $+128, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -6384,31 +6504,40 @@ loop:
 	VPERMT2B   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2B   Z1, Z31, Z3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
-	ADDQ       $+128, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -6456,33 +6585,44 @@ loop:
 	VPERMT2B   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2B   Z7, Z31, Z11
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
 	VMOVNTDQ   Z10, (DI)(DX*2)
 	VMOVNTDQ   Z11, (DI)(R8*1)
-	ADDQ       $+256, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+
+stored:
+	ADDQ $+256, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
@@ -6512,31 +6652,40 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
-	ADDQ       $+64, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -6580,33 +6729,44 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
+	CMPB        stream+80(FP), $0x00
+	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
 	VMOVNTDQ    Y2, (DI)(DX*2)
 	VMOVNTDQ    Y3, (DI)(R8*1)
-	ADDQ        $+128, SI
-	ADDQ        $+32, DI
-	DECQ        CX
-	JNZ         loop
-	MOVQ        dstInner+48(FP), R14
-	ADDQ        R14, R11
-	MOVQ        srcInner+56(FP), R14
-	ADDQ        R14, R12
-	DECQ        R13
-	JNZ         inner
-	MOVQ        dstOuter+64(FP), R14
-	ADDQ        R14, R9
-	MOVQ        srcOuter+72(FP), R14
-	ADDQ        R14, R10
-	DECQ        AX
-	JNZ         outer
+	JMP         stored
+
+plain:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, (DI)(DX*1)
+	VMOVDQU Y2, (DI)(DX*2)
+	VMOVDQU Y3, (DI)(R8*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -6635,31 +6795,40 @@ loop:
 	VPERMT2W   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2W   Z1, Z31, Z3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
-	ADDQ       $+128, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -6707,33 +6876,44 @@ loop:
 	VPERMT2W   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2W   Z7, Z31, Z11
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
 	VMOVNTDQ   Z10, (DI)(DX*2)
 	VMOVNTDQ   Z11, (DI)(R8*1)
-	ADDQ       $+256, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+
+stored:
+	ADDQ $+256, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
@@ -6763,31 +6943,40 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
-	ADDQ       $+64, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -6831,33 +7020,44 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
+	CMPB        stream+80(FP), $0x00
+	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
 	VMOVNTDQ    Y2, (DI)(DX*2)
 	VMOVNTDQ    Y3, (DI)(R8*1)
-	ADDQ        $+128, SI
-	ADDQ        $+32, DI
-	DECQ        CX
-	JNZ         loop
-	MOVQ        dstInner+48(FP), R14
-	ADDQ        R14, R11
-	MOVQ        srcInner+56(FP), R14
-	ADDQ        R14, R12
-	DECQ        R13
-	JNZ         inner
-	MOVQ        dstOuter+64(FP), R14
-	ADDQ        R14, R9
-	MOVQ        srcOuter+72(FP), R14
-	ADDQ        R14, R10
-	DECQ        AX
-	JNZ         outer
+	JMP         stored
+
+plain:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, (DI)(DX*1)
+	VMOVDQU Y2, (DI)(DX*2)
+	VMOVDQU Y3, (DI)(R8*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -6886,31 +7086,40 @@ loop:
 	VPERMT2D   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2D   Z1, Z31, Z3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
-	ADDQ       $+128, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -6958,33 +7167,44 @@ loop:
 	VPERMT2D   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2D   Z7, Z31, Z11
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
 	VMOVNTDQ   Z10, (DI)(DX*2)
 	VMOVNTDQ   Z11, (DI)(R8*1)
-	ADDQ       $+256, SI
-	ADDQ       $+64, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU64 Z8, (DI)
+	VMOVDQU64 Z9, (DI)(DX*1)
+	VMOVDQU64 Z10, (DI)(DX*2)
+	VMOVDQU64 Z11, (DI)(R8*1)
+
+stored:
+	ADDQ $+256, SI
+	ADDQ $+64, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
@@ -7014,31 +7234,40 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
+	CMPB       stream+80(FP), $0x00
+	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
-	ADDQ       $+64, SI
-	ADDQ       $+32, DI
-	DECQ       CX
-	JNZ        loop
-	MOVQ       dstInner+48(FP), R14
-	ADDQ       R14, R11
-	MOVQ       srcInner+56(FP), R14
-	ADDQ       R14, R12
-	DECQ       R13
-	JNZ        inner
-	MOVQ       dstOuter+64(FP), R14
-	ADDQ       R14, R9
-	MOVQ       srcOuter+72(FP), R14
-	ADDQ       R14, R10
-	DECQ       AX
-	JNZ        outer
+	JMP        stored
+
+plain:
+	VMOVDQU Y2, (DI)
+	VMOVDQU Y3, (DI)(DX*1)
+
+stored:
+	ADDQ $+64, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-80
+TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
@@ -7078,26 +7307,37 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
+	CMPB        stream+80(FP), $0x00
+	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
 	VMOVNTDQ    Y2, (DI)(DX*2)
 	VMOVNTDQ    Y3, (DI)(R8*1)
-	ADDQ        $+128, SI
-	ADDQ        $+32, DI
-	DECQ        CX
-	JNZ         loop
-	MOVQ        dstInner+48(FP), R14
-	ADDQ        R14, R11
-	MOVQ        srcInner+56(FP), R14
-	ADDQ        R14, R12
-	DECQ        R13
-	JNZ         inner
-	MOVQ        dstOuter+64(FP), R14
-	ADDQ        R14, R9
-	MOVQ        srcOuter+72(FP), R14
-	ADDQ        R14, R10
-	DECQ        AX
-	JNZ         outer
+	JMP         stored
+
+plain:
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, (DI)(DX*1)
+	VMOVDQU Y2, (DI)(DX*2)
+	VMOVDQU Y3, (DI)(R8*1)
+
+stored:
+	ADDQ $+128, SI
+	ADDQ $+32, DI
+	DECQ CX
+	JNZ  loop
+	MOVQ dstInner+48(FP), R14
+	ADDQ R14, R11
+	MOVQ srcInner+56(FP), R14
+	ADDQ R14, R12
+	DECQ R13
+	JNZ  inner
+	MOVQ dstOuter+64(FP), R14
+	ADDQ R14, R9
+	MOVQ srcOuter+72(FP), R14
+	ADDQ R14, R10
+	DECQ AX
+	JNZ  outer
 	SFENCE
 	VZEROUPPER
 	RET

@@ -8,7 +8,7 @@ import "unsafe"
 // (arm64 with NEON, and the builds without assembly).
 
 // weaveGridAsm has no kernel here: it does none of the blocks.
-func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid) (done int, inverse bool) {
+func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid, stream bool) (done int, inverse bool) {
 	return 0, false
 }
 

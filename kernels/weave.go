@@ -31,12 +31,12 @@ import (
 // and 1 with 3. A de-interleave runs the stages the other way round (2W,
 // then W), each taking the even and the odd elements of a pair.
 
-// The streaming grids: the same kernels over a grid of outer × inner
-// blocks, each of n chunks, written with non-temporal stores and fenced
-// once at the end:
+// The grids: the same kernels over a grid of outer × inner blocks, each
+// of n chunks, written with non-temporal stores and fenced once at the
+// end where stream is true, else with the level's plain stores:
 //
-//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
-//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int)
+//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //
 // block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
 // a*srcOuter + b*srcInner. R9 and R10 hold the outer row of blocks, R11
@@ -49,7 +49,7 @@ type weaveSpec struct {
 	k       int  // rows interleaved or de-interleaved: 2 or 4
 	width   int  // element bytes: 1, 2 or 4
 	inverse bool // de-interleave
-	grid    bool // a streaming grid of blocks
+	grid    bool // a grid of blocks, streamed or not
 }
 
 // name returns the kernel's name: interleaveKxW<level> or
@@ -67,7 +67,7 @@ func (s weaveSpec) name() string {
 }
 
 // gridArgs are the arguments a grid kernel takes after n.
-const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
+const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool"
 
 // stageWidths returns the element width of each stage, in order.
 func (s weaveSpec) stageWidths() []int {
@@ -135,10 +135,6 @@ func (g *gen) weave(s weaveSpec) {
 		g.MOVQ(r12, si)
 		g.Load(g.Param("n"), cx)
 	}
-	store := g.vmov(l)
-	if s.grid {
-		store = g.VMOVNTDQ
-	}
 
 	g.Label("loop")
 	var vregs []reg.VecPhysical
@@ -180,12 +176,29 @@ func (g *gen) weave(s weaveSpec) {
 		}
 		vregs = out
 	}
-	for i, r := range vregs {
-		if s.inverse {
-			store(r, row(di, dx, r8, i, 0))
-		} else {
-			store(r, at(di, i*l.bytes))
+	stores := func(store mov) {
+		for i, r := range vregs {
+			if s.inverse {
+				store(r, row(di, dx, r8, i, 0))
+			} else {
+				store(r, at(di, i*l.bytes))
+			}
 		}
+	}
+	if s.grid {
+		stream, err := g.Param("stream").Resolve()
+		if err != nil {
+			panic(err)
+		}
+		g.CMPB(stream.Addr, operand.U8(0))
+		g.JEQ(operand.LabelRef("plain"))
+		stores(g.VMOVNTDQ)
+		g.JMP(operand.LabelRef("stored"))
+		g.Label("plain")
+		stores(g.vmov(l))
+		g.Label("stored")
+	} else {
+		stores(g.vmov(l))
 	}
 	srcStep, dstStep := l.bytes, s.k*l.bytes
 	if s.inverse {
@@ -200,7 +213,7 @@ func (g *gen) weave(s weaveSpec) {
 	g.countDown("loop")
 	g.gridStep(r11, r12, r13, "dstInner", "srcInner", "inner")
 	g.gridStep(r9, r10, ax, "dstOuter", "srcOuter", "outer")
-	g.SFENCE()
+	g.SFENCE() // a fence without non-temporal stores before it costs little
 	g.ret()
 }
 
