@@ -158,7 +158,8 @@ type Grid struct {
 // layouts. Where the blocks are interleaves or de-interleaves of 2 or 4
 // rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
 // for the vector stores, the whole grid runs in one assembly kernel with
-// non-temporal stores and one store fence at its end. Other blocks of up
+// non-temporal stores and one store fence at its end (not aligned, in the
+// same kernel with plain stores). Other blocks of up
 // to 64 KiB are transposed a group at a time into a cache-resident tile,
 // which one call streams out behind one fence while it prefetches the
 // next group's source (blocks that continue each other's rows, as in a
@@ -168,7 +169,14 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
+	// Interleaves whose destination is off the vector size for streaming
+	// (rows of odd length, untiled) take the grid kernel with plain
+	// stores rather than the staged groups: untiling s8 T(8,128)(4,1) to
+	// [10000,10000] row-major ran at 18-19.5 GB/s staged, 27-29 so, and
+	// bf16 T(8,128)(2,1) to [8000,8004] at 20-22 against 22-30 (relayout
+	// bench --runs 5, three rounds, Zen 5).
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
 		return
 	}
