@@ -121,6 +121,31 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		i0 = w.idx[d]
 	}
 	k := w.p.per(d)
+	// Budgets that cover every value of l whole: the kernel loops of its
+	// dim then reach their full size at each (extent).
+	whole := (l.w != 1 || k != 1) && bd >= l.size*l.w*k && ed >= l.size*l.w*k
+	if lv == len(w.loops)-1 && w.blockRow(l, whole) {
+		// The last loop's values each a kernel call of the same
+		// rectangle: one grid call.
+		var nv, ne int64 // values holding elements, values in all
+		switch {
+		case whole:
+			nv, ne = l.size, l.size
+		case l.w == 1 && k == 1:
+			nv, ne = min(l.size, bd*l.scale), min(l.size, ed*l.scale)
+		default:
+			nv, ne = min(l.size, ceilDiv(bd, l.w*k)), min(l.size, ceilDiv(ed, l.w*k))
+		}
+		var from int64
+		if in {
+			from = w.cornerN[lv] // the corner moved these
+		}
+		if pad {
+			nv = 0
+		}
+		w.kernelRow(l, dOff, sOff, from, nv, ne)
+		return
+	}
 	if l.w == 1 && k == 1 {
 		// The lightest digit of its dim: values below nv are elements.
 		nv, ne := min(l.size, bd*l.scale), min(l.size, ed*l.scale)
@@ -365,6 +390,45 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 	}
 }
 
+// blockRow reports whether kernelRow may run the values of loop l, the
+// last outside the kernel: a block transpose whose rectangle is the same
+// at each value (l's dim is neither kernel loop's, or its budgets cover
+// every value whole; and no dim has partial units), written by the plan's
+// own kernels.
+func (w *walker) blockRow(l *ploop, whole bool) bool {
+	p := w.p
+	return p.kern == kernTranspose && w.outer != nil && w.rows8 == nil && w.idx == nil && p.part == 0 &&
+		(whole || l.dim != w.outer.dim && l.dim != p.inner.dim)
+}
+
+// kernelRow is kernel for the values [from, ne) of loop l (blockRow):
+// those below nv hold elements, moved as one grid of rectangles, each's
+// padding filled after; the rest are padding. A ragged tile's rectangle
+// (s8 [1000,1000] to T(8,128)(4,1): 104 of each last tile's 128 columns,
+// in two such values) was a Transpose and a fill per value.
+func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne int64) {
+	p := w.p
+	rowsV, rowsE := w.extent(w.outer)
+	colsV, colsE := w.extent(&p.inner)
+	oDst := w.outer.dst
+	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 {
+		B := p.offBytes()
+		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
+		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
+		if p.stream {
+			tilecopy.TransposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+		} else {
+			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+		}
+		for v := from; v < nv; v++ {
+			w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
+		}
+	}
+	for v := max(from, nv); v < ne; v++ {
+		w.kernel(dOff+v*l.dst, sOff+v*l.src, true)
+	}
+}
+
 // extent returns how many values of kernel loop l are elements and how
 // many the destination holds, given the budgets.
 func (w *walker) extent(l *ploop) (valid, held int64) {
@@ -472,11 +536,17 @@ const edgeBytes = 16 << 10
 // rect moves a rowsV × colsV rectangle of elements and fills the rest of
 // the rowsE × colsE rectangle of destination places with padding.
 func (w *walker) rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) {
-	p := w.p
 	if rowsV > 0 && colsV > 0 {
 		w.block(dOff, sOff, oDst, oSrc, rowsV, colsV)
 	}
-	// Padding: the rest of each element row, then the rows with no element.
+	w.pad(dOff, oDst, rowsV, rowsE, colsV, colsE)
+}
+
+// pad fills the places of the rowsE × colsE rectangle at dOff (rows oDst
+// apart) that lie outside its rowsV × colsV elements: the rest of each
+// element row, then the rows with no element.
+func (w *walker) pad(dOff, oDst, rowsV, rowsE, colsV, colsE int64) {
+	p := w.p
 	if colsE > colsV && rowsV > 0 {
 		w.fill(dOff+colsV*p.inner.dst, oDst, colsE-colsV, rowsV)
 	}
