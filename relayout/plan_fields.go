@@ -52,6 +52,20 @@ type fieldPlan struct {
 	temps sync.Pool
 }
 
+// fieldBatchMin and fieldBatchesMax bound the batches of a 4-bit field
+// plan: fieldBatchesMax batches or more must hold fieldBatchMin packed
+// bytes each. Each batch is two kernel calls and their setup, about 130
+// ns on Zen 5, so the many small batches of the 4-bit tilings with (2,1)
+// or (4,1) inside (128 and 256 bytes) are faster through the staged plan,
+// unpacked and packed again (relayout bench --runs 3, s4 [4096,4096] from
+// row-major, GB/s: to T(8,128)(2,1)E(4) 0.9 as a field plan, 13.5 staged;
+// to T(8,128)(4,1)E(4) 3.0 and 13.5; back from (2,1) 1.05 and 14.4).
+// 2-bit fields have no unpacking kernels and stay (see below).
+const (
+	fieldBatchMin   = 1 << 10
+	fieldBatchesMax = 64
+)
+
 // planFields returns the field plan of p, whose byte plan between the
 // unpacked shapes is mid, or nil when p is not such a transpose: both
 // sides packed alike, fields that hold the whole value (so that moving
@@ -103,7 +117,12 @@ func planFields(p, mid *Plan) *fieldPlan {
 	// against 0.045 staged); 2-bit fields, with no such kernels, are
 	// faster here even so (0.005 against 0.003).
 	short := tilecopy.ShortFieldRows(int(in.src/e), int(o.size/e), st.srcBits)
-	if !whole || (st.srcBits == 4 && o.size/e < 32 && !short) {
+	batches := int64(1)
+	for _, l := range mid.loops {
+		batches *= l.size
+	}
+	if !whole || (st.srcBits == 4 && o.size/e < 32 && !short) ||
+		st.srcBits == 4 && batches >= fieldBatchesMax && o.size*in.size/e < fieldBatchMin {
 		return nil
 	}
 	f := &fieldPlan{

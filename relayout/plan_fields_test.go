@@ -40,6 +40,10 @@ func TestPackedTransposePath(t *testing.T) {
 		{"s4[256,12]{1,0:E(4)}", "s4[256,12]{0,1:E(4)}", false},              // rows of 6 bytes
 		{"s4[5,2,13]{2,1,0:T(8)(1,2)E(4)}", "s4[5,2,13]{1,2,0:E(4)}", false}, // loops over a tile's padding
 		{"u2[16,256]{1,0:T(8,128)(4,1)E(2)}", "u2[16,256]{1,0:E(2)}", true},
+		// Many batches of 128 or 256 bytes (fieldBatchMin) go staged.
+		{"s4[64,1024]{1,0:E(4)}", "s4[64,1024]{1,0:T(8,128)(2,1)E(4)}", false},
+		{"s4[64,1024]{1,0:T(8,128)(4,1)E(4)}", "s4[64,1024]{1,0:E(4)}", false},
+		{"u2[64,1024]{1,0:E(2)}", "u2[64,1024]{1,0:T(8,128)(4,1)E(2)}", true}, // 2-bit: no unpacking kernels
 	}
 	for _, tc := range tests {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
