@@ -518,11 +518,11 @@ func crowd(stride, n int) int {
 }
 
 // transposeWalk runs kernel k over the fullRows × fullCols register
-// blocks in the order w (walkAlong, walkDiagonal or walkSplit), bi destination rows
-// a call (lineUnit of the kernel's bi: whole lines of the source rows, in
-// one block of the AVX-512 square kernels, two of the AVX2 ones and of
-// the 2-byte gather, four of the 1-byte gather); fullRows is a multiple
-// of bi.
+// blocks in the order w (walkAlong, walkDiagonal or walkSplit), bi
+// destination rows a call (lineUnit of the kernel's bi: whole lines of
+// the source rows, in one block of the AVX-512 square kernels, two of the
+// AVX2 ones and of the 2-byte gather, four of the 1-byte gather; one
+// block a call in walkSplit); fullRows is a multiple of bi.
 func transposeWalk(k kernelID, w walk, bi, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
 	n := bi / sh.bi

@@ -159,8 +159,8 @@ type Grid struct {
 // rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
 // for the vector stores, the whole grid runs in one assembly kernel with
 // non-temporal stores and one store fence at its end (not aligned, in the
-// same kernel with plain stores). Other blocks of up
-// to 64 KiB are transposed a group at a time into a cache-resident tile,
+// same kernel with plain stores). Other blocks of up to 64 KiB are
+// transposed a group at a time into a cache-resident tile,
 // which one call streams out behind one fence while it prefetches the
 // next group's source (blocks that continue each other's rows, as in a
 // 4-D reversal, are grouped so that both sides see runs of 512 bytes);
