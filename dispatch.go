@@ -27,9 +27,10 @@ var (
 	hasAVX2 = haveAsm && runtime.GOARCH == "amd64" &&
 		cpuid.CPU.Supports(cpuid.AVX2)
 	// hasAVX512 reports AVX-512 F, BW, DQ and VL (the Skylake-server set
-	// and later) on amd64 with the assembly built in.
+	// and later) on amd64 with the assembly built in, and BMI2 (BZHI),
+	// which every such CPU has.
 	hasAVX512 = hasAVX2 &&
-		cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL)
+		cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL, cpuid.BMI2)
 	// hasVBMI reports AVX-512 VBMI (VPERMB), used by the 1-byte AVX-512
 	// transpose; without it 1-byte elements take the AVX2 kernel.
 	hasVBMI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512VBMI)

@@ -251,7 +251,10 @@ func prefetching() bool { return useAVX2 }
 // is left for the next call: the run's last 64 bytes are copied to the 64
 // before the run. Without either bit, n is a multiple of 64, the next
 // call continues the rows from the same source offsets, and the 64 bytes
-// before each source run are the caller's.
+// before each source run are the caller's. With bit 2 (exactEnds) as well
+// as bits 0 and 1, the AVX-512 kernel stores only the part lines' own
+// bytes, under masks, so that no line takes both ordinary and
+// non-temporal stores.
 //
 //go:noescape
 func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
@@ -262,6 +265,10 @@ func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n in
 // bothEnds is the ends of copyRunsStream's runs that stand alone: each
 // writes the part lines at both its ends with ordinary stores.
 const bothEnds = 3
+
+// exactEnds is bothEnds with the part lines written under masks, byte
+// for byte (AVX-512; the masks come from BZHI, which hasAVX512 requires).
+const exactEnds = bothEnds | 4
 
 // runEnds is copyRunsStream's ends for runs that go on from call to call
 // along their rows, carrying their part lines: bit 0 where these runs
@@ -287,14 +294,24 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 	// 128 bytes) ran at 1.3-1.6 GB/s so, 17-19 with ordinary stores only;
 	// from T(8,128) (512 bytes) 13.6-13.9 against 24.2-24.6; from
 	// T(8,512) (2 KiB) 22-24 against 24.5-26.6; from T(4,2048) 28.4-29
-	// against 26.5-28.4 (relayout bench, Zen 5).
-	if n < 64 || !useAVX2 || n <= 2048 && offLines(dst, dstStride, dstStep, steps) {
+	// against 26.5-28.4 (relayout bench, Zen 5). At AVX-512 the part lines
+	// take masked stores of their own bytes instead (exactEnds), and no
+	// line mixes the two kinds of store: untiling f32 [5000,5000] from
+	// T(8,128) went from 24.6-27.3 GB/s (ordinary stores) to 35-40, from
+	// T(8,32), T(8,512) and T(4,2048) to [8001,8001] 18.5 to 19.8, 26.3
+	// to 28.5 and 25.7 to 27.1 (relayout bench --runs 5).
+	off := offLines(dst, dstStride, dstStep, steps)
+	if n < 64 || !useAVX2 || n <= 2048 && off && !useAVX512 {
 		copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 		return
 	}
+	ends := bothEnds
+	if off && useAVX512 {
+		ends = exactEnds
+	}
 	// Each step prefetches the source of the next.
 	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
-	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, bothEnds)
+	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, ends)
 }
 
 // offLines reports whether some run of a grid at dst (strides and step

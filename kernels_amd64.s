@@ -9773,7 +9773,7 @@ anext:
 	RET
 
 // func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
-// Requires: AVX, AVX512F, MMX+
+// Requires: AVX, AVX512BW, AVX512F, BMI2, MMX+
 TEXT ·copyRunsStreamAVX512(SB), NOSPLIT, $0-120
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
@@ -9794,12 +9794,24 @@ step:
 
 row:
 	// AX: the bytes to the destination's first line boundary.
-	MOVQ      R10, AX
-	NEGQ      AX
-	ANDQ      $+63, AX
-	JZ        body
-	TESTQ     $+1, ends+112(FP)
-	JZ        carried
+	MOVQ  R10, AX
+	NEGQ  AX
+	ANDQ  $+63, AX
+	JZ    body
+	TESTQ $+1, ends+112(FP)
+	JZ    carried
+	TESTQ $+4, ends+112(FP)
+	JZ    overlap
+
+	// Exact ends: the head alone, its AX bytes under a mask.
+	MOVQ     $0xffffffffffffffff, R15
+	BZHIQ    AX, R15, R15
+	KMOVQ    R15, K1
+	VMOVDQU8 (R11), Z0
+	VMOVDQU8 Z0, K1, (R10)
+	JMP      body
+
+overlap:
 	VMOVDQU64 (R11), Z0
 	VMOVDQU64 Z0, (R10)
 	JMP       body
@@ -9836,10 +9848,31 @@ same:
 
 tail:
 	// A part line left at the end: the run's last 64 bytes.
-	CMPQ      AX, n+32(FP)
-	JAE       next
-	TESTQ     $+2, ends+112(FP)
-	JZ        keep
+	CMPQ  AX, n+32(FP)
+	JAE   next
+	TESTQ $+2, ends+112(FP)
+	JZ    keep
+	TESTQ $+4, ends+112(FP)
+	JZ    overlapTail
+
+	// Exact ends: the tail alone, its n-AX bytes under a mask, loaded
+	// under it too (no byte past the run is read).
+	MOVQ       n+32(FP), R15
+	SUBQ       AX, R15
+	ADDQ       AX, R10
+	ADDQ       AX, R11
+	MOVQ       $0xffffffffffffffff, AX
+	BZHIQ      R15, AX, AX
+	KMOVQ      AX, K1
+	VMOVDQU8.Z (R11), K1, Z0
+	VMOVDQU8   Z0, K1, (R10)
+	MOVQ       n+32(FP), AX
+	SUBQ       R15, AX
+	SUBQ       AX, R10
+	SUBQ       AX, R11
+	JMP        next
+
+overlapTail:
 	VMOVDQU64 (R11)(R8*1), Z0
 	VMOVDQU64 Z0, (R10)(R8*1)
 	JMP       next

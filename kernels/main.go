@@ -219,6 +219,9 @@ var (
 
 	r8, r9, r10, r11, r12 = reg.R8, reg.R9, reg.R10, reg.R11, reg.R12
 	r13, r14              = reg.R13, reg.R14
+	// r15 only in copyRunsStream's exact ends, which reads no global (Go
+	// clobbers R15 to reach globals when it links dynamically).
+	r15 = reg.R15
 )
 
 // A level is an instruction-set level the kernels are written for.

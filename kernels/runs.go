@@ -233,6 +233,11 @@ func (g *gen) copyRunsAhead() {
 // to the first run of the next group, and so on. R13 is the run, R14 the
 // offset in it and R9 the runs left in the group. The step strides and the
 // walk's shape stay in the arguments.
+// exactEnds is the bit of copyRunsStream's ends that has the AVX-512
+// kernel write a standalone run's part lines under masks, each byte once,
+// instead of with 64-byte stores over the lines beside them.
+const exactEnds = 4
+
 func (g *gen) copyRunsStream(l *level) {
 	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int")
 	g.params([]string{"steps", "pf", "pfRows"}, r12, r13, r9)
@@ -271,6 +276,18 @@ func (g *gen) copyRunsStream(l *level) {
 	g.JZ(operand.LabelRef("body"))
 	g.TESTQ(imm(1), arg("ends"))
 	g.JZ(operand.LabelRef("carried"))
+	if l == avx512 {
+		g.TESTQ(imm(exactEnds), arg("ends"))
+		g.JZ(operand.LabelRef("overlap"))
+		g.Comment("Exact ends: the head alone, its AX bytes under a mask.")
+		g.MOVQ(operand.Imm(^uint64(0)), r15)
+		g.BZHIQ(ax, r15, r15)
+		g.KMOVQ(r15, reg.K1)
+		g.VMOVDQU8(at(r11, 0), vs[0])
+		g.VMOVDQU8(vs[0], reg.K1, at(r10, 0))
+		g.JMP(operand.LabelRef("body"))
+		g.Label("overlap")
+	}
 	line(at, g.vmov(l))
 	g.JMP(operand.LabelRef("body"))
 	g.Label("carried")
@@ -302,6 +319,27 @@ func (g *gen) copyRunsStream(l *level) {
 	g.JAE(operand.LabelRef("next"))
 	g.TESTQ(imm(2), arg("ends"))
 	g.JZ(operand.LabelRef("keep"))
+	if l == avx512 {
+		g.TESTQ(imm(exactEnds), arg("ends"))
+		g.JZ(operand.LabelRef("overlapTail"))
+		g.Comment("Exact ends: the tail alone, its n-AX bytes under a mask, loaded")
+		g.Comment("under it too (no byte past the run is read).")
+		g.Load(g.Param("n"), r15)
+		g.SUBQ(ax, r15)
+		g.ADDQ(ax, r10)
+		g.ADDQ(ax, r11)
+		g.MOVQ(operand.Imm(^uint64(0)), ax)
+		g.BZHIQ(r15, ax, ax)
+		g.KMOVQ(ax, reg.K1)
+		g.VMOVDQU8_Z(at(r11, 0), reg.K1, vs[0])
+		g.VMOVDQU8(vs[0], reg.K1, at(r10, 0))
+		g.Load(g.Param("n"), ax)
+		g.SUBQ(r15, ax)
+		g.SUBQ(ax, r10)
+		g.SUBQ(ax, r11)
+		g.JMP(operand.LabelRef("next"))
+		g.Label("overlapTail")
+	}
 	line(offset(r8), g.vmov(l))
 	g.JMP(operand.LabelRef("next"))
 	g.Label("keep")
