@@ -291,10 +291,9 @@ func weaveNote(width int, have bool) string {
 // line boundaries through the skew twins of the streaming kernels, where
 // it has them; otherwise the assembly micro-kernel of the level in use
 // runs over the full register blocks, strip by strip inside bands of
-// tileBytes of source row. The ragged edges of the direct and staged
-// paths take the micro-kernel too, its blocks moved back to end at the
-// edge (kernelEdges); the streamed paths leave theirs to the generic
-// kernel.
+// tileBytes of source row. The ragged edges take the micro-kernel too,
+// with ordinary stores, its blocks moved back to end at the edge
+// (kernelEdges).
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
@@ -327,7 +326,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			fullRows, fullCols := rows-rows%max(sh.bi, 64/width), cols-cols%sh.bj
 			if fullRows > 0 && fullCols > 0 {
 				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
-				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+				kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
 		}
@@ -355,7 +354,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			fullRows, fullCols := rows-rows%sh.bi, cols-cols%unit
 			if fullRows > 0 && fullCols > 0 {
 				transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fullCols, true)
-				transposeEdges(width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+				kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
 		}
@@ -636,8 +635,15 @@ func kernelEdges(k kernelID, width int, dst []byte, dstStride int, src []byte, s
 		}
 	}
 	if fullRows < rows {
+		whole := (rows - fullRows) / sh.bi // the streamed paths leave up to a line's
 		for j := 0; j < cols; j += sh.bj {
-			block(rows-sh.bi, min(j, cols-sh.bj), 1)
+			j := min(j, cols-sh.bj)
+			if whole > 0 {
+				block(fullRows, j, whole)
+			}
+			if (rows-fullRows)%sh.bi != 0 {
+				block(rows-sh.bi, j, 1)
+			}
 		}
 	}
 }

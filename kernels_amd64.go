@@ -1999,7 +1999,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		if fullRows < rows || fullCols < cols {
 			for a := a0; a < a0+m; a++ {
 				for b := b0; b < b0+n; b++ {
-					transposeEdges(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, fullRows, fullCols)
+					kernelEdges(k, width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, fullRows, fullCols)
 				}
 			}
 		}
