@@ -376,13 +376,8 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		call := lineUnit(sh.bi, width) // destination rows a call writes
 		walked := rows - rows%call
 		transposeWalk(k, walk, call, width, dp, dstStride, sp, srcStride, walked, fullCols)
-		if walked < fullRows {
-			// The whole blocks of the last rows, fewer than a call's.
-			for j0 := 0; j0 < fullCols; j0 += sh.bj {
-				strip(k, (*byte)(unsafe.Add(dp, walked*dstStride+j0*width)), dstStride, (*byte)(unsafe.Add(sp, walked*width+j0*srcStride)), srcStride, (fullRows-walked)/sh.bi)
-			}
-		}
-		kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+		// The rows past the last whole call, whole blocks first.
+		kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, walked, fullCols)
 		return
 	}
 	// A kernel writing part lines (the AVX2 1- and 2-byte ones) goes
