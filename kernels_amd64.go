@@ -902,10 +902,10 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 		vec = 64
 	}
 	aligned := func(v ...int) bool {
+		if !stream {
+			return true // plain stores take any address
+		}
 		for _, x := range v {
-			if !stream {
-				break // plain stores take any address
-			}
 			if x%vec != 0 {
 				return false
 			}
