@@ -288,8 +288,9 @@ func weaveNote(width int, have bool) string {
 // whole one a TransposeStreaming call writes part of) goes through
 // transposeStreamed where the kernel has a streaming twin, otherwise
 // through transposeStaged, and a large destination whose rows start off
-// line boundaries through the skew twins of the streaming kernels, where
-// it has them; otherwise the assembly micro-kernel of the level in use
+// line boundaries through transposeShifted where they all start the same
+// distance into a line, else the skew twins of the streaming kernels,
+// where it has them; otherwise the assembly micro-kernel of the level in use
 // runs over the full register blocks, strip by strip inside bands of
 // tileBytes of source row. The ragged edges take the micro-kernel too,
 // with ordinary stores, its blocks moved back to end at the edge
@@ -318,6 +319,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// have (where start and stride are multiples of 4).
 	if streamingStores && large {
 		aligned := onLines(dp, dstStride)
+		if !aligned && dstStride%64 == 0 && transposeShifted(width, dst, dstStride, src, srcStride, rows, cols) {
+			return
+		}
 		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
 		if k := streamKernel(width); k != kNone && (aligned || skew) {
 			sh := shapes[k]
@@ -412,6 +416,76 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		}
 	}
 	kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
+}
+
+// transposeShifted streams a large transpose whose destination rows all
+// start the same distance h inside a line (a stride that is a multiple
+// of 64, a start that is not): destination column e = (64-h)/width begins
+// each row's first whole line, and it is source row e, so the streaming
+// kernel runs its blocks from source row e on, each writing a whole line
+// of each row, with no register shifted. The e columns before, and the
+// part line past the whole blocks, come from a block transposed into a
+// scratch tile a strip of rows at a time, of which each row takes its
+// part line's bytes: no line takes both kinds of store. So do the rows
+// past the last whole strip.
+//
+// A 3-D array reversed, f32 [300,400,500] to column-major, is 400
+// transposes of 500 × 300, each plane's rows 1200 bytes on from the
+// last's: three in four start off lines. The skew twins, which join two
+// blocks' registers for each line and carry them through memory, ran at
+// half the streaming kernel's speed even in cache (f32 256×304 streamed:
+// 90 GB/s on lines, 47-49 by the skew twin), and the case at 0.34-0.35 of
+// copy(); shifted, 0.45-0.48 (f64 0.53-0.55 → 0.60-0.68; relayout bench
+// --runs 3, Zen 5). Large 2-D transposes to a start off lines run as
+// before (f32 8192² at +16 bytes: 28 GB/s skewed, 29.5 shifted). The 1-
+// and 2-byte gathers are left out: their streamed path on plane-sized
+// transposes ran at half the plain kernels' speed (u8 0.46-0.50 → 0.21).
+//
+// It reports false, doing nothing, where the level has no such streaming
+// kernel (whose block is a line of each destination row), h is no
+// multiple of width or there are too few rows or columns for a block.
+func transposeShifted(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) bool {
+	k := streamKernel(width)
+	if k == kNone || width < 4 {
+		return false
+	}
+	sh := shapes[k]
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	h := int(-uintptr(dp) & 63)
+	if sh.bj*width != 64 || h%width != 0 {
+		return false
+	}
+	e := h / width
+	fullRows := rows - rows%sh.bi
+	fullCols := (cols - e) - (cols-e)%sh.bj
+	if fullRows == 0 || fullCols == 0 {
+		return false
+	}
+	transposeStreamed(k, width, unsafe.Add(dp, h), dstStride, unsafe.Add(sp, e*srcStride), srcStride, fullRows, fullCols, false)
+	var tile [16 * 64]byte // a block: bi ≤ 16 rows of 64 bytes
+	// part transposes the block at row i, column j into the tile and
+	// copies bytes [from, to) of its rows from r0 on to the destination.
+	part := func(i, j, r0, from, to int) {
+		strip(k, &tile[0], 64, (*byte)(unsafe.Add(sp, i*width+j*srcStride)), srcStride, 1)
+		for r := r0; r < sh.bi; r++ {
+			o := (i+r)*dstStride + j*width
+			copy(dst[o+from:o+to], tile[r*64+from:r*64+to])
+		}
+	}
+	last := e + fullCols // the first column past the whole blocks
+	for i := 0; i < rows; i += sh.bi {
+		i := min(i, rows-sh.bi)
+		part(i, 0, 0, 0, h) // each row's first part line
+		if last < cols {
+			part(i, cols-sh.bj, 0, (last-cols+sh.bj)*width, 64) // and its last
+		}
+	}
+	if r := rows - fullRows; r > 0 {
+		for j := e; j < last; j += sh.bj {
+			part(rows-sh.bi, j, sh.bi-r, 0, 64)
+		}
+	}
+	return true
 }
 
 // A walk is the order in which transposeFast's direct path runs a

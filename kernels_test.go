@@ -133,6 +133,7 @@ func TestBestLevel(t *testing.T) {
 type geometry struct {
 	width, rows, cols, dstStride, srcStride int
 	dstAtEnd, srcAtEnd                      bool // which end of the guarded buffers is flush
+	dstOff                                  int  // bytes of the destination's buffer before it
 }
 
 func (g geometry) String() string {
@@ -196,15 +197,16 @@ func checkTranspose(t testing.TB, r *rand.Rand, g geometry) {
 func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, kernel func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)) {
 	t.Helper()
 	src := guarded(t, g.srcLen(), g.srcAtEnd)
-	dst := guarded(t, g.dstLen(), g.dstAtEnd)
-	randomize(r, src, dst)
-	orig := bytes.Clone(dst)
-	want := bytes.Clone(dst)
-	naive := bytes.Clone(dst)
+	buf := guarded(t, g.dstOff+g.dstLen(), g.dstAtEnd)
+	dst := buf[g.dstOff:]
+	randomize(r, src, buf)
+	orig := bytes.Clone(buf)
+	want := bytes.Clone(buf)
+	naive := bytes.Clone(buf)
 	if g.rows > 0 && g.cols > 0 {
-		transposeGeneric(g.width, want, g.dstStride, src, g.srcStride, g.rows, g.cols)
+		transposeGeneric(g.width, want[g.dstOff:], g.dstStride, src, g.srcStride, g.rows, g.cols)
 	}
-	naiveTranspose(g.width, naive, g.dstStride, src, g.srcStride, g.rows, g.cols)
+	naiveTranspose(g.width, naive[g.dstOff:], g.dstStride, src, g.srcStride, g.rows, g.cols)
 	srcCopy := bytes.Clone(src)
 	kernel(g.width, dst, g.dstStride, src, g.srcStride, g.rows, g.cols)
 	if !bytes.Equal(src, srcCopy) {
@@ -213,8 +215,13 @@ func checkTransposeWith(t testing.TB, r *rand.Rand, g geometry, kernel func(widt
 	if !bytes.Equal(want, naive) {
 		t.Fatalf("%v: generic kernel differs from the definition at byte %d", g, firstDiff(want, naive))
 	}
-	if !bytes.Equal(dst, want) {
-		k := firstDiff(dst, want)
+	if !bytes.Equal(buf, want) {
+		k := firstDiff(buf, want)
+		if k < g.dstOff {
+			t.Fatalf("%v (%s): byte %d of the %d before the destination overwritten", g, Kernel(g.width), k, g.dstOff)
+		}
+		dst, want, orig := buf[g.dstOff:], want[g.dstOff:], orig[g.dstOff:]
+		k -= g.dstOff
 		i, j := k/max(g.dstStride, 1), k%max(g.dstStride, 1)/g.width
 		where := "inside the block"
 		if j >= g.cols || i >= g.rows {
@@ -363,6 +370,33 @@ func TestTransposeSkewed(t *testing.T) {
 					g.cols = (1 + k%2) * 64 / w
 					g.dstStride = g.cols*w + w
 				}
+				checkStreamed(t, r, g, k)
+			}
+		}
+	})
+}
+
+// TestTransposeShifted forces the non-temporal path on destinations
+// whose rows all start the same distance inside a line (strides of whole
+// lines, a start off them), which transposeShifted streams from each
+// row's first line boundary on where the distance is whole elements of
+// 4 bytes or more: every element width with a streaming kernel, starts
+// at whole elements or not, with small tiles, through Transpose and
+// TransposeStreaming.
+func TestTransposeShifted(t *testing.T) {
+	savedRow, savedCol := stageRowBytes, stageColBytes
+	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			r := rand.New(rand.NewPCG(uint64(w), 29))
+			for k := range 40 {
+				g := randomGeometry(r, w, 300)
+				g.dstStride = (g.cols*w+63)/64*64 + 64*r.IntN(2)
+				g.dstOff = w * (1 + r.IntN(64/w-1))
+				if k%4 == 3 {
+					g.dstOff = 1 + r.IntN(63)
+				}
+				g.dstAtEnd = false
 				checkStreamed(t, r, g, k)
 			}
 		}
