@@ -419,9 +419,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 }
 
 // transposeShifted streams a large transpose whose destination rows all
-// start the same distance h inside a line (a stride that is a multiple
-// of 64, a start that is not): destination column e = (64-h)/width begins
-// each row's first whole line, and it is source row e, so the streaming
+// start the same h bytes before a line boundary (a stride that is a
+// multiple of 64, a start that is not): destination column e = h/width
+// begins each row's first whole line, and it is source row e, so the streaming
 // kernel runs its blocks from source row e on, each writing a whole line
 // of each row, with no register shifted. The e columns before, and the
 // part line past the whole blocks, come from a block transposed into a
@@ -435,7 +435,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 // blocks' registers for each line and carry them through memory, ran at
 // half the streaming kernel's speed even in cache (f32 256×304 streamed:
 // 90 GB/s on lines, 47-49 by the skew twin), and the case at 0.34-0.35 of
-// copy(); shifted, 0.45-0.48 (f64 0.53-0.55 → 0.60-0.68; relayout bench
+// copy(); shifted, 0.43-0.48 (f64 0.46-0.59 → 0.60-0.68; relayout bench
 // --runs 3, Zen 5). Large 2-D transposes to a start off lines run as
 // before (f32 8192² at +16 bytes: 28 GB/s skewed, 29.5 shifted). The 1-
 // and 2-byte gathers are left out: their streamed path on plane-sized

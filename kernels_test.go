@@ -137,7 +137,7 @@ type geometry struct {
 }
 
 func (g geometry) String() string {
-	return fmt.Sprintf("w%d %dx%d ds=%d ss=%d", g.width, g.rows, g.cols, g.dstStride, g.srcStride)
+	return fmt.Sprintf("w%d %dx%d ds=%d ss=%d doff=%d", g.width, g.rows, g.cols, g.dstStride, g.srcStride, g.dstOff)
 }
 
 func (g geometry) dstLen() int { return span(g.rows, g.dstStride, g.cols*g.width) }
