@@ -127,15 +127,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	if lv == len(w.loops)-1 && w.blockRow(l, whole) {
 		// The last loop's values each a kernel call of the same
 		// rectangle: one grid call.
-		var nv, ne int64 // values holding elements, values in all
-		switch {
-		case whole:
-			nv, ne = l.size, l.size
-		case l.w == 1 && k == 1:
-			nv, ne = min(l.size, bd*l.scale), min(l.size, ed*l.scale)
-		default:
-			nv, ne = min(l.size, ceilDiv(bd, l.w*k)), min(l.size, ceilDiv(ed, l.w*k))
-		}
+		nv, ne := l.values(k, bd, ed)
 		var from int64
 		if in {
 			from = w.cornerN[lv] // the corner moved these
@@ -148,7 +140,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	}
 	if l.w == 1 && k == 1 {
 		// The lightest digit of its dim: values below nv are elements.
-		nv, ne := min(l.size, bd*l.scale), min(l.size, ed*l.scale)
+		nv, ne := l.values(k, bd, ed)
 		for v := range ne {
 			if w.idx != nil {
 				w.idx[d] = i0 + v
@@ -158,7 +150,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	} else {
 		// Budgets of k per value (a partial unit's dim counts elements;
 		// its loops have scale 1), cut to each value's part of the dim.
-		top := min(l.size, ceilDiv(ed, l.w*k))
+		_, top := l.values(k, bd, ed)
 		for v := range top {
 			lo := v * l.w * k
 			w.b[d] = min(max(bd-lo, 0), l.w*k)
@@ -173,6 +165,17 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	if w.idx != nil {
 		w.idx[d] = i0
 	}
+}
+
+// values returns how many values of loop l hold elements (nv) and how
+// many the destination holds (ne), given its dim's budgets bd and ed of
+// valid and held elements, k elements to an index of the dim (per).
+func (l *ploop) values(k, bd, ed int64) (nv, ne int64) {
+	if l.w == 1 && k == 1 {
+		// The lightest digit of its dim, merged dims counted by scale.
+		return min(l.size, bd*l.scale), min(l.size, ed*l.scale)
+	}
+	return min(l.size, ceilDiv(bd, l.w*k)), min(l.size, ceilDiv(ed, l.w*k))
 }
 
 // dense reports whether the box from loop level lv inward holds only
