@@ -1498,7 +1498,8 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // the reads of one tile overlap the transposes and stores of the other.
 // fullRows is a multiple of 64/width and of the kernel's bi, fullCols of
 // its bj; dp and dstStride are multiples of 64. The gather kernels of 1-
-// and 2-byte elements go through transposeStreamedGather.
+// and 2-byte elements go through transposeStreamedGather where their
+// source rows crowd the L1 sets (slabbed).
 //
 // On f32 8192² (Zen 5, ratio to copy()) this ran at 0.88-0.95 where the
 // staged tile (transposeStaged), which transposes into a cache-resident
@@ -1510,7 +1511,7 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // runs the kernels' skew twins instead, and dp and dstStride are free
 // (multiples of 4).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
-	if k == k1AVX512 || k == k2AVX512 {
+	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
 		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 		return
 	}
@@ -1676,6 +1677,29 @@ func nextTile(sh kernelShape, width, i0, j0, ti, tj, nj, fullRows, fullCols int)
 func (t tileAhead) prefetch(sp unsafe.Pointer, srcStride, width, c int) *byte {
 	r := min(c*t.perRows, t.nj2-1)
 	return (*byte)(unsafe.Add(sp, (t.j2+r)*srcStride+t.i2*width))
+}
+
+// slabbed reports whether transposeStreamed reads the source of gather
+// kernel k, bytes of it at srcStride, through transposeStreamedGather's
+// slabs rather than in place, as the other kernels do. In place is
+// faster where a block's source rows spread over the L1 sets (crowd):
+// the slabs' copy costs more than it saves. For 2-byte elements that
+// held up to a crowd of 4 at any size; for 1-byte ones only where no
+// two of a block's rows share a set, and up to 16 MiB: at 256 MiB the
+// slabs were faster. relayout bench --runs 3, Zen 5, ratio to copy(),
+// slabs then in place: u8 [320,400,500] reversed (500 × 320 planes at a
+// stride of 200000 bytes) 0.27-0.33 → 0.55-0.58; u16 0.46 → 0.51; u16
+// [2048,2080] transposed 0.61 → 0.91, [8192,8224] 0.72 → 0.81, crowd 2
+// [2048,2176] 0.60 → 0.88, crowd 4 [2048,2304] 0.63 → 0.76; u8
+// [2048,2112] 0.61 → 0.80, [4096,4160] 0.55 → 0.58, [8192,8256] 0.68 →
+// 0.69, [16384,16448] 0.66 → 0.45, and at crowd 2 and 4 (u8
+// [2048,2176], [2048,2304]) 0.56-0.58 → 0.51-0.56.
+func slabbed(k kernelID, srcStride, bytes int) bool {
+	c := crowd(srcStride, shapes[k].bj)
+	if k == k2AVX512 {
+		return c > 4
+	}
+	return c > 1 || bytes > 16<<20
 }
 
 // transposeStreamedGather is transposeStreamed for the gather kernels of

@@ -306,7 +306,9 @@ func TestLargeDestination(t *testing.T) {
 
 // TestTransposeStreaming forces the non-temporal path (it needs a
 // 64-aligned destination and stride), through Transpose and
-// TransposeStreaming, with small tiles and bands.
+// TransposeStreaming, with small tiles and bands; one source in three at
+// a stride of whole KiB, whose rows crowd the L1 sets, for the gather
+// kernels to read through slabs (slabbed).
 func TestTransposeStreaming(t *testing.T) {
 	savedNT, savedTile := ntThreshold, tileBytes
 	savedRow, savedCol := stageRowBytes, stageColBytes
@@ -321,6 +323,9 @@ func TestTransposeStreaming(t *testing.T) {
 				g := randomGeometry(r, w, 300)
 				g.dstStride = (g.cols*w + 63) / 64 * 64
 				g.dstAtEnd = false // page-aligned
+				if k%3 == 0 {
+					g.srcStride = (g.rows*w + 1023) / 1024 * 1024
+				}
 				tileBytes = []int{64, 256, 1024, 4096}[k%4]
 				checkStreamed(t, r, g, k)
 			}
