@@ -295,7 +295,12 @@ func weaveNote(width int, have bool) string {
 // tileBytes of source row. The ragged edges take the micro-kernel too,
 // with ordinary stores, its blocks moved back to end at the edge
 // (kernelEdges).
-func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool) {
+//
+// after is, for a block of a grid (TransposeGrid), the source of the
+// block that comes next, at the same strides, or nil: the streamed paths
+// prefetch its first tile while they finish this block's last, as they
+// prefetch each tile's next inside a block.
+func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool, after unsafe.Pointer) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
 	weave := width <= 4 && pow2(width)
@@ -319,7 +324,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// have (where start and stride are multiples of 4).
 	if streamingStores && large {
 		aligned := onLines(dp, dstStride)
-		if !aligned && dstStride%64 == 0 && transposeShifted(width, dst, dstStride, src, srcStride, rows, cols) {
+		if !aligned && dstStride%64 == 0 && transposeShifted(width, dst, dstStride, src, srcStride, rows, cols, after) {
 			return
 		}
 		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
@@ -329,7 +334,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			// bi elements for the others).
 			fullRows, fullCols := rows-rows%max(sh.bi, 64/width), cols-cols%sh.bj
 			if fullRows > 0 && fullCols > 0 {
-				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
+				transposeStreamed(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew, after)
 				kernelEdges(k, width, dst, dstStride, src, srcStride, rows, cols, fullRows, fullCols)
 				return
 			}
@@ -444,7 +449,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 // It reports false, doing nothing, where the level has no such streaming
 // kernel (whose block is a line of each destination row), h is no
 // multiple of width or there are too few rows or columns for a block.
-func transposeShifted(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) bool {
+func transposeShifted(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, after unsafe.Pointer) bool {
 	k := streamKernel(width)
 	if k == kNone || width < 4 {
 		return false
@@ -461,7 +466,10 @@ func transposeShifted(width int, dst []byte, dstStride int, src []byte, srcStrid
 	if fullRows == 0 || fullCols == 0 {
 		return false
 	}
-	transposeStreamed(k, width, unsafe.Add(dp, h), dstStride, unsafe.Add(sp, e*srcStride), srcStride, fullRows, fullCols, false)
+	if after != nil {
+		after = unsafe.Add(after, e*srcStride) // where its streamed blocks begin
+	}
+	transposeStreamed(k, width, unsafe.Add(dp, h), dstStride, unsafe.Add(sp, e*srcStride), srcStride, fullRows, fullCols, false, after)
 	var tile [16 * 64]byte // a block: bi ≤ 16 rows of 64 bytes
 	// part transposes the block at row i, column j into the tile and
 	// copies bytes [from, to) of its rows from r0 on to the destination.

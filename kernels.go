@@ -164,7 +164,8 @@ type Grid struct {
 // which one call streams out behind one fence while it prefetches the
 // next group's source (blocks that continue each other's rows, as in a
 // 4-D reversal, are grouped so that both sides see runs of 512 bytes);
-// larger ones are one TransposeStreaming each, without its checks.
+// larger ones are one TransposeStreaming each, without its checks, whose
+// last tile prefetches the first of the next block.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -182,7 +183,17 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	for a := range g.Outer {
 		for b := range g.Inner {
-			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, true)
+			// The next block's source, for this one's last tile to
+			// prefetch (f32 [64,1024,1024] reversed, 1024 × 64 planes:
+			// 0.53-0.57 of copy() without, 0.69-0.72 with).
+			var after unsafe.Pointer
+			switch {
+			case b+1 < g.Inner:
+				after = unsafe.Pointer(&src[a*g.SrcOuter+(b+1)*g.SrcInner])
+			case a+1 < g.Outer:
+				after = unsafe.Pointer(&src[(a+1)*g.SrcOuter])
+			}
+			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, true, after)
 		}
 	}
 }
@@ -227,7 +238,7 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 	}
 	for a := range g.Outer {
 		for b := range g.Inner {
-			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, false)
+			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, false, nil)
 		}
 	}
 }
@@ -269,7 +280,7 @@ func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	if rows == 0 || cols == 0 {
 		return
 	}
-	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || largeDestination(dst, dstStride, rows))
+	transposeFast(width, dst, dstStride, src, srcStride, rows, cols, stream || largeDestination(dst, dstStride, rows), nil)
 }
 
 // largeDestination reports whether Transpose streams a destination of

@@ -1510,9 +1510,9 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // skewer; never for the gather kernels, which have no skew twins) it
 // runs the kernels' skew twins instead, and dp and dstStride are free
 // (multiples of 4).
-func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
+func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
 	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
-		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, after)
 		return
 	}
 	sh := shapes[k]
@@ -1531,11 +1531,11 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		}
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
-			nt := nextTile(sh, width, i0, j0, ti, tj, nj, fullRows, fullCols)
+			nt := nextTile(sh, width, sp, after, i0, j0, ti, tj, nj, fullRows, fullCols)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += sh.bi {
-				di, si, pf := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(s, i*width)), nt.prefetch(sp, srcStride, width, i/sh.bi)
+				di, si, pf := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(s, i*width)), nt.prefetch(srcStride, width, i/sh.bi)
 				if sk != nil {
 					sk.strip(i0, i/sh.bi, j0 == 0, di, si, srcStride, nj/sh.bj, pf, srcStride, nt.pfN)
 				} else {
@@ -1645,24 +1645,29 @@ func (sk *skewer) finish(width, i0, ni, fullCols int) {
 // tileAhead is the tile after the one the streaming kernels are on, and
 // how their calls on this one prefetch it.
 type tileAhead struct {
-	i2, j2, nj2 int  // its corner and its number of source rows
-	last        bool // this tile is the last: tileAhead is this one again
-	pfN         int  // bytes to prefetch of each of its source rows
-	perRows     int  // its source rows a kernel call prefetches
+	base        unsafe.Pointer // the source of its block
+	i2, j2, nj2 int            // its corner and its number of source rows
+	last        bool           // this tile is its block's last: tileAhead is in the next block, or this one again
+	pfN         int            // bytes to prefetch of each of its source rows
+	perRows     int            // its source rows a kernel call prefetches
 }
 
 // nextTile returns the tile after the ti × tj tile at (i0, j0), of nj
-// source rows, of a fullRows × fullCols block walked j fastest with
-// kernel shape sh: along j, or the first of the next band. After the
-// last tile it is that tile again, for the prefetch walk to stay inside
-// the source.
-func nextTile(sh kernelShape, width, i0, j0, ti, tj, nj, fullRows, fullCols int) tileAhead {
-	t := tileAhead{i2: i0, j2: j0 + tj}
+// source rows, of a fullRows × fullCols block at sp walked j fastest
+// with kernel shape sh: along j, or the first of the next band. After
+// the last tile it is the first of the block at after (a grid's next,
+// of the same shape and strides), or where after is nil that tile
+// again, for the prefetch walk to stay inside the source.
+func nextTile(sh kernelShape, width int, sp, after unsafe.Pointer, i0, j0, ti, tj, nj, fullRows, fullCols int) tileAhead {
+	t := tileAhead{base: sp, i2: i0, j2: j0 + tj}
 	if t.j2 >= fullCols {
 		t.i2, t.j2 = i0+ti, 0
 	}
 	if t.i2 >= fullRows {
 		t.i2, t.j2, t.last = i0, j0, true
+		if after != nil {
+			t.base, t.i2, t.j2 = after, 0, 0
+		}
 	}
 	t.nj2 = min(tj, fullCols-t.j2)
 	t.pfN = max(min(ti, fullRows-t.i2)*width, 64)
@@ -1674,9 +1679,9 @@ func nextTile(sh kernelShape, width, i0, j0, ti, tj, nj, fullRows, fullCols int)
 
 // prefetch is where kernel call c on the tile starts its prefetch walk:
 // its share of the next tile's rows, clamped to the last of them.
-func (t tileAhead) prefetch(sp unsafe.Pointer, srcStride, width, c int) *byte {
+func (t tileAhead) prefetch(srcStride, width, c int) *byte {
 	r := min(c*t.perRows, t.nj2-1)
-	return (*byte)(unsafe.Add(sp, (t.j2+r)*srcStride+t.i2*width))
+	return (*byte)(unsafe.Add(t.base, (t.j2+r)*srcStride+t.i2*width))
 }
 
 // slabbed reports whether transposeStreamed reads the source of gather
@@ -1722,7 +1727,7 @@ func slabbed(k kernelID, srcStride, bytes int) bool {
 // tile (transposeStaged) ran at 0.53-0.55 and 0.62-0.65. What u8 still
 // lacks is the copy's loads: a slab's lines share one L1 set and are
 // fetched one after another (taken from a hot buffer instead, 0.88).
-func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, after unsafe.Pointer) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
 	ti := max(stageRowBytes/width/le, 1) * le
@@ -1736,15 +1741,16 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 		ni := min(ti, fullRows-i0)
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
-			nt := nextTile(sh, width, i0, j0, ti, tj, nj, fullRows, fullCols)
+			nt := nextTile(sh, width, sp, after, i0, j0, ti, tj, nj, fullRows, fullCols)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += le {
 				// The next slab: the next line of this tile's rows, or
-				// the first of the next tile's.
+				// the first of the next tile's (none after the block's
+				// last: a grid's next block copies its own).
 				ns, nn := unsafe.Add(s, (i+le)*width), nj
 				if i+le >= ni {
-					ns, nn = unsafe.Add(sp, nt.j2*srcStride+nt.i2*width), nt.nj2
+					ns, nn = unsafe.Add(nt.base, nt.j2*srcStride+nt.i2*width), nt.nj2
 					if nt.last {
 						nn = 0
 					}
@@ -1754,7 +1760,7 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 					if r := b / sh.bi * share; r < nn {
 						copyRunsAhead((*byte)(unsafe.Add(next, r*64)), 64, (*byte)(unsafe.Add(ns, r*srcStride)), srcStride, 64, min(share, nn-r), 0)
 					}
-					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, nt.prefetch(sp, srcStride, width, (i+b)/sh.bi), srcStride, nt.pfN)
+					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, nt.prefetch(srcStride, width, (i+b)/sh.bi), srcStride, nt.pfN)
 				}
 				cur, next = next, cur
 			}

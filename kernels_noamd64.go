@@ -54,7 +54,7 @@ func streamKernel(width int) kernelID { return kNone }
 
 // transposeStreamed is amd64's streaming transpose straight to memory;
 // Transpose never calls it here (streamKernel returns kNone).
-func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
+func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
 	panic("tilecopy: no streaming stores in this build")
 }
 
