@@ -922,13 +922,23 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	case (rows == 2 || rows == 4) && srcStride == rows*width && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
 		n := cols / chunk
 		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
+		fenceGrid(g, stream)
 		return n * chunk, true
 	case (cols == 2 || cols == 4) && dstStride == cols*width && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):
 		n := rows / chunk
 		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
+		fenceGrid(g, stream)
 		return n * chunk, false
 	}
 	return 0, false
+}
+
+// fenceGrid fences a grid kernel's non-temporal stores (stream) unless
+// the caller said it will (g.Unfenced).
+func fenceGrid(g Grid, stream bool) {
+	if stream && !g.Unfenced {
+		storeFence()
+	}
 }
 
 // The grids of the interleaves and de-interleaves: the kernel of the same

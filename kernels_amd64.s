@@ -5646,7 +5646,7 @@ loop:
 	RET
 
 // func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512F, AVX512VBMI
 TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
@@ -5701,12 +5701,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -5782,12 +5781,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -5840,12 +5838,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -5917,12 +5914,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F, MMX+
+// Requires: AVX, AVX512BW, AVX512F
 TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
@@ -5977,12 +5973,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F, MMX+
+// Requires: AVX, AVX512BW, AVX512F
 TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6058,12 +6053,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6116,12 +6110,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6193,12 +6186,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F, MMX+
+// Requires: AVX, AVX512F
 TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
@@ -6253,12 +6245,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F, MMX+
+// Requires: AVX, AVX512F
 TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6334,12 +6325,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6392,12 +6382,11 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
 // func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-81
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
@@ -6469,7 +6458,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6531,7 +6519,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6616,7 +6603,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6679,7 +6665,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6760,7 +6745,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6822,7 +6806,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6907,7 +6890,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -6970,7 +6952,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7051,7 +7032,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7113,7 +7093,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7198,7 +7177,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7261,7 +7239,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -7338,7 +7315,6 @@ stored:
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
-	SFENCE
 	VZEROUPPER
 	RET
 

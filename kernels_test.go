@@ -714,12 +714,21 @@ func randomize(r *rand.Rand, bufs ...[]byte) {
 	}
 }
 
-// gridKernels are TransposeGrid and TransposeBlocks, which the grid
-// tests run on the same buffers.
+// gridKernels are TransposeGrid, fenced at each call or once after it
+// (Grid.Unfenced), and TransposeBlocks, which the grid tests run on the
+// same buffers.
 var gridKernels = []struct {
 	name string
 	f    func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid)
-}{{"TransposeGrid", TransposeGrid}, {"TransposeBlocks", TransposeBlocks}}
+}{
+	{"TransposeGrid", TransposeGrid},
+	{"TransposeGrid unfenced", func(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
+		g.Unfenced = true
+		TransposeGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
+		StoreFence()
+	}},
+	{"TransposeBlocks", TransposeBlocks},
+}
 
 // TestTransposeGrid runs TransposeGrid and TransposeBlocks at every level
 // against the generic kernel block by block: interleaves and de-interleaves (the grid

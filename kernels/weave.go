@@ -32,8 +32,9 @@ import (
 // then W), each taking the even and the odd elements of a pair.
 
 // The grids: the same kernels over a grid of outer × inner blocks, each
-// of n chunks, written with non-temporal stores and fenced once at the
-// end where stream is true, else with the level's plain stores:
+// of n chunks, written with non-temporal stores where stream is true,
+// else with the level's plain stores; the caller fences the streamed
+// ones (one fence for many calls, where it makes many):
 //
 //	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
@@ -213,7 +214,6 @@ func (g *gen) weave(s weaveSpec) {
 	g.countDown("loop")
 	g.gridStep(r11, r12, r13, "dstInner", "srcInner", "inner")
 	g.gridStep(r9, r10, ax, "dstOuter", "srcOuter", "outer")
-	g.SFENCE() // a fence without non-temporal stores before it costs little
 	g.ret()
 }
 

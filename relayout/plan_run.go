@@ -83,11 +83,29 @@ type walker struct {
 	// write with plain stores.
 	edge    []byte
 	staging bool
+	// unfenced says that the walk made TransposeGrid calls with
+	// Grid.Unfenced, whose stores it fences once at its end.
+	unfenced bool
 }
 
 // walk runs loop lv and the loops inside it. dOff and sOff are element
 // offsets; pad means the whole region below is padding.
-func (w *walker) walk(lv int, dOff, sOff int64, pad bool) { w.nest(lv, dOff, sOff, pad, false) }
+func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
+	w.nest(lv, dOff, sOff, pad, false)
+	if w.unfenced {
+		tilecopy.StoreFence()
+		w.unfenced = false
+	}
+}
+
+// transposeGrid is TransposeGrid with its fence left to the end of the
+// walk: a plan streaming small blocks makes a call for each row of them
+// (a band of tiles, say), and each call's fence waited for its stores to
+// reach memory.
+func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g tilecopy.Grid) {
+	g.Unfenced, w.unfenced = true, true
+	tilecopy.TransposeGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
+}
 
 // nest is walk with in, which says that every loop from the corner's
 // level (see corner) to lv has taken a value inside the corner, whose
@@ -326,7 +344,7 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 		case grid != nil && !p.stream:
 			tilecopy.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		case grid != nil:
-			tilecopy.TransposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
+			w.transposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}
@@ -419,7 +437,7 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne int64) {
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
 		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
 		if p.stream {
-			tilecopy.TransposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 		} else {
 			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 		}
