@@ -94,12 +94,25 @@ func Prefetching() bool { return prefetching() }
 // lines at the runs' ends), it is CopyRuns step by step. Runs must not
 // overlap between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	copyRunsStreaming(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, false)
+}
+
+// CopyRunsStreamingUnfenced is CopyRunsStreaming without the store fence
+// at its end, for a caller that makes many calls and then one
+// StoreFence, before it hands the destination on (see Grid.Unfenced).
+// f32 [64,1000,1000] untiled from T(8,128), a call of 32 KiB a band of
+// tiles, ran at 0.66-0.78 of copy() fenced each call, 0.79-0.92 once.
+func CopyRunsStreamingUnfenced(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	copyRunsStreaming(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, true)
+}
+
+func copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, unfenced bool) {
 	checkBlocks("destination", dst, steps, dstStep, 1, 0, rows, dstStride, n)
 	checkBlocks("source", src, steps, srcStep, 1, 0, rows, srcStride, n)
 	if rows == 0 || n == 0 || steps == 0 {
 		return
 	}
-	copyRunsStreamingFast(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+	copyRunsStreamingFast(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, unfenced)
 }
 
 // Streaming reports whether CopyRunsStreaming writes with non-temporal

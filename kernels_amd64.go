@@ -285,9 +285,9 @@ func runEnds(first, last bool) int {
 }
 
 // copyRunsStreamingFast is CopyRunsStreaming after its checks (n, rows,
-// steps ≥ 1): runs shorter than a line, which no whole-line store can
-// write, take the generic copy.
-func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+// steps ≥ 1), fenced unless unfenced: runs shorter than a line, which no
+// whole-line store can write, take the generic copy.
+func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, unfenced bool) {
 	// A run that starts inside a line begins and ends with ordinary stores
 	// over lines that non-temporal stores write too, which costs the more
 	// the shorter the runs: untiling f32[8001,8001] from T(8,32) (runs of
@@ -311,7 +311,7 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 	}
 	// Each step prefetches the source of the next.
 	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
-	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, ends)
+	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, ends, unfenced)
 }
 
 // offLines reports whether some run of a grid at dst (strides and step
@@ -329,13 +329,17 @@ type prefetchWalk struct {
 }
 
 // streamRuns is copyRunsStream at the level in use (AVX2 at least),
-// prefetching the walk w.
-func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk, ends int) {
+// prefetching the walk w, then a store fence unless the caller owes it
+// (unfenced).
+func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, steps, dstStep, srcStep int, w prefetchWalk, ends int, unfenced bool) {
 	skip := w.step - w.rows*w.stride
 	if useAVX512 {
 		copyRunsStreamAVX512(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
 	} else {
 		copyRunsStreamAVX2(dst, dstStride, src, srcStride, n, rows, steps, dstStep, srcStep, w.at, w.stride, w.n, w.rows, skip, ends)
+	}
+	if !unfenced {
+		storeFence()
 	}
 }
 
@@ -1843,7 +1847,7 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 			// Rows off line boundaries: the tiles along a band of rows
 			// carry their part lines to the next (see copyRunsStream).
 			next := prefetchWalk{uintptr(pf), srcStride, pfN, tj, tj * srcStride}
-			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 1, 0, 0, next, runEnds(j0 == 0, j0+nj == fullCols))
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 1, 0, 0, next, runEnds(j0 == 0, j0+nj == fullCols), false)
 		default:
 			copyRunsNTPrefetch((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, (*byte)(pf), srcStride, pfN)
 		}
@@ -2034,7 +2038,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 				// one's are outer blocks too.
 				next.step = g.SrcOuter
 			}
-			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends)
+			streamRuns((*byte)(d), dstStride, (*byte)(scr), sst, m*dstRun, fullRows, n, g.DstInner, blk, next, ends, g.Unfenced)
 		}
 		if fullRows < rows || fullCols < cols {
 			for a := a0; a < a0+m; a++ {

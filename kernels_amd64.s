@@ -9867,7 +9867,6 @@ next:
 	ADDQ srcStep+64(FP), SI
 	DECQ R12
 	JNZ  step
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -9967,7 +9966,6 @@ next:
 	ADDQ srcStep+64(FP), SI
 	DECQ R12
 	JNZ  step
-	SFENCE
 	VZEROUPPER
 	RET
 

@@ -580,9 +580,6 @@ func TestFillRuns(t *testing.T) {
 	})
 }
 
-// TestCopyRuns checks CopyRuns and, at each level, CopyRunsAhead against
-// a loop of copies, in guarded buffers; the prefetch offsets point
-// anywhere, past both ends of the source too.
 // runGrid is the geometry of a run copy: steps × rows runs of n bytes,
 // run r of step s at dst[s*dstep + r*ds:] and src[s*sstep + r*ss:].
 type runGrid struct {
@@ -591,6 +588,10 @@ type runGrid struct {
 	ahead               int
 }
 
+// TestCopyRuns checks CopyRuns and, at each level, CopyRunsAhead and
+// CopyRunsStreaming (fenced each call or after it) against a loop of
+// copies, in guarded buffers; the prefetch offsets point anywhere, past
+// both ends of the source too.
 func TestCopyRuns(t *testing.T) {
 	kernels := []struct {
 		name string
@@ -601,6 +602,10 @@ func TestCopyRuns(t *testing.T) {
 		{"CopyRunsAhead", false, func(dst, src []byte, g runGrid) { CopyRunsAhead(dst, g.ds, src, g.ss, g.n, g.rows, g.ahead) }},
 		{"CopyRunsStreaming", true, func(dst, src []byte, g runGrid) {
 			CopyRunsStreaming(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
+		}},
+		{"CopyRunsStreamingUnfenced", true, func(dst, src []byte, g runGrid) {
+			CopyRunsStreamingUnfenced(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
+			StoreFence()
 		}},
 	}
 	for _, kern := range kernels {

@@ -209,8 +209,8 @@ func (g *gen) copyRunsAhead() {
 // DI and SI hold the step's destination and source, R12 the steps left;
 // R10 and R11 walk the runs of a step; R8 holds n-64, the last offset at
 // which a whole 64-byte piece starts. Non-temporal stores write a run's
-// (n ≥ 64) lines from the destination's first line boundary in it. One
-// SFENCE ends the call.
+// (n ≥ 64) lines from the destination's first line boundary in it. The
+// caller fences them (one fence for many calls, where it makes many).
 //
 // The part lines at a run's ends depend on ends. With bit 0 set (the
 // rows start here) an ordinary 64-byte store covers the head up to the
@@ -362,6 +362,5 @@ func (g *gen) copyRunsStream(l *level) {
 	g.ADDQ(arg("srcStep"), si)
 	g.DECQ(r12)
 	g.JNZ(operand.LabelRef("step"))
-	g.SFENCE()
 	g.ret()
 }

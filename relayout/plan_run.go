@@ -83,8 +83,9 @@ type walker struct {
 	// write with plain stores.
 	edge    []byte
 	staging bool
-	// unfenced says that the walk made TransposeGrid calls with
-	// Grid.Unfenced, whose stores it fences once at its end.
+	// unfenced says that the walk made streaming calls without their
+	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced), which it
+	// fences once at its end.
 	unfenced bool
 }
 
@@ -105,6 +106,13 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g tilecopy.Grid) {
 	g.Unfenced, w.unfenced = true, true
 	tilecopy.TransposeGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
+}
+
+// copyRunsStreaming is CopyRunsStreaming with its fence left to the end
+// of the walk, as transposeGrid's.
+func (w *walker) copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	w.unfenced = true
+	tilecopy.CopyRunsStreamingUnfenced(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 
 // nest is walk with in, which says that every loop from the corner's
@@ -340,7 +348,7 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 	for {
 		switch {
 		case grid != nil && p.kern == kernRun:
-			tilecopy.CopyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
+			w.copyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil && !p.stream:
 			tilecopy.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		case grid != nil:
@@ -394,7 +402,7 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 	switch p.kern {
 	case kernRun:
 		if p.stream && !w.staging {
-			tilecopy.CopyRunsStreaming(d, int(oDst*B), 0, s, int(oSrc*B), 0, int(cols*W), int(rows), 1)
+			w.copyRunsStreaming(d, int(oDst*B), 0, s, int(oSrc*B), 0, int(cols*W), int(rows), 1)
 			return
 		}
 		if p.ahead != 0 {
@@ -497,7 +505,7 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 		w.dst, w.staging = w.edge, true
 		w.rect(0, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
 		w.dst, w.staging = dst, false
-		tilecopy.CopyRunsStreaming(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
+		w.copyRunsStreaming(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
 		return
 	}
 	w.rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
