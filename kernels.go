@@ -186,14 +186,15 @@ func StoreFence() { storeFence() }
 // layouts. Where the blocks are interleaves or de-interleaves of 2 or 4
 // rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
 // for the vector stores, the whole grid runs in one assembly kernel with
-// non-temporal stores and one store fence at its end (none with
-// g.Unfenced; not aligned, in the same kernel with plain stores). Other blocks of up to 64 KiB are
-// transposed a group at a time into a cache-resident tile,
-// which one call streams out behind one fence while it prefetches the
-// next group's source (blocks that continue each other's rows, as in a
-// 4-D reversal, are grouped so that both sides see runs of 512 bytes);
-// larger ones are one TransposeStreaming each, without its checks, whose
-// last tile prefetches the first of the next block.
+// non-temporal stores and one store fence at its end (not aligned, in the
+// same kernel with plain stores). Other blocks of up to 64 KiB are
+// transposed a group at a time into a cache-resident tile, which one call
+// streams out behind one fence while it prefetches the next group's
+// source (blocks that continue each other's rows, as in a 4-D reversal,
+// are grouped so that both sides see runs of 512 bytes); with
+// g.Unfenced, neither takes its fence. Larger blocks are one
+// TransposeStreaming each, without its checks, whose last tile
+// prefetches the first of the next block.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
