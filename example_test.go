@@ -39,6 +39,21 @@ func ExampleCopyRunsStreaming() {
 	// Output: abcdefgh
 }
 
+// Many streaming calls, one store fence: each band of two rows of a
+// 4-row matrix is interleaved with Grid.Unfenced, and StoreFence orders
+// all their stores before the result is handed on.
+func ExampleStoreFence() {
+	src := []byte("abcd" + "ABCD" + "efgh" + "EFGH") // 4 rows of 4
+	dst := make([]byte, 16)
+	g := tilecopy.Grid{Inner: 1, Outer: 1, Unfenced: true}
+	for band := range 2 { // a call a band, as a plan's walk makes them
+		tilecopy.TransposeGrid(1, dst[band*8:], 2, src[band*8:], 4, 4, 2, g)
+	}
+	tilecopy.StoreFence()
+	fmt.Printf("%s %s\n", dst[:8], dst[8:])
+	// Output: aAbBcCdD eEfFgGhH
+}
+
 // A 2×4 matrix of 4-bit fields, two to a byte, becomes its 4×2 transpose.
 func ExampleTransposePacked() {
 	src := []byte{0x12, 0x34, 0x56, 0x78} // 4-bit fields: rows 1 2 3 4 and 5 6 7 8
