@@ -163,6 +163,14 @@ type Grid struct {
 	Inner, Outer       int
 	DstInner, SrcInner int
 	DstOuter, SrcOuter int
+	// Ahead is how many bytes past each block's source rows the caller's
+	// next call reads, or 0: the grids of interleaves (tiles with (2,1)
+	// or (4,1) inside) prefetch there as they go, up to 32 KiB ahead,
+	// which rows a few lines long need (s8 [64,1000,1024] tiled to
+	// T(8,128)(4,1), one call a band of 8 rows of 1 KiB, prefetching the
+	// next band: 0.52-0.57 of copy() without, 0.88-0.93 with). The
+	// prefetches never fault, so any value is safe.
+	Ahead int
 	// Unfenced lets TransposeGrid return before its non-temporal stores
 	// are ordered with the stores that follow, for a caller that makes
 	// many calls and then one StoreFence, before it hands the

@@ -5645,12 +5645,13 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F, AVX512VBMI
-TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-81
+// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512F, AVX512VBMI, MMX+
+TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
+	MOVQ      ahead+80(FP), DX
 	VMOVDQU64 ilLo1<>+0(SB), Z30
 	VMOVDQU64 ilHi1<>+0(SB), Z31
 
@@ -5668,13 +5669,20 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VMOVDQA64 Z0, Z2
 	VPERMT2B  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2B  Z1, Z31, Z3
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -5704,13 +5712,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
-TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-81
+// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 1-byte elements into 256 bytes.
 	MOVQ outer+40(FP), AX
@@ -5726,10 +5735,19 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
-	VMOVDQU64 (SI)(BX*2), Z2
-	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64  (SI)(BX*2), Z2
+	VMOVDQU64  (SI)(R8*1), Z3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VMOVDQU64 ilLo1<>+0(SB), Z30
 	VMOVDQU64 ilHi1<>+0(SB), Z31
 	VMOVDQA64 Z0, Z4
@@ -5750,7 +5768,7 @@ loop:
 	VPERMT2W  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2W  Z7, Z31, Z11
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -5784,12 +5802,13 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-81
+// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 1-byte elements into 64 bytes.
 	MOVQ outer+40(FP), AX
@@ -5807,11 +5826,18 @@ inner:
 loop:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VPUNPCKLBW Y1, Y0, Y14
 	VPUNPCKHBW Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -5841,13 +5867,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-81
+// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 1-byte elements into 128 bytes.
 	MOVQ outer+40(FP), AX
@@ -5867,6 +5894,15 @@ loop:
 	VMOVDQU    (SI)(BX*1), Y1
 	VMOVDQU    (SI)(BX*2), Y2
 	VMOVDQU    (SI)(R8*1), Y3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VPUNPCKLBW Y1, Y0, Y14
 	VPUNPCKHBW Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y4
@@ -5883,7 +5919,7 @@ loop:
 	VPUNPCKHWD Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -5917,12 +5953,13 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F
-TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-81
+// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
+	MOVQ      ahead+80(FP), DX
 	VMOVDQU64 ilLo2<>+0(SB), Z30
 	VMOVDQU64 ilHi2<>+0(SB), Z31
 
@@ -5940,13 +5977,20 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VMOVDQA64 Z0, Z2
 	VPERMT2W  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2W  Z1, Z31, Z3
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -5976,13 +6020,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512BW, AVX512F
-TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-81
+// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 2-byte elements into 256 bytes.
 	MOVQ outer+40(FP), AX
@@ -5998,10 +6043,19 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
-	VMOVDQU64 (SI)(BX*2), Z2
-	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64  (SI)(BX*2), Z2
+	VMOVDQU64  (SI)(R8*1), Z3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VMOVDQU64 ilLo2<>+0(SB), Z30
 	VMOVDQU64 ilHi2<>+0(SB), Z31
 	VMOVDQA64 Z0, Z4
@@ -6022,7 +6076,7 @@ loop:
 	VPERMT2D  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2D  Z7, Z31, Z11
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -6056,12 +6110,13 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-81
+// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 2-byte elements into 64 bytes.
 	MOVQ outer+40(FP), AX
@@ -6079,11 +6134,18 @@ inner:
 loop:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VPUNPCKLWD Y1, Y0, Y14
 	VPUNPCKHWD Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -6113,13 +6175,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-81
+// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 2-byte elements into 128 bytes.
 	MOVQ outer+40(FP), AX
@@ -6139,6 +6202,15 @@ loop:
 	VMOVDQU    (SI)(BX*1), Y1
 	VMOVDQU    (SI)(BX*2), Y2
 	VMOVDQU    (SI)(R8*1), Y3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VPUNPCKLWD Y1, Y0, Y14
 	VPUNPCKHWD Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y4
@@ -6155,7 +6227,7 @@ loop:
 	VPUNPCKHDQ Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -6189,12 +6261,13 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F
-TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-81
+// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
+	MOVQ      ahead+80(FP), DX
 	VMOVDQU64 ilLo4<>+0(SB), Z30
 	VMOVDQU64 ilHi4<>+0(SB), Z31
 
@@ -6212,13 +6285,20 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VMOVDQA64 Z0, Z2
 	VPERMT2D  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2D  Z1, Z31, Z3
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -6248,13 +6328,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX512F
-TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-81
+// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 4-byte elements into 256 bytes.
 	MOVQ outer+40(FP), AX
@@ -6270,10 +6351,19 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
-	VMOVDQU64 (SI)(BX*2), Z2
-	VMOVDQU64 (SI)(R8*1), Z3
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64  (SI)(BX*2), Z2
+	VMOVDQU64  (SI)(R8*1), Z3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VMOVDQU64 ilLo4<>+0(SB), Z30
 	VMOVDQU64 ilHi4<>+0(SB), Z31
 	VMOVDQA64 Z0, Z4
@@ -6294,7 +6384,7 @@ loop:
 	VPERMT2Q  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2Q  Z7, Z31, Z11
-	CMPB      stream+80(FP), $0x00
+	CMPB      stream+88(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -6328,12 +6418,13 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-81
+// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 4-byte elements into 64 bytes.
 	MOVQ outer+40(FP), AX
@@ -6351,11 +6442,18 @@ inner:
 loop:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+
+fetched:
 	VPUNPCKLDQ Y1, Y0, Y14
 	VPUNPCKHDQ Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -6385,13 +6483,14 @@ stored:
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-// Requires: AVX, AVX2
-TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-81
+// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
+	MOVQ ahead+80(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 4-byte elements into 128 bytes.
 	MOVQ outer+40(FP), AX
@@ -6407,10 +6506,19 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
-	VMOVDQU     (SI), Y0
-	VMOVDQU     (SI)(BX*1), Y1
-	VMOVDQU     (SI)(BX*2), Y2
-	VMOVDQU     (SI)(R8*1), Y3
+	VMOVDQU    (SI), Y0
+	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU    (SI)(BX*2), Y2
+	VMOVDQU    (SI)(R8*1), Y3
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(BX*1)
+	PREFETCHT0 (R14)(BX*2)
+	PREFETCHT0 (R14)(R8*1)
+
+fetched:
 	VPUNPCKLDQ  Y1, Y0, Y14
 	VPUNPCKHDQ  Y1, Y0, Y15
 	VPERM2I128  $0x20, Y15, Y14, Y4
@@ -6427,7 +6535,7 @@ loop:
 	VPUNPCKHQDQ Y7, Y5, Y15
 	VPERM2I128  $0x20, Y15, Y14, Y10
 	VPERM2I128  $0x31, Y15, Y14, Y11
-	CMPB        stream+80(FP), $0x00
+	CMPB        stream+88(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y8, (DI)
 	VMOVNTDQ    Y9, 32(DI)

@@ -763,6 +763,7 @@ func TestTransposeGrid(t *testing.T) {
 				grid.DstInner = (dBlock + align - 1) / align * align
 				grid.DstOuter = grid.Inner*grid.DstInner + r.IntN(2)*align
 				grid.SrcInner, grid.SrcOuter = sBlock+r.IntN(100), r.IntN(2*sBlock+1)
+				grid.Ahead = r.IntN(1<<20) - 1<<19 // prefetches, anywhere
 				dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%5 == 4)
 				src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%2 == 0)
 				randomize(r, src, dst)

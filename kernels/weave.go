@@ -34,9 +34,10 @@ import (
 // The grids: the same kernels over a grid of outer × inner blocks, each
 // of n chunks, written with non-temporal stores where stream is true,
 // else with the level's plain stores; the caller fences the streamed
-// ones (one fence for many calls, where it makes many):
+// ones (one fence for many calls, where it makes many). The interleaves
+// prefetch each chunk's rows ahead bytes on (DX), unless ahead is 0:
 //
-//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 //	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //
 // block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
@@ -67,8 +68,9 @@ func (s weaveSpec) name() string {
 	return fmt.Sprintf("%s%dx%d%s%s", verb, s.k, s.width, grid, s.lvl.name)
 }
 
-// gridArgs are the arguments a grid kernel takes after n.
-const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool"
+// gridArgs are the arguments a grid kernel takes after n: the
+// interleaves' ahead, then stream.
+const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
 
 // stageWidths returns the element width of each stage, in order.
 func (s weaveSpec) stageWidths() []int {
@@ -98,7 +100,11 @@ func (g *gen) weave(s weaveSpec) {
 		regs = []reg.Register{di, dx, si, cx}
 	}
 	if s.grid {
-		g.text(s.name(), sig+", "+gridArgs+")")
+		more := ", ahead int, stream bool)"
+		if s.inverse {
+			more = ", stream bool)"
+		}
+		g.text(s.name(), sig+", "+gridArgs+more)
 		// The blocks' corners go to R9 and R10; CX is loaded per block.
 		corners := map[reg.Register]reg.Register{di: r9, si: r10}
 		for i, r := range regs[:3] {
@@ -113,6 +119,9 @@ func (g *gen) weave(s weaveSpec) {
 	}
 	if s.k == 4 {
 		g.LEAQ(atIdx(stride, stride, 2, 0), r8)
+	}
+	if s.grid && !s.inverse {
+		g.Load(g.Param("ahead"), dx)
 	}
 	widths := s.stageWidths()
 	lanes := l == avx2 && s.inverse && s.k > 2
@@ -158,6 +167,18 @@ func (g *gen) weave(s weaveSpec) {
 		for i := range s.k {
 			g.PREFETCHT0(at(si, i*l.bytes+deweavePrefetch))
 		}
+	}
+	if s.grid && !s.inverse {
+		// The rows the caller's next call reads, ahead bytes on (the
+		// next band of tiles): rows a few lines long, which the
+		// hardware prefetchers meet too late. None where ahead is 0.
+		g.TESTQ(dx, dx)
+		g.JZ(operand.LabelRef("fetched"))
+		g.LEAQ(atIdx(si, dx, 1, 0), r14)
+		for i := range s.k {
+			g.PREFETCHT0(row(r14, bx, r8, i, 0))
+		}
+		g.Label("fetched")
 	}
 	next := s.k
 	for stage, w := range widths {

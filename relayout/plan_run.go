@@ -342,6 +342,11 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*B), int(l.src*B)
 			loops = loops[:len(loops)-1]
 		}
+		if len(loops) > 0 {
+			// The next call's source: the next value of the loop
+			// outside the grid (the next band of tiles).
+			grid.Ahead = int(loops[len(loops)-1].src * B)
+		}
 	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
