@@ -54,6 +54,26 @@ func ExampleStoreFence() {
 	// Output: aAbBcCdD eEfFgGhH
 }
 
+// A walk that tiles packed 4-bit rows a band of 8 at a time: each call
+// prefetches the next band's rows (Ahead, 8 bytes on here) and leaves its
+// fence to one StoreFence after the last.
+func ExampleStream() {
+	// Two bands of 8 packed rows of 2 fields (a byte a row): in the
+	// first, row k holds k and k+8; in the second, 15-k and k.
+	src := []byte{
+		0x08, 0x19, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e, 0x7f,
+		0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87,
+	}
+	words := make([]byte, 16) // a word per field: its 8 rows' values
+	s := tilecopy.Stream{Ahead: 8, Unfenced: true}
+	for band := range 2 {
+		s.InterleaveNibbles8(words[band*8:], src[band*8:], 1, 2)
+	}
+	tilecopy.StoreFence()
+	fmt.Printf("% x\n", words)
+	// Output: 01 23 45 67 89 ab cd ef fe dc ba 98 01 23 45 67
+}
+
 // A 2×4 matrix of 4-bit fields, two to a byte, becomes its 4×2 transpose.
 func ExampleTransposePacked() {
 	src := []byte{0x12, 0x34, 0x56, 0x78} // 4-bit fields: rows 1 2 3 4 and 5 6 7 8

@@ -399,14 +399,15 @@ func interleave8Pack4AVX512(dst *byte, src *byte, srcStride int, n int)
 func interleave8Pack4AVX2(dst *byte, src *byte, srcStride int, n int)
 
 // interleave8Pack4StreamAVX512 and interleave8Pack4StreamAVX2 are the
-// packing kernels with non-temporal stores, fenced at the end.
+// packing kernels with non-temporal stores, not fenced, which prefetch
+// each chunk's rows ahead bytes on unless ahead is 0 (Stream.Ahead).
 // Preconditions as well: dst a multiple of 64.
 //
 //go:noescape
-func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
 
 //go:noescape
-func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
 
 //go:noescape
 func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
@@ -415,7 +416,7 @@ func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask
 func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
 
 // unpack4Deinterleave8StreamAVX512 is unpack4Deinterleave8AVX512 with
-// non-temporal stores, fenced at the end. Preconditions as well: dst and
+// non-temporal stores, not fenced. Preconditions as well: dst and
 // dstStride multiples of 64.
 //
 //go:noescape
@@ -425,8 +426,10 @@ func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int
 // of 8 packed rows of 4-bit fields (64 or 32 bytes of each row a chunk)
 // as words of nibbles (InterleaveNibbles8); deinterleave8NibblesAVX512
 // and deinterleave8NibblesAVX2 do the inverse (DeinterleaveNibbles8).
-// The Stream versions write with non-temporal stores, fenced at the end.
-// Preconditions: the level (AVX-512 with VBMI, or AVX2); n ≥ 1; every
+// The Stream versions write with non-temporal stores, not fenced, and
+// the interleaves prefetch each chunk's rows ahead bytes on unless ahead
+// is 0 (Stream.Ahead). Preconditions: the level (AVX-512 with VBMI, or
+// AVX2); n ≥ 1; every
 // byte inside the caller's slices; for the Stream versions, the written
 // rows (or dst) aligned to 64 bytes.
 //
@@ -437,10 +440,10 @@ func interleave8NibblesAVX512(dst *byte, src *byte, srcStride int, n int)
 func interleave8NibblesAVX2(dst *byte, src *byte, srcStride int, n int)
 
 //go:noescape
-func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int)
+func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
 
 //go:noescape
-func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int)
+func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
 
 //go:noescape
 func deinterleave8NibblesAVX512(dst *byte, dstStride int, src *byte, n int)
@@ -547,79 +550,84 @@ func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStr
 }
 
 // packRows8Asm packs the whole chunks (weaveChunk of bytes) of n columns
-// of 8 rows with the kernel of the level, the streaming one with stream
-// and an aligned dst, and returns how many columns it did;
+// of 8 rows with the kernel of the level, the streaming one with a
+// Stream (st) and an aligned dst, and returns how many columns it did;
 // unpackRows8Asm unpacks them, with the streaming AVX-512 kernel where
-// stream and the rows are aligned for it.
-func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+// st is set and the rows are aligned for it. The streaming kernels
+// leave their fence to fenceStream.
+func packRows8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / max(chunk, 1)
 	if chunk == 0 || k == 0 {
 		return 0
 	}
-	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+	stream := st != nil && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
 	switch {
 	case avx512 && stream:
-		interleave8Pack4StreamAVX512(&dst[0], &src[0], srcStride, k)
+		interleave8Pack4StreamAVX512(&dst[0], &src[0], srcStride, k, prefetchAhead(st.Ahead))
 	case avx512:
 		interleave8Pack4AVX512(&dst[0], &src[0], srcStride, k)
 	case stream:
-		interleave8Pack4StreamAVX2(&dst[0], &src[0], srcStride, k)
+		interleave8Pack4StreamAVX2(&dst[0], &src[0], srcStride, k, prefetchAhead(st.Ahead))
 	default:
 		interleave8Pack4AVX2(&dst[0], &src[0], srcStride, k)
 	}
+	fenceStream(st, stream)
 	return k * chunk
 }
 
-func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, stream bool) int {
+func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / max(chunk, 1)
 	if chunk == 0 || k == 0 {
 		return 0
 	}
+	stream := avx512 && st != nil && onLines(unsafe.Pointer(&dst[0]), dstStride)
 	switch {
-	case avx512 && stream && onLines(unsafe.Pointer(&dst[0]), dstStride):
+	case stream:
 		unpack4Deinterleave8StreamAVX512(&dst[0], dstStride, &src[0], k, mask, sign)
 	case avx512:
 		unpack4Deinterleave8AVX512(&dst[0], dstStride, &src[0], k, mask, sign)
 	default:
 		unpack4Deinterleave8AVX2(&dst[0], dstStride, &src[0], k, mask, sign)
 	}
+	fenceStream(st, stream)
 	return k * chunk
 }
 
 // interleaveNibbles8Asm lays out the whole chunks (weaveChunk of bytes
 // of each row) of n fields of 8 packed rows as words with the kernel of
-// the level, the streaming one with stream and an aligned dst, and
+// the level, the streaming one with a Stream (st) and an aligned dst, and
 // returns how many fields it did; deinterleaveNibbles8Asm lays them out
-// as rows again, streaming with stream and rows aligned for it.
-func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+// as rows again.
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / 2 / max(chunk, 1)
 	if chunk == 0 || k == 0 {
 		return 0
 	}
-	stream = stream && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+	stream := st != nil && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
 	switch {
 	case avx512 && stream:
-		interleave8NibblesStreamAVX512(&dst[0], &src[0], srcStride, k)
+		interleave8NibblesStreamAVX512(&dst[0], &src[0], srcStride, k, prefetchAhead(st.Ahead))
 	case avx512:
 		interleave8NibblesAVX512(&dst[0], &src[0], srcStride, k)
 	case stream:
-		interleave8NibblesStreamAVX2(&dst[0], &src[0], srcStride, k)
+		interleave8NibblesStreamAVX2(&dst[0], &src[0], srcStride, k, prefetchAhead(st.Ahead))
 	default:
 		interleave8NibblesAVX2(&dst[0], &src[0], srcStride, k)
 	}
+	fenceStream(st, stream)
 	return 2 * k * chunk
 }
 
-func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
+func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / 2 / max(chunk, 1)
 	if chunk == 0 || k == 0 {
 		return 0
 	}
-	stream = stream && onLines(unsafe.Pointer(&dst[0]), dstStride)
+	stream := st != nil && onLines(unsafe.Pointer(&dst[0]), dstStride)
 	switch {
 	case avx512 && stream:
 		deinterleave8NibblesStreamAVX512(&dst[0], dstStride, &src[0], k)
@@ -630,7 +638,16 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, strea
 	default:
 		deinterleave8NibblesAVX2(&dst[0], dstStride, &src[0], k)
 	}
+	fenceStream(st, stream)
 	return 2 * k * chunk
+}
+
+// fenceStream fences a row kernel's non-temporal stores (stream) unless
+// the caller said it will (st.Unfenced).
+func fenceStream(st *Stream, stream bool) {
+	if stream && !st.Unfenced {
+		storeFence()
+	}
 }
 
 // transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2

@@ -8334,9 +8334,9 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave8Pack4StreamAVX512(SB), NOSPLIT, $0-32
+TEXT ·interleave8Pack4StreamAVX512(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
 	MOVQ         srcStride+16(FP), BX
@@ -8347,15 +8347,31 @@ TEXT ·interleave8Pack4StreamAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTB AX, Z29
 
 	// A chunk: 64 bytes of each of 8 rows into 256 bytes of words of nibbles.
+	MOVQ ahead+32(FP), DX
+
 loop:
-	VMOVDQU64 (SI), Z0
-	VMOVDQU64 (SI)(BX*1), Z1
-	VMOVDQU64 (SI)(BX*2), Z2
-	VMOVDQU64 (SI)(R8*1), Z3
-	VMOVDQU64 (R9), Z4
-	VMOVDQU64 (R9)(BX*1), Z5
-	VMOVDQU64 (R9)(BX*2), Z6
-	VMOVDQU64 (R9)(R8*1), Z7
+	VMOVDQU64  (SI), Z0
+	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64  (SI)(BX*2), Z2
+	VMOVDQU64  (SI)(R8*1), Z3
+	VMOVDQU64  (R9), Z4
+	VMOVDQU64  (R9)(BX*1), Z5
+	VMOVDQU64  (R9)(BX*2), Z6
+	VMOVDQU64  (R9)(R8*1), Z7
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R10
+	LEAQ       (R9)(DX*1), R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+
+fetched:
 	VPANDQ    Z29, Z0, Z0
 	VPSLLW    $0x04, Z0, Z0
 	VPANDQ    Z29, Z1, Z1
@@ -8401,7 +8417,6 @@ loop:
 	ADDQ      $+256, DI
 	DECQ      CX
 	JNZ       loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -8556,9 +8571,9 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave8Pack4StreamAVX2(SB), NOSPLIT, $0-32
+TEXT ·interleave8Pack4StreamAVX2(SB), NOSPLIT, $0-40
 	MOVQ         dst+0(FP), DI
 	MOVQ         src+8(FP), SI
 	MOVQ         srcStride+16(FP), BX
@@ -8570,6 +8585,8 @@ TEXT ·interleave8Pack4StreamAVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTB X12, Y12
 
 	// A chunk: 32 bytes of each of 8 rows into 128 bytes of words of nibbles.
+	MOVQ ahead+32(FP), DX
+
 loop:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
@@ -8579,6 +8596,20 @@ loop:
 	VMOVDQU    (R9)(BX*1), Y5
 	VMOVDQU    (R9)(BX*2), Y6
 	VMOVDQU    (R9)(R8*1), Y7
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R10
+	LEAQ       (R9)(DX*1), R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+
+fetched:
 	VPAND      Y12, Y0, Y0
 	VPSLLW     $0x04, Y0, Y0
 	VPAND      Y12, Y1, Y1
@@ -8620,7 +8651,6 @@ loop:
 	ADDQ       $+128, DI
 	DECQ       CX
 	JNZ        loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -8707,7 +8737,7 @@ loop:
 	RET
 
 // func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask byte, sign byte)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·unpack4Deinterleave8StreamAVX512(SB), NOSPLIT, $0-34
 	MOVQ         dst+0(FP), DI
 	MOVQ         dstStride+8(FP), DX
@@ -8787,7 +8817,6 @@ loop:
 	ADDQ      $+64, R9
 	DECQ      CX
 	JNZ       loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -8898,15 +8927,16 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave8NibblesStreamAVX512(SB), NOSPLIT, $0-32
+TEXT ·interleave8NibblesStreamAVX512(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ srcStride+16(FP), BX
 	MOVQ n+24(FP), CX
 
 	// A chunk: 64 bytes of each of 8 packed rows into 512 bytes of words of nibbles.
+	MOVQ ahead+32(FP), DX
 	LEAQ (BX)(BX*2), R8
 	LEAQ (SI)(BX*4), R9
 
@@ -8919,6 +8949,20 @@ loop:
 	VMOVDQU64  (R9)(BX*1), Z5
 	VMOVDQU64  (R9)(BX*2), Z6
 	VMOVDQU64  (R9)(R8*1), Z7
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R10
+	LEAQ       (R9)(DX*1), R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+
+fetched:
 	VPSRLW     $0x04, Z1, Z8
 	VPSLLW     $0x04, Z0, Z9
 	VPTERNLOGD $0xd8, lowNibbles<>+0(SB), Z8, Z0
@@ -9002,7 +9046,6 @@ loop:
 	ADDQ       $+64, R9
 	DECQ       CX
 	JNZ        loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -9114,7 +9157,7 @@ loop:
 	RET
 
 // func deinterleave8NibblesStreamAVX512(dst *byte, dstStride int, src *byte, n int)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·deinterleave8NibblesStreamAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
@@ -9217,7 +9260,6 @@ loop:
 	ADDQ       $+64, R9
 	DECQ       CX
 	JNZ        loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -9338,15 +9380,16 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave8NibblesStreamAVX2(SB), NOSPLIT, $0-32
+TEXT ·interleave8NibblesStreamAVX2(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ srcStride+16(FP), BX
 	MOVQ n+24(FP), CX
 
 	// A chunk: 32 bytes of each of 8 packed rows into 256 bytes of words of nibbles.
+	MOVQ ahead+32(FP), DX
 	LEAQ (BX)(BX*2), R8
 	LEAQ (SI)(BX*4), R9
 
@@ -9359,6 +9402,20 @@ loop:
 	VMOVDQU    (R9)(BX*1), Y5
 	VMOVDQU    (R9)(BX*2), Y6
 	VMOVDQU    (R9)(R8*1), Y7
+	TESTQ      DX, DX
+	JZ         fetched
+	LEAQ       (SI)(DX*1), R10
+	LEAQ       (R9)(DX*1), R11
+	PREFETCHT0 (R10)
+	PREFETCHT0 (R10)(BX*1)
+	PREFETCHT0 (R10)(BX*2)
+	PREFETCHT0 (R10)(R8*1)
+	PREFETCHT0 (R11)
+	PREFETCHT0 (R11)(BX*1)
+	PREFETCHT0 (R11)(BX*2)
+	PREFETCHT0 (R11)(R8*1)
+
+fetched:
 	VPSRLW     $0x04, Y1, Y8
 	VPSLLW     $0x04, Y0, Y9
 	VPXOR      Y0, Y8, Y8
@@ -9452,7 +9509,6 @@ loop:
 	ADDQ       $+32, R9
 	DECQ       CX
 	JNZ        loop
-	SFENCE
 	VZEROUPPER
 	RET
 
@@ -9566,7 +9622,7 @@ loop:
 	RET
 
 // func deinterleave8NibblesStreamAVX2(dst *byte, dstStride int, src *byte, n int)
-// Requires: AVX, AVX2, MMX+
+// Requires: AVX, AVX2
 TEXT ·deinterleave8NibblesStreamAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
@@ -9671,7 +9727,6 @@ loop:
 	ADDQ        $+32, R9
 	DECQ        CX
 	JNZ         loop
-	SFENCE
 	VZEROUPPER
 	RET
 

@@ -309,8 +309,8 @@ func pack4Asm(dst, src []byte, n int) int {
 // packRows8Asm packs the whole 16-column steps of n columns of 8 rows
 // with the NEON kernel and returns how many columns it did;
 // unpackRows8Asm unpacks them. arm64 has no non-temporal vector stores
-// here, so stream changes nothing.
-func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+// here, so st changes nothing.
+func packRows8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	k := n / 16
 	if k == 0 || !useNEON {
 		return 0
@@ -319,7 +319,7 @@ func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int {
 	return 16 * k
 }
 
-func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, stream bool) int {
+func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, st *Stream) int {
 	k := n / 16
 	if k == 0 || !useNEON {
 		return 0
@@ -330,9 +330,9 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 
 // interleaveNibbles8Asm lays out the whole 32-field steps of n fields of
 // 8 packed rows as words with the NEON kernel and returns how many fields
-// it did; deinterleaveNibbles8Asm lays them out as rows again. stream
+// it did; deinterleaveNibbles8Asm lays them out as rows again. st
 // changes nothing (see packRows8Asm).
-func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int {
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	k := n / 32
 	if k == 0 || !useNEON {
 		return 0
@@ -341,7 +341,7 @@ func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int {
 	return 32 * k
 }
 
-func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
+func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *Stream) int {
 	k := n / 32
 	if k == 0 || !useNEON {
 		return 0

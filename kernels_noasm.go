@@ -46,16 +46,16 @@ func unpack4Asm(dst, src []byte, n int, mask, sign byte) int { return 0 }
 
 func pack4Asm(dst, src []byte, n int) int { return 0 }
 
-func packRows8Asm(dst, src []byte, srcStride, n int, stream bool) int { return 0 }
+func packRows8Asm(dst, src []byte, srcStride, n int, st *Stream) int { return 0 }
 
-func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, stream bool) int {
+func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byte, st *Stream) int {
 	return 0
 }
 
 // interleaveNibbles8Asm and deinterleaveNibbles8Asm have no kernel here:
 // they do none of the fields.
-func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, stream bool) int { return 0 }
+func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int { return 0 }
 
-func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, stream bool) int {
+func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *Stream) int {
 	return 0
 }

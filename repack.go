@@ -43,19 +43,15 @@ func PackRows8(dst, src []byte, srcStride, n int) {
 	checkSpan("source", src, 8, srcStride, n)
 	checkSpan("destination", dst, 1, 0, 4*n)
 	if n > 0 {
-		packRows8Fast(dst, src, srcStride, n, false)
+		packRows8Fast(dst, src, srcStride, n, nil)
 	}
 }
 
 // PackRows8Streaming is PackRows8 writing dst with non-temporal stores
 // where the level has them and dst is aligned for them (to 64 bytes):
-// for a destination larger than the caches.
+// for a destination larger than the caches. It is Stream{}.PackRows8.
 func PackRows8Streaming(dst, src []byte, srcStride, n int) {
-	checkSpan("source", src, 8, srcStride, n)
-	checkSpan("destination", dst, 1, 0, 4*n)
-	if n > 0 {
-		packRows8Fast(dst, src, srcStride, n, true)
-	}
+	Stream{}.PackRows8(dst, src, srcStride, n)
 }
 
 // UnpackRows8 is the inverse of PackRows8: it unpacks n 4-byte words of
@@ -66,19 +62,16 @@ func PackRows8Streaming(dst, src []byte, srcStride, n int) {
 func UnpackRows8(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
 	checkUnpackRows8(dst, dstStride, src, n, natural)
 	if n > 0 {
-		unpackRows8Fast(dst, dstStride, src, n, natural, signed, false)
+		unpackRows8Fast(dst, dstStride, src, n, natural, signed, nil)
 	}
 }
 
 // UnpackRows8Streaming is UnpackRows8 writing dst with non-temporal
 // stores where the level has them (AVX-512) and the rows are aligned for
 // them (dst and dstStride multiples of 64): for a destination larger
-// than the caches.
+// than the caches. It is Stream{}.UnpackRows8.
 func UnpackRows8Streaming(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
-	checkUnpackRows8(dst, dstStride, src, n, natural)
-	if n > 0 {
-		unpackRows8Fast(dst, dstStride, src, n, natural, signed, true)
-	}
+	Stream{}.UnpackRows8(dst, dstStride, src, n, natural, signed)
 }
 
 // InterleaveNibbles8 lays out n 4-bit fields of each of 8 packed rows,
@@ -91,18 +84,16 @@ func UnpackRows8Streaming(dst []byte, dstStride int, src []byte, n, natural int,
 func InterleaveNibbles8(dst, src []byte, srcStride, n int) {
 	checkNibbleRows8(src, srcStride, dst, n)
 	if n > 0 {
-		interleaveNibbles8Fast(dst, src, srcStride, n, false)
+		interleaveNibbles8Fast(dst, src, srcStride, n, nil)
 	}
 }
 
 // InterleaveNibbles8Streaming is InterleaveNibbles8 writing dst with
 // non-temporal stores where the level has them and dst is aligned for
-// them (to 64 bytes): for a destination larger than the caches.
+// them (to 64 bytes): for a destination larger than the caches. It is
+// Stream{}.InterleaveNibbles8.
 func InterleaveNibbles8Streaming(dst, src []byte, srcStride, n int) {
-	checkNibbleRows8(src, srcStride, dst, n)
-	if n > 0 {
-		interleaveNibbles8Fast(dst, src, srcStride, n, true)
-	}
+	Stream{}.InterleaveNibbles8(dst, src, srcStride, n)
 }
 
 // DeinterleaveNibbles8 is the inverse of InterleaveNibbles8: it lays out
@@ -113,18 +104,71 @@ func InterleaveNibbles8Streaming(dst, src []byte, srcStride, n int) {
 func DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n int) {
 	checkNibbleRows8(dst, dstStride, src, n)
 	if n > 0 {
-		deinterleaveNibbles8Fast(dst, dstStride, src, n, false)
+		deinterleaveNibbles8Fast(dst, dstStride, src, n, nil)
 	}
 }
 
 // DeinterleaveNibbles8Streaming is DeinterleaveNibbles8 writing dst with
 // non-temporal stores where the level has them and the rows are aligned
 // for them (dst and dstStride multiples of 64): for a destination larger
-// than the caches.
+// than the caches. It is Stream{}.DeinterleaveNibbles8.
 func DeinterleaveNibbles8Streaming(dst []byte, dstStride int, src []byte, n int) {
+	Stream{}.DeinterleaveNibbles8(dst, dstStride, src, n)
+}
+
+// Stream is how the streaming forms of the tile-row kernels (PackRows8,
+// UnpackRows8, InterleaveNibbles8, DeinterleaveNibbles8) write, for a
+// caller that makes many calls in a row, one band of tiles each: its
+// methods are those kernels writing dst with non-temporal stores where
+// the level has them and dst is aligned for them, as the ...Streaming
+// functions do (which are the zero Stream's).
+type Stream struct {
+	// Ahead is how many bytes past each source row the caller's next
+	// call reads, or 0: PackRows8 and InterleaveNibbles8 prefetch their 8
+	// rows there as they go, up to 32 KiB ahead (as Grid.Ahead; the
+	// others read one run, which the hardware prefetchers follow, and
+	// ignore it). The prefetches never fault, so any value is safe.
+	Ahead int
+	// Unfenced lets a call return before its non-temporal stores are
+	// ordered with the stores that follow, for a caller that makes many
+	// calls and then one StoreFence, before it hands the destination on
+	// (as Grid.Unfenced). s4 [64,1000,1024] tiled to
+	// T(8,128)(8,1)E(4), one call of 4 KiB a band, is the case.
+	Unfenced bool
+}
+
+// PackRows8 is PackRows8 (the function) with s's stores.
+func (s Stream) PackRows8(dst, src []byte, srcStride, n int) {
+	checkSpan("source", src, 8, srcStride, n)
+	checkSpan("destination", dst, 1, 0, 4*n)
+	if n > 0 {
+		packRows8Fast(dst, src, srcStride, n, &s)
+	}
+}
+
+// UnpackRows8 is UnpackRows8 (the function) with s's stores.
+func (s Stream) UnpackRows8(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+	checkUnpackRows8(dst, dstStride, src, n, natural)
+	if n > 0 {
+		unpackRows8Fast(dst, dstStride, src, n, natural, signed, &s)
+	}
+}
+
+// InterleaveNibbles8 is InterleaveNibbles8 (the function) with s's
+// stores.
+func (s Stream) InterleaveNibbles8(dst, src []byte, srcStride, n int) {
+	checkNibbleRows8(src, srcStride, dst, n)
+	if n > 0 {
+		interleaveNibbles8Fast(dst, src, srcStride, n, &s)
+	}
+}
+
+// DeinterleaveNibbles8 is DeinterleaveNibbles8 (the function) with s's
+// stores.
+func (s Stream) DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n int) {
 	checkNibbleRows8(dst, dstStride, src, n)
 	if n > 0 {
-		deinterleaveNibbles8Fast(dst, dstStride, src, n, true)
+		deinterleaveNibbles8Fast(dst, dstStride, src, n, &s)
 	}
 }
 
@@ -356,18 +400,19 @@ func unpackBitsFast(dst, src []byte, n, bits, natural int, signed bool) {
 }
 
 // packRows8Fast is PackRows8 after its checks: the columns the level's
-// kernel takes (packRows8Asm), then the generic code.
-func packRows8Fast(dst, src []byte, srcStride, n int, stream bool) {
-	if m := packRows8Asm(dst, src, srcStride, n, stream); m < n {
+// kernel takes (packRows8Asm), then the generic code. st is the
+// streaming form's Stream, nil for plain stores; so for the others.
+func packRows8Fast(dst, src []byte, srcStride, n int, st *Stream) {
+	if m := packRows8Asm(dst, src, srcStride, n, st); m < n {
 		packRows8Generic(dst[4*m:], src[m:], srcStride, n-m)
 	}
 }
 
 // unpackRows8Fast is UnpackRows8 after its checks, split as
 // packRows8Fast splits (unpackRows8Asm).
-func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed, stream bool) {
+func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, signed bool, st *Stream) {
 	fv := newFieldValues(natural, signed)
-	if m := unpackRows8Asm(dst, dstStride, src, n, fv.mask, fv.sign, stream); m < n {
+	if m := unpackRows8Asm(dst, dstStride, src, n, fv.mask, fv.sign, st); m < n {
 		unpackRows8Generic(dst[m:], dstStride, src[4*m:], n-m, natural, signed)
 	}
 }
@@ -375,16 +420,16 @@ func unpackRows8Fast(dst []byte, dstStride int, src []byte, n, natural int, sign
 // interleaveNibbles8Fast is InterleaveNibbles8 after its checks: the
 // assembly takes whole chunks of the rows (interleaveNibbles8Asm), the
 // generic code the rest.
-func interleaveNibbles8Fast(dst, src []byte, srcStride, n int, stream bool) {
-	if m := interleaveNibbles8Asm(dst, src, srcStride, n, stream); m < n {
+func interleaveNibbles8Fast(dst, src []byte, srcStride, n int, st *Stream) {
+	if m := interleaveNibbles8Asm(dst, src, srcStride, n, st); m < n {
 		interleaveNibbles8Generic(dst[4*m:], src[m/2:], srcStride, n-m)
 	}
 }
 
 // deinterleaveNibbles8Fast is DeinterleaveNibbles8 after its checks,
 // split as interleaveNibbles8Fast splits.
-func deinterleaveNibbles8Fast(dst []byte, dstStride int, src []byte, n int, stream bool) {
-	if m := deinterleaveNibbles8Asm(dst, dstStride, src, n, stream); m < n {
+func deinterleaveNibbles8Fast(dst []byte, dstStride int, src []byte, n int, st *Stream) {
+	if m := deinterleaveNibbles8Asm(dst, dstStride, src, n, st); m < n {
 		deinterleaveNibbles8Generic(dst[m/2:], dstStride, src[4*m:], n-m)
 	}
 }

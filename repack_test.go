@@ -216,7 +216,7 @@ func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	// its page.
 	words := guarded(t, 4*n, !atEnd)
 	if atEnd {
-		PackRows8Streaming(words, src, stride, n)
+		streamed(r, func(s Stream) { s.PackRows8(words, src, stride, n) })
 	} else {
 		PackRows8(words, src, stride, n)
 	}
@@ -234,6 +234,11 @@ func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 				// The streaming kernel wants rows aligned to 64 bytes: a
 				// buffer starting on its page and a stride to match.
 				unpack, dstStride, outAtEnd = UnpackRows8Streaming, (n+63)/64*64+64*r.IntN(2), false
+				if r.IntN(2) == 0 {
+					unpack = func(dst []byte, dstStride int, src []byte, n, natural int, signed bool) {
+						streamed(r, func(s Stream) { s.UnpackRows8(dst, dstStride, src, n, natural, signed) })
+					}
+				}
 			}
 			out := guarded(t, span(8, dstStride, n), outAtEnd)
 			unpack(out, dstStride, words, n, natural, signed)
@@ -249,6 +254,21 @@ func checkRows8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 				}
 			}
 		}
+	}
+}
+
+// streamed runs call with the zero Stream (the ...Streaming functions'
+// stores) or, as often, a random one: Unfenced, then StoreFence, and
+// Ahead anywhere in ±64 KiB, past the guarded buffers (prefetches
+// do not fault).
+func streamed(r *rand.Rand, call func(Stream)) {
+	var s Stream
+	if r.IntN(2) == 0 {
+		s = Stream{Unfenced: r.IntN(2) == 0, Ahead: r.IntN(1<<17) - 1<<16}
+	}
+	call(s)
+	if s.Unfenced {
+		StoreFence()
 	}
 }
 
@@ -322,7 +342,7 @@ func checkNibbles8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	// page.
 	words := guarded(t, 4*n, !atEnd)
 	if atEnd {
-		InterleaveNibbles8Streaming(words, src, stride, n)
+		streamed(r, func(s Stream) { s.InterleaveNibbles8(words, src, stride, n) })
 	} else {
 		InterleaveNibbles8(words, src, stride, n)
 	}
@@ -336,6 +356,11 @@ func checkNibbles8(t *testing.T, r *rand.Rand, n, stride int, atEnd bool) {
 	deinterleave, dstStride, outAtEnd := DeinterleaveNibbles8, (n+1)/2+r.IntN(3)*r.IntN(70), atEnd
 	if r.IntN(2) == 0 {
 		deinterleave, dstStride, outAtEnd = DeinterleaveNibbles8Streaming, (n+127)/128*64+64*r.IntN(2), false
+		if r.IntN(2) == 0 {
+			deinterleave = func(dst []byte, dstStride int, src []byte, n int) {
+				streamed(r, func(s Stream) { s.DeinterleaveNibbles8(dst, dstStride, src, n) })
+			}
+		}
 	}
 	out := guarded(t, span(8, dstStride, (n+1)/2), outAtEnd)
 	for i := range out {

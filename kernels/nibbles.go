@@ -91,8 +91,8 @@ func (g *gen) nibblesPrologue() []reg.VecPhysical {
 // back.
 
 // weavePack4 emits interleave8Pack4<level> (with stream,
-// interleave8Pack4Stream<level>, whose stores are non-temporal and fenced
-// at the end), which reads n chunks of 8
+// interleave8Pack4Stream<level>, whose stores are non-temporal, left
+// unfenced, and which prefetches ahead: rows8Ahead), which reads n chunks of 8
 // source rows (l.bytes of each row per chunk) and writes l.bytes words
 // per chunk: word j packs byte j of rows 0 to 7, row 0 in the high nibble
 // of the word's first byte. Rows 2i and 2i+1 pack into one register of
@@ -102,17 +102,19 @@ func (g *gen) nibblesPrologue() []reg.VecPhysical {
 func (g *gen) weavePack4(l *level, stream bool) {
 	s := weaveSpec{lvl: l, k: 4, width: 1}
 	name, store := g.streamed(l, "interleave8Pack4", stream)
-	g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
+	g.text(name, rows8Sig(stream))
 	g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
 	g.LEAQ(atIdx(bx, bx, 2, 0), r8)
 	g.LEAQ(atIdx(si, bx, 4, 0), r9)
 	m := g.nibbleMask(l)
 	g.Commentf("A chunk: %d bytes of each of 8 rows into %d bytes of words of nibbles.", l.bytes, 4*l.bytes)
+	g.loadAhead(stream)
 	g.Label("loop")
 	v := l.vs(0, 8)
 	for i, r := range v {
 		g.vmov(l)(row8(si, bx, i), r)
 	}
+	g.rows8Ahead(stream)
 	for i := range 4 {
 		hi, lo := v[2*i], v[2*i+1]
 		g.and(l, m, hi, hi)
@@ -126,7 +128,7 @@ func (g *gen) weavePack4(l *level, stream bool) {
 	g.ADDQ(imm(l.bytes), si)
 	g.ADDQ(imm(l.bytes), r9)
 	g.ADDQ(imm(4*l.bytes), di)
-	g.endLoop(stream)
+	g.loopEnd("loop")
 }
 
 // streamed returns the name of kernel base at level l (base<level>, or
@@ -139,21 +141,48 @@ func (g *gen) streamed(l *level, base string, stream bool) (string, mov) {
 	return base + l.name, g.vmov(l)
 }
 
-// endLoop closes a kernel's loop over CX: with stream, fences the
-// non-temporal stores before returning.
-func (g *gen) endLoop(stream bool) {
+// rows8Sig is the signature of a kernel that reads 8 source rows: with
+// stream, it takes the distance to prefetch them at (rows8Ahead).
+func rows8Sig(stream bool) string {
+	if stream {
+		return "func(dst *byte, src *byte, srcStride int, n int, ahead int)"
+	}
+	return "func(dst *byte, src *byte, srcStride int, n int)"
+}
+
+// loadAhead loads a streaming kernel's ahead argument into DX.
+func (g *gen) loadAhead(stream bool) {
+	if stream {
+		g.Load(g.Param("ahead"), dx)
+	}
+}
+
+// rows8Ahead emits, with stream, the prefetch of a chunk's 8 source rows
+// (at SI and R9, stride BX, R8 = 3*BX) DX bytes on: the rows of the
+// caller's next call (a band of tiles a few lines long, which the
+// hardware prefetchers meet too late). None where DX is 0. R10 and R11
+// are its scratch.
+func (g *gen) rows8Ahead(stream bool) {
 	if !stream {
-		g.loopEnd("loop")
 		return
 	}
-	g.countDown("loop")
-	g.SFENCE()
-	g.ret()
+	g.TESTQ(dx, dx)
+	g.JZ(operand.LabelRef("fetched"))
+	g.LEAQ(atIdx(si, dx, 1, 0), r10)
+	g.LEAQ(atIdx(r9, dx, 1, 0), r11)
+	for i := range 8 {
+		base := r10
+		if i >= 4 {
+			base = r11
+		}
+		g.PREFETCHT0(row(base, bx, r8, i%4, 0))
+	}
+	g.Label("fetched")
 }
 
 // unweavePack4 emits unpack4Deinterleave8<level> (with stream,
 // unpack4Deinterleave8Stream<level>, whose stores are non-temporal and
-// fenced at the end), the inverse: n chunks
+// left unfenced), the inverse: n chunks
 // of 4*l.bytes bytes of words of nibbles de-interleave by bytes into four
 // registers, each holding the packed pairs of rows 2i and 2i+1; each
 // nibble then becomes a byte of its row, keeping the bits under mask and
@@ -201,7 +230,7 @@ func (g *gen) unweavePack4(l *level, stream bool) {
 	g.ADDQ(imm(4*l.bytes), si)
 	g.ADDQ(imm(l.bytes), di)
 	g.ADDQ(imm(l.bytes), r9)
-	g.endLoop(stream)
+	g.loopEnd("loop")
 }
 
 // nibbleMask puts 0x0f in every byte of a register above the ones the
@@ -384,9 +413,11 @@ var swapMasks = map[int]table{
 
 // weaveNibbles emits interleave8Nibbles<level> or, with inverse,
 // deinterleave8Nibbles<level> (with stream, ...Stream<level>: stores
-// non-temporal and fenced at the end):
+// non-temporal and left unfenced; the interleave then takes ahead and
+// prefetches its rows that far on, rows8Ahead):
 //
 //	func interleave8Nibbles...(dst *byte, src *byte, srcStride int, n int)
+//	func interleave8NibblesStream...(dst *byte, src *byte, srcStride int, n int, ahead int)
 //	func deinterleave8Nibbles...(dst *byte, dstStride int, src *byte, n int)
 //
 // The interleave reads n chunks of l.bytes of each of 8 packed rows, row
@@ -406,9 +437,10 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 		g.params([]string{"dst", "dstStride", "src", "n"}, di, dx, si, cx)
 		g.Commentf("A chunk: %d bytes of words of nibbles into %d bytes of each of 8 packed rows.", 8*l.bytes, l.bytes)
 	} else {
-		g.text(name, "func(dst *byte, src *byte, srcStride int, n int)")
+		g.text(name, rows8Sig(stream))
 		g.params([]string{"dst", "src", "srcStride", "n"}, di, si, bx, cx)
 		g.Commentf("A chunk: %d bytes of each of 8 packed rows into %d bytes of words of nibbles.", l.bytes, 8*l.bytes)
+		g.loadAhead(stream)
 	}
 	g.LEAQ(atIdx(stride, stride, 2, 0), r8)
 	g.LEAQ(atIdx(rows, stride, 4, 0), r9)
@@ -428,6 +460,7 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 		for i, r := range v {
 			g.vmov(l)(row8(si, bx, i), r)
 		}
+		g.rows8Ahead(stream)
 	}
 	// Two temporaries for the swaps, outside the rows' registers (the
 	// interleave's stages, which use Y14, Y15 with AVX2, come after).
@@ -452,7 +485,7 @@ func (g *gen) weaveNibbles(l *level, inverse, stream bool) {
 		g.ADDQ(imm(8*l.bytes), di)
 	}
 	g.ADDQ(imm(l.bytes), r9)
-	g.endLoop(stream)
+	g.loopEnd("loop")
 }
 
 // fieldSwap trades the low k bits of each 2k-bit group of the bytes of x
