@@ -84,9 +84,13 @@ type walker struct {
 	edge    []byte
 	staging bool
 	// unfenced says that the walk made streaming calls without their
-	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced), which it
-	// fences once at its end.
+	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced,
+	// Stream.Unfenced), which it fences once at its end.
 	unfenced bool
+	// ahead is, inside runDense, the source step in elements from one
+	// block to the next (the next band of tiles), which rows8 walks
+	// prefetch (Stream.Ahead); 0 elsewhere.
+	ahead int64
 }
 
 // walk runs loop lv and the loops inside it. dOff and sOff are element
@@ -113,6 +117,13 @@ func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte,
 func (w *walker) copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	w.unfenced = true
 	tilecopy.CopyRunsStreamingUnfenced(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+}
+
+// stream is the Stream of a rows8 walk's streaming calls: fenced at the
+// end of the walk, prefetching ahead bytes on.
+func (w *walker) stream(ahead int64) tilecopy.Stream {
+	w.unfenced = true
+	return tilecopy.Stream{Unfenced: true, Ahead: int(ahead)}
 }
 
 // nest is walk with in, which says that every loop from the corner's
@@ -348,6 +359,9 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 			grid.Ahead = int(loops[len(loops)-1].src * B)
 		}
 	}
+	if w.rows8 != nil && len(loops) > 0 {
+		w.ahead = loops[len(loops)-1].src
+	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
 	for {
@@ -363,6 +377,7 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 		}
 		var more bool
 		if dOff, sOff, more = advance(loops, ctr, dOff, sOff); !more {
+			w.ahead = 0
 			return
 		}
 	}

@@ -635,12 +635,10 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 		// Destination element (i, j) at dOff + 8i + j, from source
 		// element sOff + j*in.src + i.
 		switch {
+		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0 && r.stream:
+			w.stream(w.ahead/2).InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
 		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
-			interleave := tilecopy.InterleaveNibbles8
-			if r.stream {
-				interleave = tilecopy.InterleaveNibbles8Streaming
-			}
-			interleave(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
+			tilecopy.InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
 		case r.direct:
 			for i := range rows {
 				for j := range cols {
@@ -648,7 +646,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 				}
 			}
 		case cols == 8 && r.stream:
-			tilecopy.PackRows8Streaming(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
+			w.stream(w.ahead).PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
 		case cols == 8:
 			tilecopy.PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
 		default:
@@ -664,12 +662,10 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	// source element sOff + 8j + i.
 	oDst := w.outer.dst
 	switch {
+	case r.direct && rows == 8 && dOff%2 == 0 && r.stream:
+		w.stream(0).DeinterleaveNibbles8(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
 	case r.direct && rows == 8 && dOff%2 == 0:
-		deinterleave := tilecopy.DeinterleaveNibbles8
-		if r.stream {
-			deinterleave = tilecopy.DeinterleaveNibbles8Streaming
-		}
-		deinterleave(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
+		tilecopy.DeinterleaveNibbles8(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
 	case r.direct:
 		for i := range rows {
 			for j := range cols {
@@ -677,7 +673,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 			}
 		}
 	case rows == 8 && r.stream:
-		tilecopy.UnpackRows8Streaming(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
+		w.stream(0).UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
 	case rows == 8:
 		tilecopy.UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
 	default:
