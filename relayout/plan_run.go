@@ -78,6 +78,7 @@ type walker struct {
 	cornerN     []int64
 	cornerAll   []bool
 	cornerLoops []ploop // the loops from the corner's level inward, cut to it
+	cornerNext  int64   // the source step of the loop outside the corner's level (nextStep)
 	// edge is the buffer of a streamed plan's partial rectangles (see
 	// kernel); staging says that dst is edge, which the block kernels
 	// write with plain stores.
@@ -137,11 +138,12 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		}
 	case pad || w.spans == nil:
 	case w.dense(lv):
-		w.runDense(w.loops[lv:], dOff, sOff)
+		w.runDense(w.loops[lv:], dOff, sOff, w.nextStep(lv))
 		return
 	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && !w.cornerOn && w.corner(lv):
 		// The dense corner as one box, then the rest around it.
-		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff)
+		w.cornerNext = w.nextStep(lv)
+		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff, w.cornerNext)
 		w.nest(lv, dOff, sOff, false, true)
 		w.cornerOn = false
 		return
@@ -172,7 +174,13 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		if pad {
 			nv = 0
 		}
-		w.kernelRow(l, dOff, sOff, from, nv, ne)
+		// The next row's source: the next value of the loop outside,
+		// or where the corner is one box, the next box's rest.
+		next := w.nextStep(lv)
+		if w.cornerOn {
+			next = w.cornerNext
+		}
+		w.kernelRow(l, dOff, sOff, from, nv, ne, next)
 		return
 	}
 	if l.w == 1 && k == 1 {
@@ -328,7 +336,10 @@ func (w *walker) gridLoops() int {
 // runDense runs loops over a box of elements only: an odometer over the
 // loops, a full kernel call per step. A run kernel without a rows loop
 // takes the innermost of these loops as rows.
-func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
+//
+// next is the source step of the loop outside the box (nextStep), where
+// the walk's next box reads.
+func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	p := w.p
 	rows, oDst, oSrc := int64(1), int64(0), int64(0)
 	if w.outer != nil {
@@ -353,14 +364,18 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*B), int(l.src*B)
 			loops = loops[:len(loops)-1]
 		}
+		// The next call's source: the next value of the loop outside
+		// the grid (the next band of tiles).
+		grid.Ahead = int(next * B)
 		if len(loops) > 0 {
-			// The next call's source: the next value of the loop
-			// outside the grid (the next band of tiles).
 			grid.Ahead = int(loops[len(loops)-1].src * B)
 		}
 	}
-	if w.rows8 != nil && len(loops) > 0 {
-		w.ahead = loops[len(loops)-1].src
+	if w.rows8 != nil {
+		w.ahead = next
+		if len(loops) > 0 {
+			w.ahead = loops[len(loops)-1].src
+		}
 	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
@@ -381,6 +396,16 @@ func (w *walker) runDense(loops []ploop, dOff, sOff int64) {
 			return
 		}
 	}
+}
+
+// nextStep is the source step, in elements, of the loop outside level lv
+// (0 at the top): where the walk reads after the box of the loops from
+// lv inward.
+func (w *walker) nextStep(lv int) int64 {
+	if lv == 0 {
+		return 0
+	}
+	return w.loops[lv-1].src
 }
 
 // advance steps the odometer of loops, whose digits are in ctr, on by one
@@ -454,8 +479,10 @@ func (w *walker) blockRow(l *ploop, whole bool) bool {
 // those below nv hold elements, moved as one grid of rectangles, each's
 // padding filled after; the rest are padding. A ragged tile's rectangle
 // (s8 [1000,1000] to T(8,128)(4,1): 104 of each last tile's 128 columns,
-// in two such values) was a Transpose and a fill per value.
-func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne int64) {
+// in two such values) was a Transpose and a fill per value. next is the
+// source step to the walk's next such row, which the grid prefetches
+// (Grid.Ahead).
+func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	p := w.p
 	rowsV, rowsE := w.extent(w.outer)
 	colsV, colsE := w.extent(&p.inner)
@@ -463,7 +490,7 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne int64) {
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
-		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
+		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B), Ahead: int(next * B)}
 		if p.stream {
 			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 		} else {
