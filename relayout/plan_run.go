@@ -84,6 +84,11 @@ type walker struct {
 	// write with plain stores.
 	edge    []byte
 	staging bool
+	// edgePad is the geometry of kernelRow's rectangles whose padding
+	// edge holds (stageRow): n, l.dst, oDst, rowsV, rowsE, colsV, colsE.
+	// kernel stages run copies and kernelRow transposes, so a walk's
+	// plan uses edge for one or the other.
+	edgePad [7]int64
 	// unfenced says that the walk made streaming calls without their
 	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced,
 	// Stream.Unfenced), which it fences once at its end.
@@ -491,18 +496,66 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
 		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B), Ahead: int(next * B)}
-		if p.stream {
+		switch {
+		case w.stageRow(l, dOff+from*l.dst, n, rowsV, rowsE, colsV, colsE):
+			// The row's rectangles and their padding, staged in the
+			// edge buffer, then streamed out as one run.
+			tilecopy.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+			if key := [...]int64{n, l.dst, oDst, rowsV, rowsE, colsV, colsE}; key != w.edgePad {
+				// The padding stays in the buffer from one row to the
+				// next of the same rectangles (the last tiles of the
+				// bands of a plane).
+				dst := w.dst
+				w.dst = w.edge
+				for v := range n {
+					w.pad(v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
+				}
+				w.dst, w.edgePad = dst, key
+			}
+			w.copyRunsStreaming(d, 0, 0, w.edge, 0, 0, int(n*l.dst*B), 1, 1)
+		case p.stream:
 			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
-		} else {
+			w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
+		default:
 			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
-		}
-		for v := from; v < nv; v++ {
-			w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
+			w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
 		}
 	}
 	for v := max(from, nv); v < ne; v++ {
 		w.kernel(dOff+v*l.dst, sOff+v*l.src, true)
 	}
+}
+
+// padRow fills the padding of the rectangles of values [from, nv) of
+// loop l, in place.
+func (w *walker) padRow(l *ploop, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE int64) {
+	for v := from; v < nv; v++ {
+		w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
+	}
+}
+
+// stageRow reports whether kernelRow stages the n partial rectangles of
+// loop l from element dOff in the edge buffer, with their padding, and
+// streams them out as one run of whole lines: a streamed transpose
+// whose rectangles (the last tile of each band of s8 or bf16 tiles,
+// say) each hold one run of the destination and continue each other.
+// In place, their padding's plain stores would read the lines they
+// write from memory first, each a part line of a rectangle's end: s8
+// [64,1000,1000] to T(8,128)(4,1) spent a quarter of its time there.
+// The buffer is allocated here the first time.
+func (w *walker) stageRow(l *ploop, dOff, n, rowsV, rowsE, colsV, colsE int64) bool {
+	p := w.p
+	B := p.offBytes()
+	bytes := n * l.dst * B
+	if !p.stream || w.rows8 != nil || p.kern != kernTranspose || rowsV == rowsE && colsV == colsE ||
+		w.outer.dst != colsE*p.step || l.dst != rowsE*w.outer.dst ||
+		bytes > edgeBytes || bytes%64 != 0 || dOff*B%64 != 0 {
+		return false
+	}
+	if w.edge == nil {
+		w.edge = alignedBuffer(edgeBytes)
+	}
+	return true
 }
 
 // extent returns how many values of kernel loop l are elements and how
@@ -539,8 +592,9 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// stores of its ragged rows and its padding would each read the lines
 	// they write from memory first. f32[64,1000,1000] to T(8,128): 23.1-23.3
 	// GB/s in place, 26.1-27.5 so (relayout bench, Zen 5). The block
-	// transposes of s8 and bf16 to their tiles did not gain, so they
-	// write in place.
+	// transposes of s8 and bf16 to their tiles did not gain here, a
+	// rectangle at a time, so they write in place; kernelRow stages
+	// their rows of rectangles (stageRow).
 	W, B := p.width, p.offBytes()
 	if n := rowsE * colsE * W; p.stream && w.rows8 == nil && p.kern == kernRun &&
 		(rowsV < rowsE || colsV < colsE) && (oDst == colsE*p.step || rowsE == 1) &&

@@ -558,6 +558,11 @@ func TestStreamingPlans(t *testing.T) {
 		{"s8[13,300]{1,0}", "s8[13,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 3}, kernTranspose},
 		{"bf16[3,13,300]{2,1,0:T(8,128)(2,1)}", "bf16[3,13,300]{2,1,0}", Padding{}, kernTranspose},
 		{"f16[16,256]{1,0}", "f16[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
+		// Ragged last tiles of 8-row bands, staged with their padding
+		// (stageRow), which stays in the buffer from band to band; a
+		// ragged last band too.
+		{"s8[2,1001,1000]{2,1,0}", "s8[2,1001,1000]{2,1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 5}, kernTranspose},
+		{"bf16[250,130]{1,0}", "bf16[250,130]{1,0:T(8,128)(2,1)}", Padding{Kind: PadValue, Value: -2}, kernTranspose},
 		// 4-D reversals: grouped grids of staged blocks; on 2 threads
 		// the first splits its outermost loop, not the blocks' rows.
 		{"f32[16,16,32,8]{3,2,1,0}", "f32[16,16,32,8]{0,1,2,3}", Padding{}, kernTranspose},
