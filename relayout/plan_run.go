@@ -520,6 +520,10 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 			w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
 		}
+	} else if n > 0 {
+		// Rectangles with no element (a chunk of the kernel's rows past
+		// the elements, say) are all padding.
+		w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
 	}
 	for v := max(from, nv); v < ne; v++ {
 		w.kernel(dOff+v*l.dst, sOff+v*l.src, true)

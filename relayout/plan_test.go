@@ -363,6 +363,30 @@ func TestParallelMatchesReference(t *testing.T) {
 	}
 }
 
+// TestPaddingOnlyChunks runs plans whose chunks of the kernel's rows can
+// lie wholly in the destination's padding, past the elements, on 1 to 8
+// threads: each chunk must fill its padding. Seed 1206 of the full
+// TestParallelMatchesReference (the first case here) left such chunks
+// unwritten from 4 threads up.
+func TestPaddingOnlyChunks(t *testing.T) {
+	for i, tc := range []struct {
+		from, to string
+		pad      Padding
+	}{
+		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}},
+		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}},
+		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for threads := 1; threads <= 8; threads++ {
+			opts := Options{Pad: tc.pad, Threads: threads}
+			if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { p.parallelMin = 0 }) {
+				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+			}
+		}
+	}
+}
+
 // TestRunRange runs random cases chunk by chunk, in random partitions, and
 // checks that each chunk writes only inside its DestinationRange and that
 // the chunks together give the oracle's bytes.
