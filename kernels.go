@@ -94,7 +94,7 @@ func Prefetching() bool { return prefetching() }
 // lines at the runs' ends), it is CopyRuns step by step. Runs must not
 // overlap between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	copyRunsStreaming(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, false)
+	Stream{}.CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 
 // CopyRunsStreamingUnfenced is CopyRunsStreaming without the store fence
@@ -102,17 +102,47 @@ func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride
 // StoreFence, before it hands the destination on (see Grid.Unfenced).
 // f32 [64,1000,1000] untiled from T(8,128), a call of 32 KiB a band of
 // tiles, ran at 0.66-0.78 of copy() fenced each call, 0.79-0.92 once.
+// It is Stream{Unfenced: true}.CopyRuns.
 func CopyRunsStreamingUnfenced(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	copyRunsStreaming(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, true)
+	Stream{Unfenced: true}.CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 
-func copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, unfenced bool) {
+// Stream is how the streaming kernels write for a caller that makes many
+// calls in a row, one band of tiles each: its methods are CopyRuns and
+// the tile-row kernels (PackRows8, UnpackRows8, InterleaveNibbles8,
+// DeinterleaveNibbles8), writing dst with non-temporal stores where the
+// level has them and dst is aligned for them, as the ...Streaming
+// functions do (which are the zero Stream's).
+type Stream struct {
+	// Ahead is how many bytes past each source row the caller's next
+	// call reads, or 0: PackRows8 and InterleaveNibbles8 prefetch their 8
+	// rows there as they go, up to 32 KiB ahead (as Grid.Ahead; the
+	// others read one run, which the hardware prefetchers follow, and
+	// ignore it). The prefetches never fault, so any value is safe.
+	Ahead int
+	// Prefetch is memory the caller reads after the call, or nil:
+	// CopyRuns prefetches it from its start, a line for each line it
+	// streams, in place of the source of its own next steps. A caller
+	// that stages a band of the destination in a buffer and copies it
+	// out gives the next band's source, which the copy then brings in
+	// while its stores stream. The others ignore it.
+	Prefetch []byte
+	// Unfenced lets a call return before its non-temporal stores are
+	// ordered with the stores that follow, for a caller that makes many
+	// calls and then one StoreFence, before it hands the destination on
+	// (as Grid.Unfenced). s4 [64,1000,1024] tiled to
+	// T(8,128)(8,1)E(4), one call of 4 KiB a band, is the case.
+	Unfenced bool
+}
+
+// CopyRuns is CopyRunsStreaming with s's stores.
+func (s Stream) CopyRuns(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	checkBlocks("destination", dst, steps, dstStep, 1, 0, rows, dstStride, n)
 	checkBlocks("source", src, steps, srcStep, 1, 0, rows, srcStride, n)
 	if rows == 0 || n == 0 || steps == 0 {
 		return
 	}
-	copyRunsStreamingFast(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, unfenced)
+	copyRunsStreamingFast(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps, &s)
 }
 
 // Streaming reports whether CopyRunsStreaming writes with non-temporal

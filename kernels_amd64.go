@@ -233,7 +233,8 @@ func prefetching() bool { return useAVX2 }
 // copyRunsStreamAVX512 and copyRunsStreamAVX2 copy steps × rows runs of
 // n bytes, run (s, r) from src+s*srcStep+r*srcStride to
 // dst+s*dstStep+r*dstStride, writing each run's whole destination lines
-// with non-temporal stores, and end with SFENCE. For each line they
+// with non-temporal stores, which they leave unfenced (streamRuns fences
+// them unless its caller will). For each line they
 // stream they prefetch the next line of a walk from pf: runs of pfN
 // bytes, pfRows of them pfStride apart, then pfSkip bytes on from the end
 // of the group's last run (past its start by pfRows*pfStride) to the next
@@ -284,10 +285,10 @@ func runEnds(first, last bool) int {
 	return ends
 }
 
-// copyRunsStreamingFast is CopyRunsStreaming after its checks (n, rows,
-// steps ≥ 1), fenced unless unfenced: runs shorter than a line, which no
-// whole-line store can write, take the generic copy.
-func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, unfenced bool) {
+// copyRunsStreamingFast is Stream.CopyRuns after its checks (n, rows,
+// steps ≥ 1): runs shorter than a line, which no whole-line store can
+// write, take the generic copy.
+func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, st *Stream) {
 	// A run that starts inside a line begins and ends with ordinary stores
 	// over lines that non-temporal stores write too, which costs the more
 	// the shorter the runs: untiling f32[8001,8001] from T(8,32) (runs of
@@ -309,9 +310,13 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 	if off && useAVX512 {
 		ends = exactEnds
 	}
-	// Each step prefetches the source of the next.
+	// Each step prefetches the source of the next, or the caller's
+	// memory, as one run.
 	next := prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(src))) + uintptr(srcStep), srcStride, n, rows, srcStep}
-	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, ends, unfenced)
+	if m := len(st.Prefetch); m > 0 {
+		next = prefetchWalk{uintptr(unsafe.Pointer(unsafe.SliceData(st.Prefetch))), m, m, 1, m}
+	}
+	streamRuns(&dst[0], dstStride, &src[0], srcStride, n, rows, steps, dstStep, srcStep, next, ends, st.Unfenced)
 }
 
 // offLines reports whether some run of a grid at dst (strides and step

@@ -23,7 +23,7 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 func prefetching() bool { return false }
 
 // copyRunsStreamingFast is the generic grid copy: no streaming stores here.
-func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, unfenced bool) {
+func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, st *Stream) {
 	copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -605,6 +606,14 @@ func TestCopyRuns(t *testing.T) {
 		}},
 		{"CopyRunsStreamingUnfenced", true, func(dst, src []byte, g runGrid) {
 			CopyRunsStreamingUnfenced(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
+			StoreFence()
+		}},
+		{"StreamPrefetch", true, func(dst, src []byte, g runGrid) {
+			// Memory to prefetch in place of the next steps' source: the
+			// source from anywhere in it (empty at its end), shorter
+			// than the copy or not.
+			pf := src[(g.ahead&math.MaxInt32)%(len(src)+1):]
+			Stream{Prefetch: pf, Unfenced: g.ahead%2 == 0}.CopyRuns(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
 			StoreFence()
 		}},
 	}

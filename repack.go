@@ -116,27 +116,6 @@ func DeinterleaveNibbles8Streaming(dst []byte, dstStride int, src []byte, n int)
 	Stream{}.DeinterleaveNibbles8(dst, dstStride, src, n)
 }
 
-// Stream is how the streaming forms of the tile-row kernels (PackRows8,
-// UnpackRows8, InterleaveNibbles8, DeinterleaveNibbles8) write, for a
-// caller that makes many calls in a row, one band of tiles each: its
-// methods are those kernels writing dst with non-temporal stores where
-// the level has them and dst is aligned for them, as the ...Streaming
-// functions do (which are the zero Stream's).
-type Stream struct {
-	// Ahead is how many bytes past each source row the caller's next
-	// call reads, or 0: PackRows8 and InterleaveNibbles8 prefetch their 8
-	// rows there as they go, up to 32 KiB ahead (as Grid.Ahead; the
-	// others read one run, which the hardware prefetchers follow, and
-	// ignore it). The prefetches never fault, so any value is safe.
-	Ahead int
-	// Unfenced lets a call return before its non-temporal stores are
-	// ordered with the stores that follow, for a caller that makes many
-	// calls and then one StoreFence, before it hands the destination on
-	// (as Grid.Unfenced). s4 [64,1000,1024] tiled to
-	// T(8,128)(8,1)E(4), one call of 4 KiB a band, is the case.
-	Unfenced bool
-}
-
 // PackRows8 is PackRows8 (the function) with s's stores.
 func (s Stream) PackRows8(dst, src []byte, srcStride, n int) {
 	checkSpan("source", src, 8, srcStride, n)
