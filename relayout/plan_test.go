@@ -611,6 +611,51 @@ func TestStreamingPlans(t *testing.T) {
 	}
 }
 
+// TestBands runs streamed untilings whose destination rows are off the
+// lines (row-major arrays of odd row length), which the walk stages a
+// band of rows at a time (stageBand), against the reference in a random
+// partition of ranges and on 1, 2 and 4 threads, with layouts it must not
+// stage beside them, and checks which it staged.
+func TestBands(t *testing.T) {
+	for i, tc := range []struct {
+		from, to string
+		pad      Padding
+		bands    int // staged by a whole walk
+	}{
+		// A ragged last band of 5 rows, and a ragged last tile.
+		{"s8[3,21,1000]{2,1,0:T(8,128)(4,1)}", "s8[3,21,1000]{2,1,0}", Padding{}, 9},
+		{"bf16[2,16,300]{2,1,0:T(8,128)(2,1)}", "bf16[2,16,300]{2,1,0}", Padding{}, 4},
+		{"s8[40,300]{1,0:T(8,128)(4,1)}", "s8[40,300]{1,0}", Padding{}, 5},
+		// A last band of one row.
+		{"s8[4,9,1000]{2,1,0:T(8,128)(4,1)}", "s8[4,9,1000]{2,1,0}", Padding{}, 8},
+		// Into a padded destination, whose rows hold more than the
+		// source gives them.
+		{"s8[2,16,200]{2,1,0:T(8,128)(4,1)}", "s8[2,16,200]{2,1,0}", Padding{Kind: PadValue, Value: 9, Widths: []int64{2, 16, 203}}, 4},
+		// Rows on lines: streamed in place.
+		{"s8[2,9,1024]{2,1,0:T(8,128)(4,1)}", "s8[2,9,1024]{2,1,0}", Padding{}, 0},
+		// Bands larger than bandBytes.
+		{"s8[16,4000]{1,0:T(8,128)(4,1)}", "s8[16,4000]{1,0}", Padding{}, 0},
+		// A dim stepped at two strides (its index not linear in the
+		// destination): never one run.
+		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{}, 0},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, threads := range []int{1, 2, 4} {
+			var plan *Plan
+			opts := Options{Pad: tc.pad, Threads: threads}
+			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+			}
+			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
+			w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
+			w.walk(0, 0, 0, false)
+			if w.bands != tc.bands {
+				t.Errorf("%s -> %s: staged %d bands, want %d\n%s", tc.from, tc.to, w.bands, tc.bands, plan)
+			}
+		}
+	}
+}
+
 // TestImagePlans runs images between channels last and channels first
 // (a transpose with 3 rows or 3 columns and a contiguous side: the 3-way
 // weave kernels) against the reference, in cache and streamed, on one
