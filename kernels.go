@@ -111,8 +111,8 @@ func CopyRunsStreamingUnfenced(dst []byte, dstStride, dstStep int, src []byte, s
 // calls in a row, one band of tiles each: its methods are CopyRuns and
 // the tile-row kernels (PackRows8, UnpackRows8, InterleaveNibbles8,
 // DeinterleaveNibbles8), writing dst with non-temporal stores where the
-// level has them and dst is aligned for them, as the ...Streaming
-// functions do (which are the zero Stream's).
+// level has them (and, for the tile-row kernels, dst is aligned for
+// them), as the ...Streaming functions do (which are the zero Stream's).
 type Stream struct {
 	// Ahead is how many bytes past each source row the caller's next
 	// call reads, or 0: PackRows8 and InterleaveNibbles8 prefetch their 8

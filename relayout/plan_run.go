@@ -496,9 +496,10 @@ const bandBytes = 24 << 10
 // at dOff (see band), into the walker's band buffer with plain stores,
 // then copies it out as one run of non-temporal stores, which prefetches
 // the next box's source (as many bytes on from its first as the loop
-// outside steps). Untiling s8 T(8,128)(4,1) to [64,1000,1000]: 0.39 of
-// copy() in place, 0.55 so; without the prefetch the band gained
-// nothing, its reads and its writes each waiting for the other.
+// outside steps). Untiling s8 T(8,128)(4,1) to [64,1000,1000]:
+// 0.39-0.42 of copy() in place, 0.50-0.60 so (relayout bench, Zen 5);
+// without the prefetch the band gained nothing, its reads and its writes
+// each waiting for the other.
 func (w *walker) stageBand(lv int, n, dOff, sOff int64, pad, in bool) {
 	B := w.p.offBytes()
 	if w.bandBuf == nil {
