@@ -39,6 +39,26 @@ func ExampleCopyRunsStreaming() {
 	// Output: abcdefgh
 }
 
+// A destination built a band at a time in a small buffer, each band
+// copied out in one streamed call that prefetches the next band's
+// source and leaves its fence to one StoreFence at the end.
+func ExampleStream_CopyRuns() {
+	src := []byte("abcdefghijklmnop") // 4 bands of 4 bytes
+	dst := make([]byte, len(src))
+	band := make([]byte, 4)
+	for b := 0; b < len(src); b += 4 {
+		for i := range band { // the band, reversed, in the buffer
+			band[i] = src[b+3-i]
+		}
+		next := src[min(b+4, len(src)):] // read by the next band
+		s := tilecopy.Stream{Prefetch: next[:min(4, len(next))], Unfenced: true}
+		s.CopyRuns(dst[b:], 0, 0, band, 0, 0, 4, 1, 1)
+	}
+	tilecopy.StoreFence()
+	fmt.Printf("%s\n", dst)
+	// Output: dcbahgfelkjiponm
+}
+
 // Many streaming calls, one store fence: each band of two rows of a
 // 4-row matrix is interleaved with Grid.Unfenced, and StoreFence orders
 // all their stores before the result is handed on.
