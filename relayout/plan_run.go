@@ -131,12 +131,11 @@ func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte,
 // copyRunsStreaming is CopyRunsStreaming with its fence left to the end
 // of the walk, as transposeGrid's.
 func (w *walker) copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
-	w.unfenced = true
-	tilecopy.CopyRunsStreamingUnfenced(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+	w.stream(0).CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 
-// stream is the Stream of a rows8 walk's streaming calls: fenced at the
-// end of the walk, prefetching ahead bytes on.
+// stream is the Stream of the walk's streaming calls (run copies, rows8
+// walks): fenced at the end of the walk, prefetching ahead bytes on.
 func (w *walker) stream(ahead int64) tilecopy.Stream {
 	w.unfenced = true
 	return tilecopy.Stream{Unfenced: true, Ahead: int(ahead)}
@@ -390,18 +389,18 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 			grid.Outer, grid.DstOuter, grid.SrcOuter = int(l.size), int(l.dst*B), int(l.src*B)
 			loops = loops[:len(loops)-1]
 		}
-		// The next call's source: the next value of the loop outside
-		// the grid (the next band of tiles).
+	}
+	// The next call's source: the next value of the loop outside the
+	// grid (the next band of tiles), or of the box's innermost loop, for
+	// the grid and the rows8 walks to prefetch.
+	if len(loops) > 0 {
+		next = loops[len(loops)-1].src
+	}
+	if grid != nil {
 		grid.Ahead = int(next * B)
-		if len(loops) > 0 {
-			grid.Ahead = int(loops[len(loops)-1].src * B)
-		}
 	}
 	if w.rows8 != nil {
 		w.ahead = next
-		if len(loops) > 0 {
-			w.ahead = loops[len(loops)-1].src
-		}
 	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
@@ -512,9 +511,9 @@ func (w *walker) stageBand(lv int, n, dOff, sOff int64, pad, in bool) {
 	w.dst, w.staging = dst, false
 	next := (sOff + w.nextStep(lv)) * B
 	pf := w.src[min(next, int64(len(w.src))):]
-	pf = pf[:min(int64(len(pf)), n*B)]
-	w.unfenced = true
-	tilecopy.Stream{Prefetch: pf, Unfenced: true}.CopyRuns(w.dst[dOff*B:], 0, 0, w.bandBuf, 0, 0, int(n*B), 1, 1)
+	s := w.stream(0)
+	s.Prefetch = pf[:min(int64(len(pf)), n*B)]
+	s.CopyRuns(w.dst[dOff*B:], 0, 0, w.bandBuf, 0, 0, int(n*B), 1, 1)
 }
 
 // nextStep is the source step, in elements, of the loop outside level lv
@@ -606,6 +605,7 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	rowsV, rowsE := w.extent(w.outer)
 	colsV, colsE := w.extent(&p.inner)
 	oDst := w.outer.dst
+	staged := false // the rectangles' padding went with them
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
@@ -627,28 +627,20 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 				w.dst, w.edgePad = dst, key
 			}
 			w.copyRunsStreaming(d, 0, 0, w.edge, 0, 0, int(n*l.dst*B), 1, 1)
+			staged = true
 		case w.streams():
 			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
-			w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
 		default:
 			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
-			w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
 		}
-	} else if n > 0 {
-		// Rectangles with no element (a chunk of the kernel's rows past
-		// the elements, say) are all padding.
-		w.padRow(l, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE)
+	}
+	// Each rectangle's padding; with no element (a chunk of the kernel's
+	// rows past the elements, say), all of it.
+	for v := from; v < nv && !staged; v++ {
+		w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
 	}
 	for v := max(from, nv); v < ne; v++ {
 		w.kernel(dOff+v*l.dst, sOff+v*l.src, true)
-	}
-}
-
-// padRow fills the padding of the rectangles of values [from, nv) of
-// loop l, in place.
-func (w *walker) padRow(l *ploop, dOff, from, nv, oDst, rowsV, rowsE, colsV, colsE int64) {
-	for v := from; v < nv; v++ {
-		w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
 	}
 }
 
