@@ -158,26 +158,11 @@ func (g *gen) loadAhead(stream bool) {
 }
 
 // rows8Ahead emits, with stream, the prefetch of a chunk's 8 source rows
-// (at SI and R9, stride BX, R8 = 3*BX) DX bytes on: the rows of the
-// caller's next call (a band of tiles a few lines long, which the
-// hardware prefetchers meet too late). None where DX is 0. R10 and R11
-// are its scratch.
+// DX bytes on (rowsAhead), with R10 and R11 as its scratch.
 func (g *gen) rows8Ahead(stream bool) {
-	if !stream {
-		return
+	if stream {
+		g.rowsAhead(8, r10, r11)
 	}
-	g.TESTQ(dx, dx)
-	g.JZ(operand.LabelRef("fetched"))
-	g.LEAQ(atIdx(si, dx, 1, 0), r10)
-	g.LEAQ(atIdx(r9, dx, 1, 0), r11)
-	for i := range 8 {
-		base := r10
-		if i >= 4 {
-			base = r11
-		}
-		g.PREFETCHT0(row(base, bx, r8, i%4, 0))
-	}
-	g.Label("fetched")
 }
 
 // unweavePack4 emits unpack4Deinterleave8<level> (with stream,

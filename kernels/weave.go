@@ -169,16 +169,7 @@ func (g *gen) weave(s weaveSpec) {
 		}
 	}
 	if s.grid && !s.inverse {
-		// The rows the caller's next call reads, ahead bytes on (the
-		// next band of tiles): rows a few lines long, which the
-		// hardware prefetchers meet too late. None where ahead is 0.
-		g.TESTQ(dx, dx)
-		g.JZ(operand.LabelRef("fetched"))
-		g.LEAQ(atIdx(si, dx, 1, 0), r14)
-		for i := range s.k {
-			g.PREFETCHT0(row(r14, bx, r8, i, 0))
-		}
-		g.Label("fetched")
+		g.rowsAhead(s.k, r14)
 	}
 	next := s.k
 	for stage, w := range widths {
@@ -236,6 +227,23 @@ func (g *gen) weave(s weaveSpec) {
 	g.gridStep(r11, r12, r13, "dstInner", "srcInner", "inner")
 	g.gridStep(r9, r10, ax, "dstOuter", "srcOuter", "outer")
 	g.ret()
+}
+
+// rowsAhead emits the prefetch of a chunk's k source rows (from SI, and
+// for rows 4 to 7 from R9 = SI+4*BX; stride BX, R8 = 3*BX) DX bytes on:
+// the rows the caller's next call reads (the next band of tiles), rows a
+// few lines long, which the hardware prefetchers meet too late. None
+// where DX is 0. scratch holds a register for each 4 rows.
+func (g *gen) rowsAhead(k int, scratch ...reg.Register) {
+	g.TESTQ(dx, dx)
+	g.JZ(operand.LabelRef("fetched"))
+	for q, base := range []reg.Register{si, r9}[:(k+3)/4] {
+		g.LEAQ(atIdx(base, dx, 1, 0), scratch[q])
+	}
+	for i := range k {
+		g.PREFETCHT0(row(scratch[i/4], bx, r8, i%4, 0))
+	}
+	g.Label("fetched")
 }
 
 // deweavePrefetch is how far ahead of its loads a de-interleave grid
