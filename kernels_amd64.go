@@ -684,11 +684,25 @@ func transposeFields2StreamAVX2(dst *byte, src *byte, srcStride int, n int, grou
 //go:noescape
 func transposeFields4StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
 
-// fieldKernels are the field transposes by [bits/2][streaming].
-var fieldKernels = [3][2]func(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64){
-	{transposeFields1AVX2, transposeFields1StreamAVX2},
-	{transposeFields2AVX2, transposeFields2StreamAVX2},
-	{transposeFields4AVX2, transposeFields4StreamAVX2},
+// fieldKernel runs the field transpose of bits-bit fields, streaming
+// or not. It calls each kernel directly, not through a table of func
+// values, so that masks stays on the caller's stack: through a table it
+// escaped, one allocation a call.
+func fieldKernel(bits int, stream bool, dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64) {
+	switch {
+	case bits == 1 && stream:
+		transposeFields1StreamAVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	case bits == 1:
+		transposeFields1AVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	case bits == 2 && stream:
+		transposeFields2StreamAVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	case bits == 2:
+		transposeFields2AVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	case stream:
+		transposeFields4StreamAVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	default:
+		transposeFields4AVX2(dst, src, srcStride, n, groups, dstStep, masks)
+	}
 }
 
 // transposeFieldsShort1AVX2, transposeFieldsShort2AVX2 and
@@ -718,12 +732,24 @@ func transposeFieldsShort2StreamAVX2(dst *byte, src *byte, n int, perm *byte, ma
 //go:noescape
 func transposeFieldsShort4StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
 
-// shortFieldKernels are the short-row field transposes by
-// [bits/2][streaming].
-var shortFieldKernels = [3][2]func(dst *byte, src *byte, n int, perm *byte, masks *uint64){
-	{transposeFieldsShort1AVX2, transposeFieldsShort1StreamAVX2},
-	{transposeFieldsShort2AVX2, transposeFieldsShort2StreamAVX2},
-	{transposeFieldsShort4AVX2, transposeFieldsShort4StreamAVX2},
+// shortFieldKernel runs the short-row field transpose of bits-bit
+// fields, streaming or not, calling each kernel directly (as
+// fieldKernel does, for perm and masks).
+func shortFieldKernel(bits int, stream bool, dst *byte, src *byte, n int, perm *byte, masks *uint64) {
+	switch {
+	case bits == 1 && stream:
+		transposeFieldsShort1StreamAVX2(dst, src, n, perm, masks)
+	case bits == 1:
+		transposeFieldsShort1AVX2(dst, src, n, perm, masks)
+	case bits == 2 && stream:
+		transposeFieldsShort2StreamAVX2(dst, src, n, perm, masks)
+	case bits == 2:
+		transposeFieldsShort2AVX2(dst, src, n, perm, masks)
+	case stream:
+		transposeFieldsShort4StreamAVX2(dst, src, n, perm, masks)
+	default:
+		transposeFieldsShort4AVX2(dst, src, n, perm, masks)
+	}
 }
 
 // transposeFieldsFast is TransposeFields after its checks: short rows
@@ -747,7 +773,7 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 	e, aligned := 8/bits, uintptr(unsafe.Pointer(&dst[0]))%32 == 0
 	if blocks := rows * n / 64; ShortFieldRows(srcStride, n, bits) && blocks > 0 {
 		perm := fieldPerm(bits, n)
-		shortFieldKernels[bits/2][b2i(stream && aligned)](&dst[0], &src[0], blocks, &perm[0], &masks[0])
+		shortFieldKernel(bits, stream && aligned, &dst[0], &src[0], blocks, &perm[0], &masks[0])
 		if done := blocks * 64; done < rows*n {
 			transposeFieldsGeneric(dst[done:], src[done:], srcStride, rows-done/n, n, 0, bits)
 		}
@@ -758,18 +784,10 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 		transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
 		return
 	}
-	fieldKernels[bits/2][b2i(stream && aligned && e*n%32 == 0)](&dst[0], &src[0], srcStride, chunks, rows/e, e*n, &masks[0])
+	fieldKernel(bits, stream && aligned && e*n%32 == 0, &dst[0], &src[0], srcStride, chunks, rows/e, e*n, &masks[0])
 	if 32*chunks < n {
 		transposeFieldsGeneric(dst, src, srcStride, rows, n, 32*chunks, bits)
 	}
-}
-
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/tiling"
@@ -71,6 +72,7 @@ type Plan struct {
 	spans   [][]dimSpan // per loop level: what each dim below must hold for a dense box
 	why     []string    // explanation lines for String
 	logical bool        // whether the array has any element
+	walkers sync.Pool   // walkers that Runs are done with (newWalker)
 }
 
 type planMode uint8
@@ -193,7 +195,7 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 || !mid.wholeUnits() {
 		return nil
 	}
-	q := *mid
+	q := mid // its own: compiled here for this plan alone
 	q.from, q.to, q.fm, q.tm = p.from, p.to, p.fm, p.tm
 	q.srcBytes, q.dstBytes = p.srcBytes, p.dstBytes
 	q.width = mid.unit * bits / 8
@@ -203,7 +205,7 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 	}
 	q.pat = bytes.Repeat([]byte{v}, int(q.width))
 	q.why = append(q.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %d bytes a unit", bits, q.width))
-	return &q
+	return q
 }
 
 // String explains the plan: the loop nest with its digits and strides,

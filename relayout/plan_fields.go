@@ -262,48 +262,22 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w)) })
 		return
 	}
-	m := temp()
-	groups := f.cols / e                                     // m's rows
-	final, finalRow := dst[r0*f.dstRow/f.de:], f.dstRow/f.de // where the byte transposes write, and their stride
+	c := fieldPass{f: f, dst: dst, src: src, m: temp(), r0: r0, w: w, groups: f.cols / e}
+	c.final, c.finalRow = dst[r0*f.dstRow/f.de:], f.dstRow/f.de // where the byte transposes write, and their stride
 	if f.unpackDst {
 		// The band packed, rows of cols/e bytes, after m.
-		final, finalRow = m[f.band*groups:], groups
+		c.final, c.finalRow = c.m[f.band*c.groups:], c.groups
 	}
-	mix := func(k0, k1 int64) {
-		fields := tilecopy.TransposeFields
-		if f.stream && f.tempBytes() >= f.streamMin {
-			fields = tilecopy.TransposeFieldsStreaming
-		}
-		fields(m[k0*w:], src[k0*f.srcRow+r0/e:], int(f.srcRow/e), int((k1-k0)*e), int(w/e), int(f.bits))
-	}
-	out := func(a, b int64) {
-		d, s, stride := final[a*finalRow:], m[a:], int(finalRow)
-		if f.stream && !f.unpackDst {
-			tilecopy.TransposeStreaming(1, d, stride, s, int(w), int(b-a), int(groups))
-		} else {
-			tilecopy.Transpose(1, d, stride, s, int(w), int(b-a), int(groups))
-		}
-	}
-	// With unpackDst, the band's rows unpacked into the destination's.
-	unpack := func(a, b int64) {
-		if !f.unpackDst {
-			return
-		}
-		if f.dstRow == f.cols {
-			tilecopy.UnpackBits(dst[(r0+a)*f.dstRow:], final[a*groups:], int((b-a)*f.cols), int(f.bits), f.natural, f.signed)
-			return
-		}
-		for r := a; r < b; r++ {
-			tilecopy.UnpackBits(dst[(r0+r)*f.dstRow:], final[r*groups:], int(f.cols), int(f.bits), f.natural, f.signed)
-		}
-	}
-	if parts = min(parts, groups, w/64); parts <= 1 {
-		mix(0, groups)
-		out(0, w)
-		unpack(0, w)
+	if parts = min(parts, c.groups, w/64); parts <= 1 {
+		c.mix(0, c.groups)
+		c.out(0, w)
+		c.unpack(0, w)
 		return
 	}
-	shareOut(groups, parts, mix)
+	// The goroutines share a copy: c stays on the stack of the calls
+	// above, which allocate nothing.
+	pc := c
+	shareOut(c.groups, parts, pc.mix)
 	// The transposes split at multiples of 64 destination rows, so that
 	// every part starts on a whole line when the rows are; the last part
 	// takes the rest.
@@ -313,9 +287,55 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		if b == lines {
 			end = w
 		}
-		out(a*64, end)
-		unpack(a*64, end)
+		pc.out(a*64, end)
+		pc.unpack(a*64, end)
 	})
+}
+
+// fieldPass is a chunk's passes through the temporary (see chunk): the
+// destination and source of its batch, the temporary m, and final,
+// where the byte transposes write (the destination's rows from r0, or
+// with unpackDst the packed band after m), finalRow bytes apart.
+type fieldPass struct {
+	f                       *fieldPlan
+	dst, src, m, final      []byte
+	r0, w, groups, finalRow int64
+}
+
+// mix transposes the fields of m's rows [k0, k1) from the source.
+func (c *fieldPass) mix(k0, k1 int64) {
+	f := c.f
+	fields := tilecopy.TransposeFields
+	if f.stream && f.tempBytes() >= f.streamMin {
+		fields = tilecopy.TransposeFieldsStreaming
+	}
+	fields(c.m[k0*c.w:], c.src[k0*f.srcRow+c.r0/f.e:], int(f.srcRow/f.e), int((k1-k0)*f.e), int(c.w/f.e), int(f.bits))
+}
+
+// out transposes m's bytes into final's rows [a, b).
+func (c *fieldPass) out(a, b int64) {
+	d, s, stride := c.final[a*c.finalRow:], c.m[a:], int(c.finalRow)
+	if c.f.stream && !c.f.unpackDst {
+		tilecopy.TransposeStreaming(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
+	} else {
+		tilecopy.Transpose(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
+	}
+}
+
+// unpack, with unpackDst, unpacks the band's rows [a, b) into the
+// destination's.
+func (c *fieldPass) unpack(a, b int64) {
+	f := c.f
+	if !f.unpackDst {
+		return
+	}
+	if f.dstRow == f.cols {
+		tilecopy.UnpackBits(c.dst[(c.r0+a)*f.dstRow:], c.final[a*c.groups:], int((b-a)*f.cols), int(f.bits), f.natural, f.signed)
+		return
+	}
+	for r := a; r < b; r++ {
+		tilecopy.UnpackBits(c.dst[(c.r0+r)*f.dstRow:], c.final[r*c.groups:], int(f.cols), int(f.bits), f.natural, f.signed)
+	}
 }
 
 // chunks is the number of chunks, bands() of each batch.

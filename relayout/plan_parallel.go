@@ -2,7 +2,6 @@ package relayout
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -135,9 +134,11 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 		return nil
 	}
 	l := p.splitLoop()
-	if w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale); ok {
+	w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale)
+	if ok {
 		w.walk(0, dOff, sOff, false)
 	}
+	p.putWalker(w)
 	if hi == n && p.tail[1] > p.tail[0] {
 		p.fillElements(dst, p.tail[0], p.tail[1])
 	}
@@ -203,9 +204,11 @@ func (p *Plan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 func (p *Plan) runParallel(dst, src []byte, n int) {
 	l := p.threadLoop()
 	shareOut(l.size/l.scale, int64(n), func(lo, hi int64) {
-		if w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale); ok {
+		w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale)
+		if ok {
 			w.walk(0, dOff, sOff, false)
 		}
+		p.putWalker(w)
 	})
 }
 
@@ -226,16 +229,18 @@ func shareOut(n, parts int64, do func(lo, hi int64)) {
 
 // chunkWalker returns a walker for values [lo, hi) of split (the
 // kernel's rows or the outermost loop) and the offsets at which it
-// starts; ok is false when the chunk holds no destination place.
+// starts; ok is false when the chunk holds no destination place. The
+// caller puts w back (putWalker) either way.
 func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walker, dOff, sOff int64, ok bool) {
 	w = p.newWalker(dst, src)
 	var l *ploop
 	if split == p.outer {
-		o := *p.outer
-		w.outer = &o
+		w.ownOuter = *p.outer
+		w.outer = &w.ownOuter
 		l = w.outer
 	} else {
-		w.loops = slices.Clone(p.loops)
+		w.ownLoops = append(w.ownLoops[:0], p.loops...)
+		w.loops = w.ownLoops
 		l = &w.loops[0]
 	}
 	dOff, sOff = lo*l.dst, lo*l.src

@@ -584,10 +584,12 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		r = &rows8Walk{st: st, mode: sl.rows8, direct: sl.direct}
 		r.stream = r.packsDst() && st.streamDst || !r.packsDst() && mid.stream
 	}
-	if w, dOff, sOff, ok := mid.chunkWalker(b, a, l, v0, v1); ok {
+	w, dOff, sOff, ok := mid.chunkWalker(b, a, l, v0, v1)
+	if ok {
 		w.rows8 = r
 		w.walk(0, dOff-bBase/u, sOff-aBase/u, false)
 	}
+	mid.putWalker(w)
 	switch {
 	case r != nil && r.packsDst():
 		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {

@@ -151,17 +151,21 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	if tweak != nil {
 		tweak(plan)
 	}
-	got := bytes.Repeat([]byte{0x5a}, int(toSize))
-	if err := plan.Run(got, src); err != nil {
-		t.Fatalf("seed %d: %s -> %s: Run: %v", seed, from, to, err)
-	}
-	if !bytes.Equal(got, want) {
-		i := 0
-		for got[i] == want[i] {
-			i++
+	// A second Run, into other bytes, takes the walker (and its buffers)
+	// that the first left in the plan's pool.
+	for k, fill := range []byte{0x5a, 0xa5} {
+		got := bytes.Repeat([]byte{fill}, int(toSize))
+		if err := plan.Run(got, src); err != nil {
+			t.Fatalf("seed %d: %s -> %s: Run %d: %v", seed, from, to, k+1, err)
 		}
-		t.Fatalf("seed %d: %s -> %s pad %v widths %v: first difference at byte %d: got %x want %x\n%s",
-			seed, from, to, opts.Pad, opts.Pad.Widths, i, got[i], want[i], plan)
+		if !bytes.Equal(got, want) {
+			i := 0
+			for got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("seed %d: %s -> %s pad %v widths %v: Run %d: first difference at byte %d: got %x want %x\n%s",
+				seed, from, to, opts.Pad, opts.Pad.Widths, k+1, i, got[i], want[i], plan)
+		}
 	}
 	return true
 }
@@ -333,6 +337,49 @@ func TestConcurrentRuns(t *testing.T) {
 	wg.Wait()
 }
 
+// TestRunAllocations checks that a Run on one goroutine allocates nothing
+// once the plan has run: its walker and the walker's buffers come back
+// from the plan's pool. Where the heap is large a fresh page faults, and
+// small arrays paid for that more than for their bytes.
+func TestRunAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops walkers at random")
+	}
+	for _, tc := range []struct {
+		from, to string
+		pad      Padding
+		stream   bool // compiled to stream however small
+	}{
+		{"f32[32,32]{1,0}", "f32[32,32]{0,1}", Padding{}, false},
+		{"u8[100,100]{1,0}", "u8[100,100]{0,1}", Padding{}, false},
+		{"f32[4,16,32,32]{3,2,1,0}", "f32[4,16,32,32]{0,1,2,3}", Padding{}, false},
+		{"f32[4,16,32,32]{3,2,1,0}", "f32[4,16,32,32]{0,1,2,3}", Padding{}, true},
+		{"f32[100,100]{1,0}", "f32[100,100]{1,0}", Padding{Widths: []int64{104, 128}}, false},
+		{"f32[13,300]{1,0}", "f32[13,300]{1,0:T(8,128)}", Padding{Kind: PadValue, Value: 1.5}, true},
+		{"bf16[250,130]{1,0}", "bf16[250,130]{1,0:T(8,128)(2,1)}", Padding{Kind: PadValue, Value: -2}, true},
+		{"s8[3,21,1000]{2,1,0:T(8,128)(4,1)}", "s8[3,21,1000]{2,1,0}", Padding{}, true},
+		{"s8[2,1001,1000]{2,1,0}", "s8[2,1001,1000]{2,1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 5}, true},
+		{"u8[9,37,3]{2,1,0}", "u8[9,37,3]{1,0,2}", Padding{}, false},
+		{"s4[512,512]{1,0:E(4)}", "s4[512,512]{0,1:E(4)}", Padding{}, false},
+		{"s4[64,256]{1,0:E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		streamMin := int64(-1)
+		if tc.stream {
+			streamMin = 0
+		}
+		var plan *Plan
+		if !checkPairWith(t, 1, from, to, Options{Pad: tc.pad, Threads: 1}, streamMin, func(p *Plan) { plan = p }) {
+			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+		}
+		src := make([]byte, plan.SourceSize())
+		dst := make([]byte, plan.DestinationSize())
+		if n := testing.AllocsPerRun(20, func() { plan.Run(dst, src) }); n != 0 {
+			t.Errorf("%s -> %s: %v allocations a Run\n%s", tc.from, tc.to, n, plan)
+		}
+	}
+}
+
 // TestParallelMatchesReference splits small random cases among goroutines
 // (the size threshold lowered) and compares with the oracle.
 func TestParallelMatchesReference(t *testing.T) {
@@ -501,6 +548,15 @@ func checkRunRange(t *testing.T, seed uint64, plan *Plan, src, want []byte, r *r
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("seed %d: %s -> %s: chunks of %d give wrong bytes\n%s", seed, plan.from, plan.to, chunks, plan)
+	}
+	// A whole Run after them takes a walker that a chunk left in the
+	// pool, cut to its range.
+	got = bytes.Repeat([]byte{0xa5}, len(want))
+	if err := plan.Run(got, src); err != nil {
+		t.Fatalf("seed %d: Run after the ranges: %v", seed, err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("seed %d: %s -> %s: a Run after the ranges gives wrong bytes\n%s", seed, plan.from, plan.to, plan)
 	}
 }
 
