@@ -22,6 +22,20 @@ func transpose2NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func transpose16NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// The record transposes of RGB pixels, records of 3, 6 and 12 bytes:
+// LD3 splits each row's records into channel planes, each plane is
+// transposed, ST3 joins them back (kernels_arm64.s). Blocks of 8×8, 4×4
+// and 4×4 records.
+
+//go:noescape
+func transpose3NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose6NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose12NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 //go:noescape
 func transpose4NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
@@ -41,6 +55,9 @@ const (
 	k1NEON
 	k2NEON
 	k16NEON
+	k3NEON
+	k6NEON
+	k12NEON
 )
 
 // kernelShape is a micro-kernel's register block: bi destination rows
@@ -59,6 +76,9 @@ var shapes = [...]kernelShape{
 	k1NEON:  {16, 16, "neon 16x16 (trn bytes to doublewords)"},
 	k2NEON:  {8, 16, "neon 16x8 (two 8x8, trn halfwords to doublewords)"},
 	k16NEON: {4, 4, "neon 4x4 (register moves)"},
+	k3NEON:  {8, 8, "neon 8x8 (ld3, trn bytes to words)"},
+	k6NEON:  {4, 4, "neon 4x4 (ld3, trn halfwords to words)"},
+	k12NEON: {4, 4, "neon 4x4 (ld3, trn words to doublewords)"},
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
@@ -76,6 +96,12 @@ func transposeKernel(width int) kernelID {
 			return k8NEON
 		case 16:
 			return k16NEON
+		case 3:
+			return k3NEON
+		case 6:
+			return k6NEON
+		case 12:
+			return k12NEON
 		}
 	}
 	return kNone
@@ -98,6 +124,12 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose2NEON(dst, dstStride, src, srcStride, n)
 	case k16NEON:
 		transpose16NEON(dst, dstStride, src, srcStride, n)
+	case k3NEON:
+		transpose3NEON(dst, dstStride, src, srcStride, n)
+	case k6NEON:
+		transpose6NEON(dst, dstStride, src, srcStride, n)
+	case k12NEON:
+		transpose12NEON(dst, dstStride, src, srcStride, n)
 	}
 }
 

@@ -518,6 +518,143 @@ loop:
 	NEXT($64)
 	RET
 
+// The record transposes of RGB pixels (three channels of 1, 2 or 4
+// bytes: records of 3, 6 and 12 bytes). LD3 splits each source row's
+// records into three planes, one channel each, in consecutive registers
+// (row r's in V(3r), V(3r+1), V(3r+2)); each plane is transposed in
+// place, its row r's register then holding its column r; and ST3 joins
+// the three planes of each column back into records. Only the records'
+// bytes are read and written.
+
+// XPOSE8B(a0, ..., a7) transposes the 8x8 bytes of a plane held a row in
+// each of the D registers a0..a7, in place, with V24..V31 as scratch:
+// TRN1/TRN2 on bytes, halfwords and words.
+#define XPOSE8B(a0, a1, a2, a3, a4, a5, a6, a7) \
+	VTRN1 a1.B8, a0.B8, V24.B8; \
+	VTRN2 a1.B8, a0.B8, V25.B8; \
+	VTRN1 a3.B8, a2.B8, V26.B8; \
+	VTRN2 a3.B8, a2.B8, V27.B8; \
+	VTRN1 a5.B8, a4.B8, V28.B8; \
+	VTRN2 a5.B8, a4.B8, V29.B8; \
+	VTRN1 a7.B8, a6.B8, V30.B8; \
+	VTRN2 a7.B8, a6.B8, V31.B8; \
+	VTRN1 V26.H4, V24.H4, a0.H4; \
+	VTRN2 V26.H4, V24.H4, a2.H4; \
+	VTRN1 V27.H4, V25.H4, a1.H4; \
+	VTRN2 V27.H4, V25.H4, a3.H4; \
+	VTRN1 V30.H4, V28.H4, a4.H4; \
+	VTRN2 V30.H4, V28.H4, a6.H4; \
+	VTRN1 V31.H4, V29.H4, a5.H4; \
+	VTRN2 V31.H4, V29.H4, a7.H4; \
+	VTRN1 a4.S2, a0.S2, V24.S2; \
+	VTRN2 a4.S2, a0.S2, V28.S2; \
+	VTRN1 a5.S2, a1.S2, V25.S2; \
+	VTRN2 a5.S2, a1.S2, V29.S2; \
+	VTRN1 a6.S2, a2.S2, V26.S2; \
+	VTRN2 a6.S2, a2.S2, V30.S2; \
+	VTRN1 a7.S2, a3.S2, V27.S2; \
+	VTRN2 a7.S2, a3.S2, V31.S2; \
+	VMOV  V24.B16, a0.B16; \
+	VMOV  V25.B16, a1.B16; \
+	VMOV  V26.B16, a2.B16; \
+	VMOV  V27.B16, a3.B16; \
+	VMOV  V28.B16, a4.B16; \
+	VMOV  V29.B16, a5.B16; \
+	VMOV  V30.B16, a6.B16; \
+	VMOV  V31.B16, a7.B16
+
+// XPOSE4(a0, a1, a2, a3, e, d) transposes the 4x4 elements of
+// arrangement e (H4 or S4) of a plane held a row in each of a0..a3, in
+// place, with V24..V27 as scratch: TRN1/TRN2 on the elements, then on
+// pairs of them (arrangement d: S2 or D2).
+#define XPOSE4(a0, a1, a2, a3, e, d) \
+	VTRN1 a1.e, a0.e, V24.e; \
+	VTRN2 a1.e, a0.e, V25.e; \
+	VTRN1 a3.e, a2.e, V26.e; \
+	VTRN2 a3.e, a2.e, V27.e; \
+	VTRN1 V26.d, V24.d, a0.d; \
+	VTRN2 V26.d, V24.d, a2.d; \
+	VTRN1 V27.d, V25.d, a1.d; \
+	VTRN2 V27.d, V25.d, a3.d
+
+// RECORDS4(e, d) moves a block of 4x4 records of three channels of
+// arrangement e (H4 or S4) from R2 to R0: LD3 of 4 source rows, the
+// three planes transposed (XPOSE4 with pairs d), ST3 of 4 destination
+// rows.
+#define RECORDS4(e, d) \
+	MOVD R2, R5; \
+	VLD3.P (R5)(R3), [V0.e, V1.e, V2.e]; \
+	VLD3.P (R5)(R3), [V3.e, V4.e, V5.e]; \
+	VLD3.P (R5)(R3), [V6.e, V7.e, V8.e]; \
+	VLD3.P (R5)(R3), [V9.e, V10.e, V11.e]; \
+	XPOSE4(V0, V3, V6, V9, e, d); \
+	XPOSE4(V1, V4, V7, V10, e, d); \
+	XPOSE4(V2, V5, V8, V11, e, d); \
+	MOVD R0, R6; \
+	VST3.P [V0.e, V1.e, V2.e], (R6)(R1); \
+	VST3.P [V3.e, V4.e, V5.e], (R6)(R1); \
+	VST3.P [V6.e, V7.e, V8.e], (R6)(R1); \
+	VST3   [V9.e, V10.e, V11.e], (R6)
+
+// func transpose3NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+//
+// Register block: 8 source rows of 8 records of 3 bytes (24 bytes) in,
+// 8 destination rows of 8 records out.
+TEXT ·transpose3NEON(SB), NOSPLIT, $0-40
+	PROLOGUE
+	LSL  $3, R1, R7
+
+loop:
+	MOVD R2, R5
+	VLD3.P (R5)(R3), [V0.B8, V1.B8, V2.B8]
+	VLD3.P (R5)(R3), [V3.B8, V4.B8, V5.B8]
+	VLD3.P (R5)(R3), [V6.B8, V7.B8, V8.B8]
+	VLD3.P (R5)(R3), [V9.B8, V10.B8, V11.B8]
+	VLD3.P (R5)(R3), [V12.B8, V13.B8, V14.B8]
+	VLD3.P (R5)(R3), [V15.B8, V16.B8, V17.B8]
+	VLD3.P (R5)(R3), [V18.B8, V19.B8, V20.B8]
+	VLD3.P (R5)(R3), [V21.B8, V22.B8, V23.B8]
+	XPOSE8B(V0, V3, V6, V9, V12, V15, V18, V21)
+	XPOSE8B(V1, V4, V7, V10, V13, V16, V19, V22)
+	XPOSE8B(V2, V5, V8, V11, V14, V17, V20, V23)
+	MOVD R0, R6
+	VST3.P [V0.B8, V1.B8, V2.B8], (R6)(R1)
+	VST3.P [V3.B8, V4.B8, V5.B8], (R6)(R1)
+	VST3.P [V6.B8, V7.B8, V8.B8], (R6)(R1)
+	VST3.P [V9.B8, V10.B8, V11.B8], (R6)(R1)
+	VST3.P [V12.B8, V13.B8, V14.B8], (R6)(R1)
+	VST3.P [V15.B8, V16.B8, V17.B8], (R6)(R1)
+	VST3.P [V18.B8, V19.B8, V20.B8], (R6)(R1)
+	VST3   [V21.B8, V22.B8, V23.B8], (R6)
+	NEXT($24)
+	RET
+
+// func transpose6NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+//
+// Register block: 4 source rows of 4 records of 6 bytes (24 bytes) in,
+// 4 destination rows of 4 records out.
+TEXT ·transpose6NEON(SB), NOSPLIT, $0-40
+	PROLOGUE
+	LSL  $2, R1, R7
+
+loop:
+	RECORDS4(H4, S2)
+	NEXT($24)
+	RET
+
+// func transpose12NEON(dst *byte, dstStride int, src *byte, srcStride int, n int)
+//
+// Register block: 4 source rows of 4 records of 12 bytes (48 bytes) in,
+// 4 destination rows of 4 records out.
+TEXT ·transpose12NEON(SB), NOSPLIT, $0-40
+	PROLOGUE
+	LSL  $2, R1, R7
+
+loop:
+	RECORDS4(S4, D2)
+	NEXT($48)
+	RET
+
 // func interleave2x1NEON(dst *byte, src *byte, srcStride int, n int)
 TEXT ·interleave2x1NEON(SB), NOSPLIT, $0-32
 	INTERLEAVE2(B16)
