@@ -328,7 +328,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
-		if k := streamKernel(width); k != kNone && (aligned || skew) {
+		if k := streamKernel(width); k != kNone && (aligned || skew && hasSkew(k)) {
 			sh := shapes[k]
 			// Whole lines of the source rows (the gather kernels' slabs;
 			// bi elements for the others).

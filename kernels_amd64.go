@@ -88,6 +88,24 @@ var recordKernels = [16]func(dst *byte, dstStride int, src *byte, srcStride int,
 	13: transpose13AVX512, 14: transpose14AVX512, 15: transpose15AVX512,
 }
 
+// The AVX2 record transposes, of RGB pixels of 1-, 2- and 4-byte
+// channels: a block is n = 32/slot source rows of 24 bytes, read and
+// written under dword masks (kernels/records.go, transposeRecordAVX2).
+
+//go:noescape
+func transpose3AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose6AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+//go:noescape
+func transpose12AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// recordKernelsAVX2 are the AVX2 record transposes by width.
+var recordKernelsAVX2 = [16]func(dst *byte, dstStride int, src *byte, srcStride int, n int){
+	3: transpose3AVX2, 6: transpose6AVX2, 12: transpose12AVX2,
+}
+
 //go:noescape
 func transpose1AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
@@ -161,6 +179,20 @@ func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 //go:noescape
 func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
+// transpose4StreamAVX2, transpose8StreamAVX2 and transpose16StreamAVX2
+// are the streaming kernels of AVX2, with the same block and contract as
+// those of AVX-512: four AVX2 squares a block, so that each source line
+// is read whole within it (kernels/transpose.go, transposeLinesAVX2).
+
+//go:noescape
+func transpose4StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func transpose8StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+//go:noescape
+func transpose16StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
 //go:noescape
 func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
@@ -188,6 +220,20 @@ func transpose8SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int
 
 //go:noescape
 func transpose16SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
+// The skew twins of the AVX2 streaming kernels. Without a two-register
+// permute they join each line in memory: prev holds 128 bytes a row, the
+// block before's 64 and room for this one's (kernels/transpose.go,
+// transposeSkewAVX2); the rows table is the AVX-512 twins'.
+
+//go:noescape
+func transpose4SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
+//go:noescape
+func transpose8SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
+//go:noescape
+func transpose16SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
 
 // storeFence is SFENCE: it orders the streaming kernels' stores before
 // the stores that follow.
@@ -1292,10 +1338,29 @@ const (
 	k4From2AVX2
 	k4From4AVX2
 	k4From8AVX2
+	// The blocks of the AVX2 streaming kernels, a line of each source
+	// and destination row: plainly, two blocks of the AVX2 kernel.
+	k4LinesAVX2
+	k8LinesAVX2
+	k16LinesAVX2
 	// kRecordAVX512 + w is the record transpose of w-byte elements (w
 	// from 3 to 15, no power of two): recordKernels[w].
 	kRecordAVX512
 )
+
+// recordSlot is the slot the record transposes spread a w-byte record
+// to: the power of two from w up, 4 at least.
+func recordSlot(w int) int {
+	slot := 4
+	for slot < w {
+		slot *= 2
+	}
+	return slot
+}
+
+// kRecordAVX2 + w is the AVX2 record transpose of w-byte elements (3, 6
+// or 12): recordKernelsAVX2[w].
+const kRecordAVX2 = kRecordAVX512 + 16
 
 // kernelShape is a micro-kernel's register block: bi destination rows
 // (source elements) by bj destination columns (source rows).
@@ -1304,7 +1369,7 @@ type kernelShape struct {
 	name   string
 }
 
-var shapes = [kRecordAVX512 + 16]kernelShape{
+var shapes = [kRecordAVX2 + 16]kernelShape{
 	kNone:     {0, 0, "generic"},
 	k1AVX512:  {16, 64, "avx512 64x16 (vpermb, dword 16x16)"},
 	k2AVX512:  {16, 32, "avx512 32x16 (vpermw, dword 16x16)"},
@@ -1331,6 +1396,9 @@ var shapes = [kRecordAVX512 + 16]kernelShape{
 	k4From2AVX2:   {8, 2, "avx2 2x8 (vpunpckldq)"},
 	k4From4AVX2:   {8, 4, "avx2 4x8 (4x4 in lanes)"},
 	k4From8AVX2:   {8, 8, "avx2 8x8 (4x4 in lanes)"},
+	k4LinesAVX2:   {16, 16, "avx2 16x16 (four 8x8)"},
+	k8LinesAVX2:   {8, 8, "avx2 8x8 (four 4x4)"},
+	k16LinesAVX2:  {4, 4, "avx2 4x4 (four 2x2)"},
 }
 
 func init() {
@@ -1338,12 +1406,16 @@ func init() {
 	// rows, the slot the power of two above the record.
 	for w, f := range recordKernels {
 		if f != nil {
-			slot := 4
-			for slot < w {
-				slot *= 2
-			}
+			slot := recordSlot(w)
 			n := 64 / slot
 			shapes[kRecordAVX512+kernelID(w)] = kernelShape{n, n, fmt.Sprintf("avx512 %dx%d (%d-byte slots, vpermb)", n, n, slot)}
+		}
+	}
+	for w, f := range recordKernelsAVX2 {
+		if f != nil {
+			slot := recordSlot(w)
+			n := 32 / slot
+			shapes[kRecordAVX2+kernelID(w)] = kernelShape{n, n, fmt.Sprintf("avx2 %dx%d (%d-byte slots, vpshufb)", n, n, slot)}
 		}
 	}
 }
@@ -1353,6 +1425,9 @@ func init() {
 func transposeKernel(width int) kernelID {
 	if useVBMI && width < len(recordKernels) && recordKernels[width] != nil {
 		return kRecordAVX512 + kernelID(width)
+	}
+	if useAVX2 && width < len(recordKernelsAVX2) && recordKernelsAVX2[width] != nil {
+		return kRecordAVX2 + kernelID(width)
 	}
 	if useAVX512 {
 		switch width {
@@ -1500,8 +1575,14 @@ func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int
 		transpose4From4AVX2(dst, dstStride, src, srcStride, n)
 	case k4From8AVX2:
 		transpose4From8AVX2(dst, dstStride, src, srcStride, n)
+	case k4LinesAVX2, k8LinesAVX2, k16LinesAVX2:
+		// Along the source rows, a block is two of the AVX2 kernel's.
+		strip(k4AVX2+k-k4LinesAVX2, dst, dstStride, src, srcStride, 2*n)
 	default:
-		if k > kRecordAVX512 {
+		switch {
+		case k > kRecordAVX2:
+			recordKernelsAVX2[k-kRecordAVX2](dst, dstStride, src, srcStride, n)
+		case k > kRecordAVX512:
 			recordKernels[k-kRecordAVX512](dst, dstStride, src, srcStride, n)
 		}
 	}
@@ -1521,21 +1602,46 @@ func stagedKernel(width int) kernelID {
 	return transposeKernel(width)
 }
 
-// streamKernel returns transposeKernel(width) if it has a streaming twin
-// (stripStream), or kNone. The AVX-512 kernels have one. AVX2's read
-// half lines: each leaves the rest of its lines to a later strip, by
-// which time, at the power-of-two strides of large planes, the block's
-// rows have evicted each other from their L1 set, so every line is
-// fetched twice (f32 8192², streamed that way: 0.55 of copy(), against
-// 0.65 staged). The 1- and 2-byte gather kernels read quarter and half
-// lines too, and so stream from a copy of the source (see
-// transposeStreamedGather).
+// streamKernel returns the kernel whose streaming twin (stripStream)
+// transposes width-byte elements at the level in use, or kNone: the
+// AVX-512 kernels, and at AVX2 the line kernels of 4-, 8- and 16-byte
+// elements (k4LinesAVX2...), whose block is four of the AVX2 kernel's.
+// The AVX2 kernel's own block reads half of each source line and leaves
+// the rest to a later strip, by which time, at the power-of-two strides
+// of large planes, the block's rows have evicted each other from their
+// L1 set, so every line was fetched twice (f32 8192² streamed that way:
+// 0.55 of copy(), against 0.65 staged). With the line kernels
+// (TILECOPY_CPU=avx2 relayout bench --runs 3, two alternated rounds,
+// staged then streamed): C3 0.69-0.73 → 0.87-0.88 (25.5 → 34.6 GB/s),
+// C4 0.69-0.70 → 0.84, C7 0.83-0.88 → 0.91-1.10; f64 [3000,5000] 0.64 →
+// 0.84, f32 2048² 0.57 → 0.73. The 1- and 2-byte gather kernels read
+// quarter and half lines too, and so stream from a copy of the source
+// (see transposeStreamedGather); at AVX2 they stream staged.
 func streamKernel(width int) kernelID {
 	switch k := transposeKernel(width); k {
 	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
 		return k
+	case k4AVX2, k8AVX2, k16AVX2:
+		return k4LinesAVX2 + k - k4AVX2
 	}
 	return kNone
+}
+
+// hasSkew reports whether streaming kernel k has a skew twin
+// (stripSkew): those of 4-, 8- and 16-byte elements.
+func hasSkew(k kernelID) bool { return skewPitch(k) > 0 }
+
+// skewPitch is how many bytes a row of the band the skew twin of
+// streaming kernel k keeps in prev: 64 for the AVX-512 ones, 128 for the
+// AVX2 ones, which join lines in memory; 0 where k has none.
+func skewPitch(k kernelID) int {
+	switch k {
+	case k4AVX512, k8AVX512, k16AVX512:
+		return 64
+	case k4LinesAVX2, k8LinesAVX2, k16LinesAVX2:
+		return 128
+	}
+	return 0
 }
 
 // stripStream runs the streaming twin of kernel k (one streamKernel
@@ -1552,6 +1658,12 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 		transpose1StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	case k2AVX512:
 		transpose2StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k4LinesAVX2:
+		transpose4StreamAVX2(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k8LinesAVX2:
+		transpose8StreamAVX2(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k16LinesAVX2:
+		transpose16StreamAVX2(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	default:
 		panic("tilecopy: no streaming twin of kernel " + shapes[k].name)
 	}
@@ -1629,6 +1741,12 @@ func stripSkew(k kernelID, dst, prev, src *byte, srcStride int, n int, pf *byte,
 		transpose8SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k16AVX512:
 		transpose16SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k4LinesAVX2:
+		transpose4SkewAVX2(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k8LinesAVX2:
+		transpose8SkewAVX2(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k16LinesAVX2:
+		transpose16SkewAVX2(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	default:
 		panic("tilecopy: no skew twin of kernel " + shapes[k].name)
 	}
@@ -1659,14 +1777,16 @@ type skewer struct {
 	k         kernelID
 	dst       []byte
 	dstStride int
-	prev      []byte    // 64 bytes for each row of the band
+	pitch     int       // bytes of prev a row (skewPitch)
+	prev      []byte    // the last block's 64 bytes of each row of the band, pitch apart
 	rows      []skewRow // the kernels' entry for each row of the band
 }
 
 // newSkewer returns the skewer for kernel k on dst, for bands of up to
 // ti rows, prev in buf.
 func newSkewer(k kernelID, dst []byte, dstStride, ti int, buf []byte) *skewer {
-	return &skewer{k: k, dst: dst, dstStride: dstStride, prev: buf[:ti*64], rows: make([]skewRow, ti)}
+	p := skewPitch(k)
+	return &skewer{k: k, dst: dst, dstStride: dstStride, pitch: p, prev: buf[:ti*p], rows: make([]skewRow, ti)}
 }
 
 // head is the bytes from the start of row r of the band to its first
@@ -1687,12 +1807,12 @@ func (sk *skewer) band(i0, ni int) {
 func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, srcStride, n int, pf *byte, pfStride, pfN int) {
 	sh := shapes[sk.k]
 	r0 := i * sh.bi
-	prev := &sk.prev[r0*64]
+	prev := &sk.prev[r0*sk.pitch]
 	if first {
-		strip(sk.k, prev, 64, src, srcStride, 1)
+		strip(sk.k, prev, sk.pitch, src, srcStride, 1)
 		for r := r0; r < r0+sh.bi; r++ {
 			o := (i0 + r) * sk.dstStride
-			copy(sk.dst[o:o+sk.head(r)], sk.prev[r*64:])
+			copy(sk.dst[o:o+sk.head(r)], sk.prev[r*sk.pitch:])
 		}
 		dst, src, n = unsafe.Add(dst, 64), (*byte)(unsafe.Add(unsafe.Pointer(src), sh.bj*srcStride)), n-1
 	}
@@ -1707,7 +1827,7 @@ func (sk *skewer) finish(width, i0, ni, fullCols int) {
 	last := (fullCols - shapes[sk.k].bj) * width
 	for r := range ni {
 		o, h := (i0+r)*sk.dstStride+last, sk.head(r)
-		copy(sk.dst[o+h:o+64], sk.prev[r*64+h:(r+1)*64])
+		copy(sk.dst[o+h:o+64], sk.prev[r*sk.pitch+h:r*sk.pitch+64])
 	}
 }
 

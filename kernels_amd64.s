@@ -2725,6 +2725,1580 @@ pf3:
 	VZEROUPPER
 	RET
 
+// func transpose4StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose4StreamAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x04, R12
+	XORQ AX, AX
+
+	// A block: 16 source rows of 16 4-byte elements, four 8×8 transposes in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	MOVQ        DI, R11
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVNTDQ    Y2, (R11)(DX*2)
+	VMOVNTDQ    Y3, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VMOVNTDQ    Y4, (R11)
+	VMOVNTDQ    Y5, (R11)(DX*1)
+	VMOVNTDQ    Y6, (R11)(DX*2)
+	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	MOVQ        DI, R11
+	VMOVNTDQ    Y0, 32(R11)
+	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	VMOVNTDQ    Y2, 32(R11)(DX*2)
+	VMOVNTDQ    Y3, 32(R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VMOVNTDQ    Y4, 32(R11)
+	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVNTDQ    Y7, 32(R11)(R9*1)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	LEAQ        (DI)(DX*8), R11
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVNTDQ    Y2, (R11)(DX*2)
+	VMOVNTDQ    Y3, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VMOVNTDQ    Y4, (R11)
+	VMOVNTDQ    Y5, (R11)(DX*1)
+	VMOVNTDQ    Y6, (R11)(DX*2)
+	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	LEAQ        (DI)(DX*8), R11
+	VMOVNTDQ    Y0, 32(R11)
+	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	VMOVNTDQ    Y2, 32(R11)(DX*2)
+	VMOVNTDQ    Y3, 32(R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VMOVNTDQ    Y4, 32(R11)
+	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVNTDQ    Y7, 32(R11)(R9*1)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose4SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose4SkewAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x04, R12
+	XORQ AX, AX
+
+	// A block: 16 source rows of 16 4-byte elements, four 8×8 transposes in registers, joined with the block before in prev.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	VMOVDQU     Y0, 64(DX)
+	VMOVDQU     Y1, 192(DX)
+	VMOVDQU     Y2, 320(DX)
+	VMOVDQU     Y3, 448(DX)
+	VMOVDQU     Y4, 576(DX)
+	VMOVDQU     Y5, 704(DX)
+	VMOVDQU     Y6, 832(DX)
+	VMOVDQU     Y7, 960(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	VMOVDQU     Y0, 96(DX)
+	VMOVDQU     Y1, 224(DX)
+	VMOVDQU     Y2, 352(DX)
+	VMOVDQU     Y3, 480(DX)
+	VMOVDQU     Y4, 608(DX)
+	VMOVDQU     Y5, 736(DX)
+	VMOVDQU     Y6, 864(DX)
+	VMOVDQU     Y7, 992(DX)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	VMOVDQU     Y0, 1088(DX)
+	VMOVDQU     Y1, 1216(DX)
+	VMOVDQU     Y2, 1344(DX)
+	VMOVDQU     Y3, 1472(DX)
+	VMOVDQU     Y4, 1600(DX)
+	VMOVDQU     Y5, 1728(DX)
+	VMOVDQU     Y6, 1856(DX)
+	VMOVDQU     Y7, 1984(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X4
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X5
+	VMOVDQU     (R10)(BX*2), X2
+	VMOVDQU     16(R10)(BX*2), X6
+	VMOVDQU     (R10)(R8*1), X3
+	VMOVDQU     16(R10)(R8*1), X7
+	LEAQ        (R10)(BX*4), R10
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	VINSERTI128 $0x01, 16(R10), Y4, Y4
+	VINSERTI128 $0x01, (R10)(BX*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y5, Y5
+	VINSERTI128 $0x01, (R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y6, Y6
+	VINSERTI128 $0x01, (R10)(R8*1), Y3, Y3
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y7, Y7
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	VMOVDQU     Y0, 1120(DX)
+	VMOVDQU     Y1, 1248(DX)
+	VMOVDQU     Y2, 1376(DX)
+	VMOVDQU     Y3, 1504(DX)
+	VMOVDQU     Y4, 1632(DX)
+	VMOVDQU     Y5, 1760(DX)
+	VMOVDQU     Y6, 1888(DX)
+	VMOVDQU     Y7, 2016(DX)
+	MOVQ        8(R9), R10
+	LEAQ        -64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        (R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     64(DX), Y0
+	VMOVDQU     96(DX), Y1
+	VMOVDQU     Y0, (DX)
+	VMOVDQU     Y1, 32(DX)
+	MOVQ        24(R9), R10
+	LEAQ        64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        16(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     192(DX), Y0
+	VMOVDQU     224(DX), Y1
+	VMOVDQU     Y0, 128(DX)
+	VMOVDQU     Y1, 160(DX)
+	MOVQ        40(R9), R10
+	LEAQ        192(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        32(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     320(DX), Y0
+	VMOVDQU     352(DX), Y1
+	VMOVDQU     Y0, 256(DX)
+	VMOVDQU     Y1, 288(DX)
+	MOVQ        56(R9), R10
+	LEAQ        320(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        48(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     448(DX), Y0
+	VMOVDQU     480(DX), Y1
+	VMOVDQU     Y0, 384(DX)
+	VMOVDQU     Y1, 416(DX)
+	MOVQ        72(R9), R10
+	LEAQ        448(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        64(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     576(DX), Y0
+	VMOVDQU     608(DX), Y1
+	VMOVDQU     Y0, 512(DX)
+	VMOVDQU     Y1, 544(DX)
+	MOVQ        88(R9), R10
+	LEAQ        576(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        80(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     704(DX), Y0
+	VMOVDQU     736(DX), Y1
+	VMOVDQU     Y0, 640(DX)
+	VMOVDQU     Y1, 672(DX)
+	MOVQ        104(R9), R10
+	LEAQ        704(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        96(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     832(DX), Y0
+	VMOVDQU     864(DX), Y1
+	VMOVDQU     Y0, 768(DX)
+	VMOVDQU     Y1, 800(DX)
+	MOVQ        120(R9), R10
+	LEAQ        832(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        112(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     960(DX), Y0
+	VMOVDQU     992(DX), Y1
+	VMOVDQU     Y0, 896(DX)
+	VMOVDQU     Y1, 928(DX)
+	MOVQ        136(R9), R10
+	LEAQ        960(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        128(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1088(DX), Y0
+	VMOVDQU     1120(DX), Y1
+	VMOVDQU     Y0, 1024(DX)
+	VMOVDQU     Y1, 1056(DX)
+	MOVQ        152(R9), R10
+	LEAQ        1088(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        144(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1216(DX), Y0
+	VMOVDQU     1248(DX), Y1
+	VMOVDQU     Y0, 1152(DX)
+	VMOVDQU     Y1, 1184(DX)
+	MOVQ        168(R9), R10
+	LEAQ        1216(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        160(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1344(DX), Y0
+	VMOVDQU     1376(DX), Y1
+	VMOVDQU     Y0, 1280(DX)
+	VMOVDQU     Y1, 1312(DX)
+	MOVQ        184(R9), R10
+	LEAQ        1344(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        176(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1472(DX), Y0
+	VMOVDQU     1504(DX), Y1
+	VMOVDQU     Y0, 1408(DX)
+	VMOVDQU     Y1, 1440(DX)
+	MOVQ        200(R9), R10
+	LEAQ        1472(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        192(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1600(DX), Y0
+	VMOVDQU     1632(DX), Y1
+	VMOVDQU     Y0, 1536(DX)
+	VMOVDQU     Y1, 1568(DX)
+	MOVQ        216(R9), R10
+	LEAQ        1600(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        208(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1728(DX), Y0
+	VMOVDQU     1760(DX), Y1
+	VMOVDQU     Y0, 1664(DX)
+	VMOVDQU     Y1, 1696(DX)
+	MOVQ        232(R9), R10
+	LEAQ        1728(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        224(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1856(DX), Y0
+	VMOVDQU     1888(DX), Y1
+	VMOVDQU     Y0, 1792(DX)
+	VMOVDQU     Y1, 1824(DX)
+	MOVQ        248(R9), R10
+	LEAQ        1856(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        240(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     1984(DX), Y0
+	VMOVDQU     2016(DX), Y1
+	VMOVDQU     Y0, 1920(DX)
+	VMOVDQU     Y1, 1952(DX)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose8StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose8StreamAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x03, R12
+	XORQ AX, AX
+
+	// A block: 8 source rows of 8 8-byte elements, four 4×4 transposes in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	MOVQ        DI, R11
+	VMOVNTDQ    Y4, (R11)
+	VMOVNTDQ    Y5, (R11)(DX*1)
+	VMOVNTDQ    Y6, (R11)(DX*2)
+	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	MOVQ        DI, R11
+	VMOVNTDQ    Y4, 32(R11)
+	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVNTDQ    Y7, 32(R11)(R9*1)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	LEAQ        (DI)(DX*4), R11
+	VMOVNTDQ    Y4, (R11)
+	VMOVNTDQ    Y5, (R11)(DX*1)
+	VMOVNTDQ    Y6, (R11)(DX*2)
+	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	LEAQ        (DI)(DX*4), R11
+	VMOVNTDQ    Y4, 32(R11)
+	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVNTDQ    Y7, 32(R11)(R9*1)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose8SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose8SkewAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x03, R12
+	XORQ AX, AX
+
+	// A block: 8 source rows of 8 8-byte elements, four 4×4 transposes in registers, joined with the block before in prev.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VMOVDQU     Y4, 64(DX)
+	VMOVDQU     Y5, 192(DX)
+	VMOVDQU     Y6, 320(DX)
+	VMOVDQU     Y7, 448(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VMOVDQU     Y4, 96(DX)
+	VMOVDQU     Y5, 224(DX)
+	VMOVDQU     Y6, 352(DX)
+	VMOVDQU     Y7, 480(DX)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VMOVDQU     Y4, 576(DX)
+	VMOVDQU     Y5, 704(DX)
+	VMOVDQU     Y6, 832(DX)
+	VMOVDQU     Y7, 960(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X2
+	VMOVDQU     (R10)(BX*1), X1
+	VMOVDQU     16(R10)(BX*1), X3
+	VINSERTI128 $0x01, (R10)(BX*2), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*2), Y2, Y2
+	VINSERTI128 $0x01, (R10)(R8*1), Y1, Y1
+	VINSERTI128 $0x01, 16(R10)(R8*1), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VMOVDQU     Y4, 608(DX)
+	VMOVDQU     Y5, 736(DX)
+	VMOVDQU     Y6, 864(DX)
+	VMOVDQU     Y7, 992(DX)
+	MOVQ        8(R9), R10
+	LEAQ        -64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        (R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     64(DX), Y0
+	VMOVDQU     96(DX), Y1
+	VMOVDQU     Y0, (DX)
+	VMOVDQU     Y1, 32(DX)
+	MOVQ        24(R9), R10
+	LEAQ        64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        16(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     192(DX), Y0
+	VMOVDQU     224(DX), Y1
+	VMOVDQU     Y0, 128(DX)
+	VMOVDQU     Y1, 160(DX)
+	MOVQ        40(R9), R10
+	LEAQ        192(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        32(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     320(DX), Y0
+	VMOVDQU     352(DX), Y1
+	VMOVDQU     Y0, 256(DX)
+	VMOVDQU     Y1, 288(DX)
+	MOVQ        56(R9), R10
+	LEAQ        320(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        48(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     448(DX), Y0
+	VMOVDQU     480(DX), Y1
+	VMOVDQU     Y0, 384(DX)
+	VMOVDQU     Y1, 416(DX)
+	MOVQ        72(R9), R10
+	LEAQ        448(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        64(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     576(DX), Y0
+	VMOVDQU     608(DX), Y1
+	VMOVDQU     Y0, 512(DX)
+	VMOVDQU     Y1, 544(DX)
+	MOVQ        88(R9), R10
+	LEAQ        576(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        80(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     704(DX), Y0
+	VMOVDQU     736(DX), Y1
+	VMOVDQU     Y0, 640(DX)
+	VMOVDQU     Y1, 672(DX)
+	MOVQ        104(R9), R10
+	LEAQ        704(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        96(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     832(DX), Y0
+	VMOVDQU     864(DX), Y1
+	VMOVDQU     Y0, 768(DX)
+	VMOVDQU     Y1, 800(DX)
+	MOVQ        120(R9), R10
+	LEAQ        832(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        112(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     960(DX), Y0
+	VMOVDQU     992(DX), Y1
+	VMOVDQU     Y0, 896(DX)
+	VMOVDQU     Y1, 928(DX)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose16StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose16StreamAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	LEAQ (DX)(DX*2), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x02, R12
+	XORQ AX, AX
+
+	// A block: 4 source rows of 4 16-byte elements, four 2×2 transposes in registers.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	MOVQ        DI, R11
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	MOVQ        DI, R11
+	VMOVNTDQ    Y0, 32(R11)
+	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	LEAQ        (DI)(DX*2), R11
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	LEAQ        (DI)(DX*2), R11
+	VMOVNTDQ    Y0, 32(R11)
+	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose16SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose16SkewAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x02, R12
+	XORQ AX, AX
+
+	// A block: 4 source rows of 4 16-byte elements, four 2×2 transposes in registers, joined with the block before in prev.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	MOVQ        SI, R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	VMOVDQU     Y0, 64(DX)
+	VMOVDQU     Y1, 192(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	VMOVDQU     Y0, 96(DX)
+	VMOVDQU     Y1, 224(DX)
+	LEAQ        32(SI), R10
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	VMOVDQU     Y0, 320(DX)
+	VMOVDQU     Y1, 448(DX)
+	VMOVDQU     (R10), X0
+	VMOVDQU     16(R10), X1
+	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
+	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
+	LEAQ        (R10)(BX*2), R10
+	VMOVDQU     Y0, 352(DX)
+	VMOVDQU     Y1, 480(DX)
+	MOVQ        8(R9), R10
+	LEAQ        -64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        (R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     64(DX), Y0
+	VMOVDQU     96(DX), Y1
+	VMOVDQU     Y0, (DX)
+	VMOVDQU     Y1, 32(DX)
+	MOVQ        24(R9), R10
+	LEAQ        64(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        16(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     192(DX), Y0
+	VMOVDQU     224(DX), Y1
+	VMOVDQU     Y0, 128(DX)
+	VMOVDQU     Y1, 160(DX)
+	MOVQ        40(R9), R10
+	LEAQ        192(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        32(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     320(DX), Y0
+	VMOVDQU     352(DX), Y1
+	VMOVDQU     Y0, 256(DX)
+	VMOVDQU     Y1, 288(DX)
+	MOVQ        56(R9), R10
+	LEAQ        320(DX)(R10*4), R10
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	MOVQ        48(R9), R11
+	VMOVNTDQ    Y0, (DI)(R11*1)
+	VMOVNTDQ    Y1, 32(DI)(R11*1)
+	VMOVDQU     448(DX), Y0
+	VMOVDQU     480(DX), Y1
+	VMOVDQU     Y0, 384(DX)
+	VMOVDQU     Y1, 416(DX)
+	ADDQ        R12, SI
+	ADDQ        $+64, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
 // func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
 TEXT ·transpose1StreamAVX512(SB), NOSPLIT, $0-64
@@ -4216,6 +5790,210 @@ loop:
 	VPERMB     Z3, Z31, Z3
 	VMOVDQU8   Z3, K1, (R11)(R9*1)
 	ADDQ       $+60, SI
+	ADDQ       R12, DI
+	DECQ       CX
+	JNZ        loop
+	VZEROUPPER
+	RET
+
+// func transpose3AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose3AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x03, R12
+
+	// A block: 8 source rows of 8 3-byte records, spread to 4-byte slots, a 8×8 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	VMOVDQU     recordMaskAVX2<>+0(SB), Y14
+	VMOVDQU     recordSpreadPermAVX2<>+0(SB), Y15
+	VPMASKMOVD  (R10), Y14, Y0
+	VPERMD      Y0, Y15, Y0
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y0, Y0
+	VPMASKMOVD  (R10)(BX*1), Y14, Y1
+	VPERMD      Y1, Y15, Y1
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y1, Y1
+	VPMASKMOVD  (R10)(BX*2), Y14, Y2
+	VPERMD      Y2, Y15, Y2
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y2, Y2
+	VPMASKMOVD  (R10)(R8*1), Y14, Y3
+	VPERMD      Y3, Y15, Y3
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y3, Y3
+	LEAQ        (R10)(BX*4), R10
+	VPMASKMOVD  (R10), Y14, Y4
+	VPERMD      Y4, Y15, Y4
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y4, Y4
+	VPMASKMOVD  (R10)(BX*1), Y14, Y5
+	VPERMD      Y5, Y15, Y5
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y5, Y5
+	VPMASKMOVD  (R10)(BX*2), Y14, Y6
+	VPERMD      Y6, Y15, Y6
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y6, Y6
+	VPMASKMOVD  (R10)(R8*1), Y14, Y7
+	VPERMD      Y7, Y15, Y7
+	VPSHUFB     recordSpreadAVX2_3<>+0(SB), Y7, Y7
+	VPUNPCKLDQ  Y1, Y0, Y8
+	VPUNPCKHDQ  Y1, Y0, Y9
+	VPUNPCKLDQ  Y3, Y2, Y10
+	VPUNPCKHDQ  Y3, Y2, Y11
+	VPUNPCKLDQ  Y5, Y4, Y12
+	VPUNPCKHDQ  Y5, Y4, Y13
+	VPUNPCKLDQ  Y7, Y6, Y14
+	VPUNPCKHDQ  Y7, Y6, Y15
+	VPUNPCKLQDQ Y10, Y8, Y0
+	VPUNPCKHQDQ Y10, Y8, Y1
+	VPUNPCKLQDQ Y11, Y9, Y2
+	VPUNPCKHQDQ Y11, Y9, Y3
+	VPUNPCKLQDQ Y14, Y12, Y4
+	VPUNPCKHQDQ Y14, Y12, Y5
+	VPUNPCKLQDQ Y15, Y13, Y6
+	VPUNPCKHQDQ Y15, Y13, Y7
+	VPERM2I128  $0x20, Y4, Y0, Y8
+	VPERM2I128  $0x31, Y4, Y0, Y12
+	VPERM2I128  $0x20, Y5, Y1, Y9
+	VPERM2I128  $0x31, Y5, Y1, Y13
+	VPERM2I128  $0x20, Y6, Y2, Y10
+	VPERM2I128  $0x31, Y6, Y2, Y14
+	VPERM2I128  $0x20, Y7, Y3, Y11
+	VPERM2I128  $0x31, Y7, Y3, Y15
+	VMOVDQU     recordMaskAVX2<>+0(SB), Y0
+	VMOVDQU     recordPackPermAVX2<>+0(SB), Y1
+	MOVQ        DI, R11
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y8, Y8
+	VPERMD      Y8, Y1, Y8
+	VPMASKMOVD  Y8, Y0, (R11)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y9, Y9
+	VPERMD      Y9, Y1, Y9
+	VPMASKMOVD  Y9, Y0, (R11)(DX*1)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y10, Y10
+	VPERMD      Y10, Y1, Y10
+	VPMASKMOVD  Y10, Y0, (R11)(DX*2)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y11, Y11
+	VPERMD      Y11, Y1, Y11
+	VPMASKMOVD  Y11, Y0, (R11)(R9*1)
+	LEAQ        (R11)(DX*4), R11
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y12, Y12
+	VPERMD      Y12, Y1, Y12
+	VPMASKMOVD  Y12, Y0, (R11)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y13, Y13
+	VPERMD      Y13, Y1, Y13
+	VPMASKMOVD  Y13, Y0, (R11)(DX*1)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y14, Y14
+	VPERMD      Y14, Y1, Y14
+	VPMASKMOVD  Y14, Y0, (R11)(DX*2)
+	VPSHUFB     recordPackAVX2_3<>+0(SB), Y15, Y15
+	VPERMD      Y15, Y1, Y15
+	VPMASKMOVD  Y15, Y0, (R11)(R9*1)
+	ADDQ        $+24, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose6AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose6AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x02, R12
+
+	// A block: 4 source rows of 4 6-byte records, spread to 8-byte slots, a 4×4 transpose of the slots, packed back.
+loop:
+	MOVQ        SI, R10
+	VMOVDQU     recordMaskAVX2<>+0(SB), Y14
+	VMOVDQU     recordSpreadPermAVX2<>+0(SB), Y15
+	VPMASKMOVD  (R10), Y14, Y0
+	VPERMD      Y0, Y15, Y0
+	VPSHUFB     recordSpreadAVX2_6<>+0(SB), Y0, Y0
+	VPMASKMOVD  (R10)(BX*1), Y14, Y1
+	VPERMD      Y1, Y15, Y1
+	VPSHUFB     recordSpreadAVX2_6<>+0(SB), Y1, Y1
+	VPMASKMOVD  (R10)(BX*2), Y14, Y2
+	VPERMD      Y2, Y15, Y2
+	VPSHUFB     recordSpreadAVX2_6<>+0(SB), Y2, Y2
+	VPMASKMOVD  (R10)(R8*1), Y14, Y3
+	VPERMD      Y3, Y15, Y3
+	VPSHUFB     recordSpreadAVX2_6<>+0(SB), Y3, Y3
+	VPUNPCKLQDQ Y1, Y0, Y4
+	VPUNPCKHQDQ Y1, Y0, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPERM2I128  $0x20, Y6, Y4, Y8
+	VPERM2I128  $0x31, Y6, Y4, Y10
+	VPERM2I128  $0x20, Y7, Y5, Y9
+	VPERM2I128  $0x31, Y7, Y5, Y11
+	VMOVDQU     recordMaskAVX2<>+0(SB), Y0
+	VMOVDQU     recordPackPermAVX2<>+0(SB), Y1
+	MOVQ        DI, R11
+	VPSHUFB     recordPackAVX2_6<>+0(SB), Y8, Y8
+	VPERMD      Y8, Y1, Y8
+	VPMASKMOVD  Y8, Y0, (R11)
+	VPSHUFB     recordPackAVX2_6<>+0(SB), Y9, Y9
+	VPERMD      Y9, Y1, Y9
+	VPMASKMOVD  Y9, Y0, (R11)(DX*1)
+	VPSHUFB     recordPackAVX2_6<>+0(SB), Y10, Y10
+	VPERMD      Y10, Y1, Y10
+	VPMASKMOVD  Y10, Y0, (R11)(DX*2)
+	VPSHUFB     recordPackAVX2_6<>+0(SB), Y11, Y11
+	VPERMD      Y11, Y1, Y11
+	VPMASKMOVD  Y11, Y0, (R11)(R9*1)
+	ADDQ        $+24, SI
+	ADDQ        R12, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func transpose12AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose12AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	LEAQ (BX)(BX*2), R8
+	LEAQ (DX)(DX*2), R9
+	MOVQ DX, R12
+	SHLQ $0x01, R12
+
+	// A block: 2 source rows of 2 12-byte records, spread to 16-byte slots, a 2×2 transpose of the slots, packed back.
+loop:
+	MOVQ       SI, R10
+	VMOVDQU    recordMaskAVX2<>+0(SB), Y14
+	VMOVDQU    recordSpreadPermAVX2<>+0(SB), Y15
+	VPMASKMOVD (R10), Y14, Y0
+	VPERMD     Y0, Y15, Y0
+	VPSHUFB    recordSpreadAVX2_12<>+0(SB), Y0, Y0
+	VPMASKMOVD (R10)(BX*1), Y14, Y1
+	VPERMD     Y1, Y15, Y1
+	VPSHUFB    recordSpreadAVX2_12<>+0(SB), Y1, Y1
+	VPERM2I128 $0x20, Y1, Y0, Y8
+	VPERM2I128 $0x31, Y1, Y0, Y9
+	VMOVDQU    recordMaskAVX2<>+0(SB), Y0
+	VMOVDQU    recordPackPermAVX2<>+0(SB), Y1
+	MOVQ       DI, R11
+	VPSHUFB    recordPackAVX2_12<>+0(SB), Y8, Y8
+	VPERMD     Y8, Y1, Y8
+	VPMASKMOVD Y8, Y0, (R11)
+	VPSHUFB    recordPackAVX2_12<>+0(SB), Y9, Y9
+	VPERMD     Y9, Y1, Y9
+	VPMASKMOVD Y9, Y0, (R11)(DX*1)
+	ADDQ       $+24, SI
 	ADDQ       R12, DI
 	DECQ       CX
 	JNZ        loop
@@ -12427,6 +14205,60 @@ DATA recordPack15<>+40(SB)/8, $0x3231302e2d2c2b2a
 DATA recordPack15<>+48(SB)/8, $0x3a39383736353433
 DATA recordPack15<>+56(SB)/8, $0x000000003e3d3c3b
 GLOBL recordPack15<>(SB), RODATA|NOPTR, $64
+
+DATA recordMaskAVX2<>+0(SB)/8, $0xffffffffffffffff
+DATA recordMaskAVX2<>+8(SB)/8, $0xffffffffffffffff
+DATA recordMaskAVX2<>+16(SB)/8, $0xffffffffffffffff
+DATA recordMaskAVX2<>+24(SB)/8, $0x0000000000000000
+GLOBL recordMaskAVX2<>(SB), RODATA|NOPTR, $32
+
+DATA recordSpreadPermAVX2<>+0(SB)/8, $0x0000000100000000
+DATA recordSpreadPermAVX2<>+8(SB)/8, $0x0000000200000002
+DATA recordSpreadPermAVX2<>+16(SB)/8, $0x0000000400000003
+DATA recordSpreadPermAVX2<>+24(SB)/8, $0x0000000500000005
+GLOBL recordSpreadPermAVX2<>(SB), RODATA|NOPTR, $32
+
+DATA recordPackPermAVX2<>+0(SB)/8, $0x0000000100000000
+DATA recordPackPermAVX2<>+8(SB)/8, $0x0000000400000002
+DATA recordPackPermAVX2<>+16(SB)/8, $0x0000000600000005
+DATA recordPackPermAVX2<>+24(SB)/8, $0x0000000600000006
+GLOBL recordPackPermAVX2<>(SB), RODATA|NOPTR, $32
+
+DATA recordSpreadAVX2_3<>+0(SB)/8, $0x0505040302020100
+DATA recordSpreadAVX2_3<>+8(SB)/8, $0x0b0b0a0908080706
+DATA recordSpreadAVX2_3<>+16(SB)/8, $0x0505040302020100
+DATA recordSpreadAVX2_3<>+24(SB)/8, $0x0b0b0a0908080706
+GLOBL recordSpreadAVX2_3<>(SB), RODATA|NOPTR, $32
+
+DATA recordPackAVX2_3<>+0(SB)/8, $0x0908060504020100
+DATA recordPackAVX2_3<>+8(SB)/8, $0x808080800e0d0c0a
+DATA recordPackAVX2_3<>+16(SB)/8, $0x0908060504020100
+DATA recordPackAVX2_3<>+24(SB)/8, $0x808080800e0d0c0a
+GLOBL recordPackAVX2_3<>(SB), RODATA|NOPTR, $32
+
+DATA recordSpreadAVX2_6<>+0(SB)/8, $0x0505050403020100
+DATA recordSpreadAVX2_6<>+8(SB)/8, $0x0b0b0b0a09080706
+DATA recordSpreadAVX2_6<>+16(SB)/8, $0x0505050403020100
+DATA recordSpreadAVX2_6<>+24(SB)/8, $0x0b0b0b0a09080706
+GLOBL recordSpreadAVX2_6<>(SB), RODATA|NOPTR, $32
+
+DATA recordPackAVX2_6<>+0(SB)/8, $0x0908050403020100
+DATA recordPackAVX2_6<>+8(SB)/8, $0x808080800d0c0b0a
+DATA recordPackAVX2_6<>+16(SB)/8, $0x0908050403020100
+DATA recordPackAVX2_6<>+24(SB)/8, $0x808080800d0c0b0a
+GLOBL recordPackAVX2_6<>(SB), RODATA|NOPTR, $32
+
+DATA recordSpreadAVX2_12<>+0(SB)/8, $0x0706050403020100
+DATA recordSpreadAVX2_12<>+8(SB)/8, $0x0b0b0b0b0b0a0908
+DATA recordSpreadAVX2_12<>+16(SB)/8, $0x0706050403020100
+DATA recordSpreadAVX2_12<>+24(SB)/8, $0x0b0b0b0b0b0a0908
+GLOBL recordSpreadAVX2_12<>(SB), RODATA|NOPTR, $32
+
+DATA recordPackAVX2_12<>+0(SB)/8, $0x0706050403020100
+DATA recordPackAVX2_12<>+8(SB)/8, $0x808080800b0a0908
+DATA recordPackAVX2_12<>+16(SB)/8, $0x0706050403020100
+DATA recordPackAVX2_12<>+24(SB)/8, $0x808080800b0a0908
+GLOBL recordPackAVX2_12<>(SB), RODATA|NOPTR, $32
 
 DATA shufWords2x4<>+0(SB)/8, $0x0d0c090805040100
 DATA shufWords2x4<>+8(SB)/8, $0x0f0e0b0a07060302

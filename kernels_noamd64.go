@@ -52,6 +52,9 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 // streamKernel has no kernel here: none streams.
 func streamKernel(width int) kernelID { return kNone }
 
+// hasSkew reports that no kernel here has a skew twin.
+func hasSkew(k kernelID) bool { return false }
+
 // transposeStreamed is amd64's streaming transpose straight to memory;
 // Transpose never calls it here (streamKernel returns kNone).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {

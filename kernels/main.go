@@ -99,10 +99,17 @@ func (g *gen) file() {
 	for _, w := range []int{4, 8, 16} {
 		g.transposeSquare(avx512, w, true)
 	}
+	for _, w := range []int{4, 8, 16} {
+		g.transposeLinesAVX2(w)
+		g.transposeSkewAVX2(w)
+	}
 	g.transposeGather(1, true)
 	g.transposeGather(2, true)
 	for _, w := range recordWidths {
 		g.transposeRecord(w)
+	}
+	for _, w := range recordWidthsAVX2 {
+		g.transposeRecordAVX2(w)
 	}
 	g.storeFence()
 	for _, lvl := range []*level{avx512, avx2} {
@@ -182,6 +189,10 @@ func (g *gen) file() {
 	g.tables(iotaDwords)
 	for _, w := range recordWidths {
 		g.tables(recordTables(w))
+	}
+	g.tables(recordMaskAVX2, recordSpreadPermAVX2, recordPackPermAVX2)
+	for _, w := range recordWidthsAVX2 {
+		g.tables(recordTablesAVX2(w))
 	}
 	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, swapMasks[1], swapMasks[2], swapMasks[4])
 	for _, w := range []int{1, 2, 4, 8} {

@@ -93,3 +93,99 @@ func (g *gen) transposeRecord(w int) {
 		}, 0, cols)
 	})
 }
+
+// recordWidthsAVX2 are the widths of the AVX2 record transposes: an RGB
+// pixel of u8, of 16-bit and of 32-bit channels. Each is a row piece of
+// 24 bytes (six dwords, which VPMASKMOVD loads and stores exactly) whose
+// records fill 12 bytes of each 128-bit lane once spread.
+var recordWidthsAVX2 = []int{3, 6, 12}
+
+// recordTablesAVX2 are the VPSHUFB masks of the AVX2 w-byte record
+// transpose: spread takes the 12 bytes of records in each lane (which
+// recordSpreadPermAVX2 brings it) to 16/slot slots, pack takes them back
+// to the lane's first 12 bytes (which recordPackPermAVX2 then joins).
+// Lanes are shuffled alike.
+func recordTablesAVX2(w int) (spread, pack table) {
+	p := recordSlot(w)
+	s, k := make([]int, 32), make([]int, 32)
+	for j := range 32 {
+		q := j % 16 // the byte in its lane
+		s[j] = q/p*w + min(q%p, w-1)
+		k[j] = 0x80 // zero
+		if q < 12 {
+			k[j] = q/w*p + q%w
+		}
+	}
+	return index(fmt.Sprintf("recordSpreadAVX2_%d", w), 1, s), index(fmt.Sprintf("recordPackAVX2_%d", w), 1, k)
+}
+
+// The tables the AVX2 record transposes share: the VPMASKMOVD mask of a
+// 24-byte row piece, the VPERMD index that gives lane 0 its bytes 0-11
+// and lane 1 bytes 12-23, and the one that joins the lanes' first 12
+// bytes back into 24.
+var (
+	recordMaskAVX2       = index("recordMaskAVX2", 4, []int{-1, -1, -1, -1, -1, -1, 0, 0})
+	recordSpreadPermAVX2 = index("recordSpreadPermAVX2", 4, []int{0, 1, 2, 2, 3, 4, 5, 5})
+	recordPackPermAVX2   = index("recordPackPermAVX2", 4, []int{0, 1, 2, 4, 5, 6, 6, 6})
+)
+
+// transposeRecordAVX2 emits transpose<w>AVX2, the AVX2 block transpose of
+// w-byte records (w in recordWidthsAVX2): a block is n = 32/slot source
+// rows of n records each, 24 bytes, loaded under a mask (VPMASKMOVD),
+// spread to slots (VPERMD brings each lane its 12 bytes, VPSHUFB spreads
+// them), transposed as an 8×8 of dwords, a 4×4 of qwords or a 2×2 of
+// lanes, and each column packed back (VPSHUFB, VPERMD) and stored under
+// the mask. No byte outside the block's records is read or written.
+func (g *gen) transposeRecordAVX2(w int) {
+	p := recordSlot(w)
+	n := 32 / p
+	spreadShuf, packShuf := recordTablesAVX2(w)
+	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte records, spread to %d-byte slots, a %d×%d transpose of the slots, packed back.", n, n, w, p, n, n)
+	g.transposeKernel(fmt.Sprintf("transpose%dAVX2", w), doc, log2(n), n*w, func() {
+		mask, idx := avx2.v(14), avx2.v(15)
+		g.VMOVDQU(recordMaskAVX2.addr(), mask)
+		g.VMOVDQU(recordSpreadPermAVX2.addr(), idx)
+		rows := avx2.vs(0, n)
+		for r := 0; r < n; r += 4 {
+			for i := range min(4, n-r) {
+				g.VPMASKMOVD(row(r10, bx, r8, i, 0), mask, rows[r+i])
+				g.VPERMD(rows[r+i], idx, rows[r+i])
+				g.VPSHUFB(spreadShuf.addr(), rows[r+i], rows[r+i])
+			}
+			if r+4 < n {
+				g.LEAQ(atIdx(r10, bx, 4, 0), r10)
+			}
+		}
+		var cols []reg.VecPhysical
+		switch p {
+		case 4:
+			// 4×4 dwords in each lane of rows 0-3 and of rows 4-7,
+			// then column c joins lanes of rows c and c+4.
+			g.dwordsInLanes(rows, avx2.vs(8, 8))
+			cols = avx2.vs(8, 8)
+			for c := range 4 {
+				g.joinLanes(rows[c], rows[c+4], cols[c], cols[c+4])
+			}
+		case 8:
+			// Pairs of qwords in each lane, then column c joins lanes of
+			// the pairs' registers.
+			t := avx2.vs(4, 4)
+			lo, hi := g.unpacks(8)
+			g.unpack(lo, hi, rows, t)
+			cols = avx2.vs(8, 4)
+			g.joinLanes(t[0], t[2], cols[0], cols[2])
+			g.joinLanes(t[1], t[3], cols[1], cols[3])
+		default:
+			cols = avx2.vs(8, 2)
+			g.joinLanes(rows[0], rows[1], cols[0], cols[1])
+		}
+		mask, idx = avx2.v(0), avx2.v(1)
+		g.VMOVDQU(recordMaskAVX2.addr(), mask)
+		g.VMOVDQU(recordPackPermAVX2.addr(), idx)
+		g.storeRows(func(src, dst operand.Op) {
+			g.VPSHUFB(packShuf.addr(), src, src)
+			g.VPERMD(src, idx, src)
+			g.VPMASKMOVD(src, mask, dst)
+		}, 0, cols)
+	})
+}

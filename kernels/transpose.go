@@ -132,7 +132,17 @@ func log2(n int) int { return bits.TrailingZeros(uint(n)) }
 // storeRows stores regs to as many destination rows from DI (at offset
 // off in each row), four at a time through R11.
 func (g *gen) storeRows(op mov, off int, regs []reg.VecPhysical) {
-	g.MOVQ(di, r11)
+	g.storeRowsFrom(op, 0, off, regs)
+}
+
+// storeRowsFrom is storeRows from destination row first (0, 1, 2, 4 or
+// 8) on.
+func (g *gen) storeRowsFrom(op mov, first, off int, regs []reg.VecPhysical) {
+	if first == 0 {
+		g.MOVQ(di, r11)
+	} else {
+		g.LEAQ(atIdx(di, dx, uint8(first), 0), r11)
+	}
 	for i, r := range regs {
 		if i > 0 && i%4 == 0 {
 			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
@@ -228,6 +238,81 @@ func (g *gen) transposeSquare(l *level, width int, stream bool) {
 		return
 	}
 	g.transposeKernel(fmt.Sprintf("transpose%d%s", width, l.name), doc, log2(n), l.bytes, body)
+}
+
+// transposeLinesAVX2 emits transpose<width>StreamAVX2, the streaming
+// kernel of AVX2 for width-byte elements (4, 8 or 16), whose block is
+// that of the AVX-512 one: n = 64/width source rows by a line of each,
+// written as a line of each of n destination rows. AVX2's square holds
+// half a line of half the rows (n/2 × n/2), so a block is four: the
+// first half of the source lines, rows 0 to n/2-1 then the rest, to the
+// two halves of destination rows 0 to n/2-1; then the second half of
+// the lines to rows n/2 to n-1. A source line is read whole within the
+// block, where the plain kernels' blocks read half of it and leave the
+// rest to a later strip (see streamKernel on the Go side).
+func (g *gen) transposeLinesAVX2(width int) {
+	n := 64 / width
+	h := n / 2
+	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte elements, four %d×%d transposes in registers.", n, n, width, h, h)
+	g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX2", width), doc, n, n, func() {
+		g.fourSquares(width, func(p, q int, regs []reg.VecPhysical) {
+			g.storeRowsFrom(g.VMOVNTDQ, p*h, 32*q, regs)
+		})
+	}, false)
+}
+
+// fourSquares emits the four AVX2 squares of a line block of width-byte
+// elements from SI (transposeLinesAVX2): for each half p of the source
+// lines and each half q of the block's source rows, the square's
+// columns, destination rows p*n/2 on, go to store at bytes 32q of
+// those rows.
+func (g *gen) fourSquares(width int, store func(p, q int, regs []reg.VecPhysical)) {
+	for p := range 2 {
+		if p == 1 {
+			g.LEAQ(at(si, 32), r10)
+		}
+		for q := range 2 {
+			store(p, q, g.xposeLoaded(avx2, width))
+		}
+	}
+}
+
+// transposeSkewAVX2 emits transpose<width>SkewAVX2, the skew twin of
+// transpose<width>StreamAVX2 (transposeStreamKernel with skew), for
+// destination rows that start off line boundaries. AVX2 has no
+// two-register permute to join a line from two blocks as the AVX-512
+// twins do (storeRowsSkew), so it joins them in memory: prev holds 128
+// bytes a row, the last block's 64 bytes of the row and then this
+// one's. The four squares store the block's rows after the last's; each
+// row's line is then loaded from where it starts among those 128 bytes
+// (prev + 128r - 64 + 4*rows[r].add) and stored with VMOVNTDQ at DI +
+// rows[r].off, and the block's 64 bytes move to the front of the row
+// for the next.
+func (g *gen) transposeSkewAVX2(width int) {
+	n := 64 / width
+	h := n / 2
+	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte elements, four %d×%d transposes in registers, joined with the block before in prev.", n, n, width, h, h)
+	g.transposeStreamKernel(fmt.Sprintf("transpose%dSkewAVX2", width), doc, n, n, func() {
+		g.fourSquares(width, func(p, q int, regs []reg.VecPhysical) {
+			for i, v := range regs {
+				g.VMOVDQU(v, at(dx, 128*(p*h+i)+64+32*q))
+			}
+		})
+		lo, hi := avx2.v(0), avx2.v(1)
+		for r := range n {
+			g.MOVQ(at(r9, 16*r+8), r10)
+			g.LEAQ(atIdx(dx, r10, 4, 128*r-64), r10)
+			g.VMOVDQU(at(r10, 0), lo)
+			g.VMOVDQU(at(r10, 32), hi)
+			g.MOVQ(at(r9, 16*r), r11)
+			g.VMOVNTDQ(lo, atIdx(di, r11, 1, 0))
+			g.VMOVNTDQ(hi, atIdx(di, r11, 1, 32))
+			g.VMOVDQU(at(dx, 128*r+64), lo)
+			g.VMOVDQU(at(dx, 128*r+96), hi)
+			g.VMOVDQU(lo, at(dx, 128*r))
+			g.VMOVDQU(hi, at(dx, 128*r+32))
+		}
+	}, true)
 }
 
 // blockStore is how the transpose kernels store a register to a
