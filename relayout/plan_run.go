@@ -946,15 +946,28 @@ func (p *Plan) fillElements(dst []byte, from, to int64) {
 // spans: an element's, or a unit's where they count units (see step).
 func (p *Plan) offBytes() int64 { return p.width / p.step }
 
-// runElementwise walks the destination element by element through the
-// index maps: the path for combined dims and tiles split inside a tile.
+// runElementwise moves the elements one at a time through the index
+// maps: the path for combined dims and tiles split inside a tile. Where
+// the destination holds padding it is filled first, at the speed of a
+// fill, and each element then put in place: a walk of the destination
+// place by place paid the inverse map at every padding place, and the
+// maps cost tens of ns a place (s4 [13,16,11,1,1,1] to a three-level
+// tiling whose 33 MB were all but 1287 bytes padding took 2.6 s a Run,
+// Zen 5).
 func (p *Plan) runElementwise(dst, src []byte) {
-	idx := make([]int64, len(p.to.dims))
-	for off := range p.tm.Elements() {
-		if logicalIndex(p.tm, off, idx, p.to.dims) {
-			p.moveElement(dst, off, src, p.fm.Offset(idx))
-		} else {
-			p.putPad(dst, off)
+	places, dims := p.tm.Elements(), p.to.dims
+	n := product(dims)
+	if places > n {
+		p.fillElements(dst, 0, places)
+	}
+	idx := make([]int64, len(dims))
+	for range n {
+		p.moveElement(dst, p.tm.Offset(idx), src, p.fm.Offset(idx))
+		for d := len(idx) - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < dims[d] {
+				break
+			}
+			idx[d] = 0
 		}
 	}
 }
