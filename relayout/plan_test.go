@@ -61,9 +61,43 @@ func randomLayout(r *rand.Rand, t DType, rank int) *Layout {
 
 var padKinds = []Padding{{Kind: PadZero}, {Kind: PadLowest}, {Kind: PadHighest}, {Kind: PadNaN}, PadWith(1), PadWith(-1)}
 
-// randomPair draws a (from, to, options) case from seed.
+// maxPairBytes bounds the buffers of randomPair's cases. Tiles of up to
+// four levels on six dims can pad an array of 3000 elements to hundreds
+// of MB (one draw in 2000 passed 4 MiB, the largest of two million 600
+// MB); the oracle, which maps every place, took seconds on such cases,
+// and the fuzzer stops a worker whose input runs 10 s.
+const maxPairBytes = 1 << 20
+
+// randomPair draws a (from, to, options) case from seed: of up to 3000
+// elements, the buffers of both sides (the destination with its padding)
+// at most maxPairBytes, or layouts that Compile must refuse.
 func randomPair(seed uint64) (from, to Shape, opts Options) {
 	r := rand.New(rand.NewPCG(seed, 0x7e1ec0e))
+	for {
+		from, to, opts = drawPair(r)
+		if fits(from, to, opts) {
+			return from, to, opts
+		}
+	}
+}
+
+// fits reports whether a case's buffers are within maxPairBytes, or its
+// layouts or padding are invalid (an error case, whatever its size).
+func fits(from, to Shape, opts Options) bool {
+	n, err := from.ByteSize()
+	if err != nil {
+		return true
+	}
+	wide, err := opts.Pad.widened(to)
+	if err != nil {
+		return true
+	}
+	m, err := wide.ByteSize()
+	return err != nil || max(n, m) <= maxPairBytes
+}
+
+// drawPair draws one case for randomPair from r.
+func drawPair(r *rand.Rand) (from, to Shape, opts Options) {
 	t := DType(1 + r.IntN(int(F8E8M0FNU)))
 	rank := r.IntN(7)
 	dims := make([]int64, rank)
