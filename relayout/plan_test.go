@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/internal/golden"
+	"github.com/tilecopy/tilecopy/internal/guard"
 )
 
 var sizes = []int64{0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 11, 13, 16}
@@ -154,14 +156,26 @@ func parsePair(t *testing.T, from, to string) (Shape, Shape) {
 
 // checkPairWith is checkPair with tweak applied to the compiled plan
 // before it runs (to force a path the case's size would not choose).
+//
+// The plan runs twice, each time into a fresh destination fenced by
+// inaccessible pages (guard.Alloc), flush against the page after it the
+// first time and against the page before it the second, from a source
+// so fenced and read-only: a read or write past either buffer, or a
+// write into the source, faults, and the fault is this test's panic.
 func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, streamMin int64, tweak func(*Plan)) bool {
 	t.Helper()
-	want := []byte(nil)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	fromSize, err := from.ByteSize()
 	if err != nil {
 		return false
 	}
-	src := fillRandom(fromSize, seed)
+	var bufs fencedBufs
+	defer bufs.release(t)
+	src := bufs.alloc(t, fromSize, seed%2 == 0)
+	copy(src, fillRandom(fromSize, seed))
+	if err := guard.ReadOnly(src); err != nil {
+		t.Fatal(err)
+	}
 	wide, err := opts.Pad.widened(to)
 	if err != nil {
 		return false
@@ -170,7 +184,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	if err != nil {
 		return false
 	}
-	want = bytes.Repeat([]byte{0xa5}, int(toSize))
+	want := bytes.Repeat([]byte{0xa5}, int(toSize))
 	refErr := Reference(want, src, to, from, opts.Pad)
 	if streamMin < 0 {
 		streamMin = int64(tilecopy.StreamThreshold())
@@ -185,10 +199,13 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	if tweak != nil {
 		tweak(plan)
 	}
-	// A second Run, into other bytes, takes the walker (and its buffers)
-	// that the first left in the plan's pool.
+	// The second Run, into other bytes, takes the walker (and its
+	// buffers) that the first left in the plan's pool.
 	for k, fill := range []byte{0x5a, 0xa5} {
-		got := bytes.Repeat([]byte{fill}, int(toSize))
+		got := bufs.alloc(t, toSize, k == 0)
+		for i := range got {
+			got[i] = fill
+		}
 		if err := plan.Run(got, src); err != nil {
 			t.Fatalf("seed %d: %s -> %s: Run %d: %v", seed, from, to, k+1, err)
 		}
@@ -202,6 +219,33 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		}
 	}
 	return true
+}
+
+// fencedBufs are the buffers of one case, fenced by inaccessible pages
+// (guard.Alloc). The case releases them when it ends, not the test: the
+// differential tests run thousands of cases under one test, and the
+// system limits the mappings a process holds.
+type fencedBufs []func() error
+
+// alloc returns n fenced bytes, flush against the page after them with
+// atEnd, else against the page before.
+func (f *fencedBufs) alloc(t *testing.T, n int64, atEnd bool) []byte {
+	t.Helper()
+	b, release, err := guard.Alloc(int(n), atEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*f = append(*f, release)
+	return b
+}
+
+// release unmaps the buffers.
+func (f *fencedBufs) release(t *testing.T) {
+	for _, r := range *f {
+		if err := r(); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // TestCompileMatchesReference is the differential test: random layout
