@@ -348,6 +348,33 @@ func (m *Map) Offset(idx []int64) int64 {
 	return off
 }
 
+// DimOffsets splits Offset by logical dimension where no dimension is
+// combined: tables[d][v] is the offset of the index whose dim d is v and
+// whose other dims are 0, and Offset(idx) is the sum over d of
+// tables[d][idx[d]], since each physical dimension then derives from one
+// logical dimension alone and is 0 at index 0. ok is false, with no
+// tables, where a dimension is combined. Unlike Digits it holds for
+// tiles that split inside a tile.
+func (m *Map) DimOffsets() (tables [][]int64, ok bool) {
+	for _, n := range m.nodes {
+		if n.kind == combineNode {
+			return nil, false
+		}
+	}
+	dims := m.spec.Dims
+	idx := make([]int64, len(dims))
+	tables = make([][]int64, len(dims))
+	for d, n := range dims {
+		tables[d] = make([]int64, n)
+		for v := range n {
+			idx[d] = v
+			tables[d][v] = m.Offset(idx)
+		}
+		idx[d] = 0
+	}
+	return tables, true
+}
+
 // Index is the inverse of Offset: it fills idx (of length Rank) with the
 // logical index stored at element offset off and returns true, or returns
 // false when off is padding or outside [0, Elements).

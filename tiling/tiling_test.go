@@ -162,6 +162,10 @@ func TestProperties(t *testing.T) {
 		idx := make([]int64, len(s.Dims))
 		back := make([]int64, len(s.Dims))
 		digits, exact := m.Digits()
+		tables, separable := m.DimOffsets()
+		if exact && !separable {
+			t.Fatalf("trial %d %+v: exact but no DimOffsets", trial, s)
+		}
 		for k := range m.LogicalCount() {
 			rem := k
 			for d := len(s.Dims) - 1; d >= 0; d-- {
@@ -178,6 +182,15 @@ func TestProperties(t *testing.T) {
 			owner[off] = k
 			if !m.Index(off, back) || !equal(back, idx) {
 				t.Fatalf("trial %d %+v: Index(%d) = %v, want %v", trial, s, off, back, idx)
+			}
+			if separable {
+				sum := int64(0)
+				for d, v := range idx {
+					sum += tables[d][v]
+				}
+				if sum != off {
+					t.Fatalf("trial %d %+v: DimOffsets sum %d for %v, want %d", trial, s, sum, idx, off)
+				}
 			}
 			if exact {
 				if got := digitOffset(digits, idx); got != off {
