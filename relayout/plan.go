@@ -62,17 +62,18 @@ type Plan struct {
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
 	loops   []ploop // the outer loops, outermost first
 	kern    kernelKind
-	outer   *ploop      // the kernel's outer loop (rows), nil for a single row
-	inner   ploop       // the kernel's inner loop, contiguous in the destination
-	ahead   int64       // run kernel: source elements to the next call's runs, to prefetch; 0 for none
-	stream  bool        // the destination is large, write every block as part of it (transpose and run kernels)
-	tables  [][]int64   // gather mode: source element offset of each logical index, per dim
-	runs    []int64     // gather mode: length of the contiguous stretch at each index of the inner dim's table
-	tail    [2]int64    // destination elements [tail[0], tail[1]) are tail padding
-	spans   [][]dimSpan // per loop level: what each dim below must hold for a dense box
-	why     []string    // explanation lines for String
-	logical bool        // whether the array has any element
-	walkers sync.Pool   // walkers that Runs are done with (newWalker)
+	outer   *ploop       // the kernel's outer loop (rows), nil for a single row
+	inner   ploop        // the kernel's inner loop, contiguous in the destination
+	ahead   int64        // run kernel: source elements to the next call's runs, to prefetch; 0 for none
+	stream  bool         // the destination is large, write every block as part of it (transpose and run kernels)
+	tables  [][]int64    // gather mode: source element offset of each logical index, per dim
+	runs    []int64      // gather mode: length of the contiguous stretch at each index of the inner dim's table
+	offsets [2][][]int64 // elementwise mode: destination and source offsets per dim (tiling.Map.DimOffsets), or nil
+	tail    [2]int64     // destination elements [tail[0], tail[1]) are tail padding
+	spans   [][]dimSpan  // per loop level: what each dim below must hold for a dense box
+	why     []string     // explanation lines for String
+	logical bool         // whether the array has any element
+	walkers sync.Pool    // walkers that Runs are done with (newWalker)
 }
 
 type planMode uint8
@@ -163,10 +164,32 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	case !fm.Exact() || !tm.Exact():
 		p.mode = modeElementwise
 		p.why = append(p.why, "combined (*) dims or tiles that split inside a tile: element by element through the index maps")
+		p.elementTables()
 	default:
 		p.build()
 	}
 	return p, nil
+}
+
+// elementTables gives an elementwise plan the offsets of each side per
+// logical dim where neither side combines dims (tiling.Map.DimOffsets),
+// so that its Run sums two table entries an element instead of walking
+// both index maps, unless the tables would hold more than
+// maxTableEntries.
+func (p *Plan) elementTables() {
+	if len(p.to.dims) == 0 || sum(p.tm.Dims()) > maxTableEntries {
+		return
+	}
+	dst, ok := p.tm.DimOffsets()
+	if !ok {
+		return
+	}
+	src, ok := p.fm.DimOffsets()
+	if !ok {
+		return
+	}
+	p.offsets = [2][][]int64{dst, src}
+	p.why = append(p.why, "neither side combines dims: each element's offsets are sums of per-dim tables")
 }
 
 // padding describes the plan's padding pattern: per element, or per unit
@@ -362,6 +385,7 @@ func (p *Plan) build() {
 		p.mode = modeElementwise
 		p.loops = nil
 		p.why = append(p.why, fmt.Sprintf("tiles do not nest and the source offset tables would hold more than %d entries: element by element through the index maps", maxTableEntries))
+		p.elementTables()
 		return
 	}
 	if !nests {
