@@ -1016,8 +1016,7 @@ func (p *Plan) scatter(dst, src []byte, d int, dOff, sOff int64) {
 		}
 	default:
 		for v := range n {
-			o, s := (dOff+dt[v])*W, (sOff+st[v])*W
-			copy(dst[o:o+W], src[s:s+W])
+			p.moveElement(dst, dOff+dt[v], src, sOff+st[v])
 		}
 	}
 }
