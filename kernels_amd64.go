@@ -1383,8 +1383,8 @@ var shapes = [kRecordAVX2 + 16]kernelShape{
 	// the staged path, whose destination is a cache-resident tile.
 	k1RowsAVX512: {64, 16, "avx512 16x64 (dword 16x16, vpermb)"},
 	k2RowsAVX512: {32, 16, "avx512 16x32 (dword 16x16, vpermw)"},
-	k1AVX2:       {32, 8, "avx2 8x32 (dword 8x8, vpshufb)"},
-	k2AVX2:       {16, 8, "avx2 8x16 (dword 8x8, vpshufb)"},
+	k1AVX2:       {32, 16, "avx2 16x32 (16x16 bytes in lanes)"},
+	k2AVX2:       {16, 16, "avx2 16x16 (8x8 words in lanes)"},
 	// Blocks with few rows on one side.
 	k4To2AVX512:   {2, 16, "avx512 16x2 (vshufps)"},
 	k4To4AVX512:   {4, 16, "avx512 16x4 (4x4 in lanes)"},

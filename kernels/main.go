@@ -87,13 +87,13 @@ func (g *gen) file() {
 	g.transposeSquare(avx512, 4, false)
 	g.transposeGather(1, false)
 	g.transposeGather(2, false)
-	g.transposeSplit(avx512, 1)
-	g.transposeSplit(avx512, 2)
+	g.transposeSplit(1)
+	g.transposeSplit(2)
 	g.transposeSquare(avx512, 8, false)
 	g.transposeSquare(avx512, 16, false)
 	g.transposeSquare(avx2, 4, false)
-	g.transposeSplit(avx2, 2)
-	g.transposeSplit(avx2, 1)
+	g.transposeWordsAVX2()
+	g.transposeBytesAVX2()
 	g.transposeSquare(avx2, 8, false)
 	g.transposeSquare(avx2, 16, false)
 	for _, w := range []int{4, 8, 16} {
@@ -194,7 +194,7 @@ func (g *gen) file() {
 	for _, w := range recordWidthsAVX2 {
 		g.tables(recordTablesAVX2(w))
 	}
-	g.tables(shufWords2x4, shufBytes4x4, permDwordsLanes, swapMasks[1], swapMasks[2], swapMasks[4])
+	g.tables(swapMasks[1], swapMasks[2], swapMasks[4])
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(deEven[w], deOdd[w])
 	}

@@ -91,18 +91,6 @@ var (
 	// permWords16x2: word 16b+r of the result takes word 2r+b (sixteen
 	// dwords of two words become two rows of sixteen words).
 	permWords16x2 = index("permWords16x2", 2, gather(32, 2))
-
-	// shufWords2x4: VPSHUFB mask gathering word 0, then word 1, of the
-	// four dwords of each lane.
-	shufWords2x4 = shuffle("shufWords2x4", 2, gather(8, 2))
-
-	// shufBytes4x4: VPSHUFB mask gathering byte 0, 1, 2, then 3 of the
-	// four dwords of each lane.
-	shufBytes4x4 = shuffle("shufBytes4x4", 1, gather(16, 4))
-
-	// permDwordsLanes: VPERMD index interleaving the dwords of the two
-	// lanes.
-	permDwordsLanes = index("permDwordsLanes", 4, gather(8, 4))
 )
 
 // By element width W (1, 2, 4, 8):

@@ -423,76 +423,189 @@ func (g *gen) gather(width int, z reg.VecPhysical) {
 	perm(z, avx512.v(31), z)
 }
 
-// transposeSplit emits the kernel for 1- and 2-byte elements that reads
-// whole source rows and writes part rows: load a vector of each of
-// vector/4 source rows, transpose them as dwords, then split every
-// column of dwords (4/width elements from each source row) into 4/width
-// destination rows (split). At AVX-512 these are the Rows kernels of the
-// staged path (transpose<width>RowsAVX512; transposeGather makes the
-// others), at AVX2 the only kernels for these widths.
-func (g *gen) transposeSplit(l *level, width int) {
+// transposeSplit emits transpose<width>RowsAVX512, the AVX-512 kernel for
+// 1- and 2-byte elements of the staged path that reads whole source rows
+// and writes part rows: load a vector of each of 16 source rows,
+// transpose them as dwords, then split every column of dwords (4/width
+// elements from each source row) into 4/width destination rows (split).
+// (transposeGather makes the other AVX-512 kernels for these widths,
+// transposeBytesAVX2 and transposeWordsAVX2 the AVX2 ones.)
+func (g *gen) transposeSplit(width int) {
+	l := avx512
 	n := l.bytes / 4
-	name := fmt.Sprintf("transpose%d%s", width, l.name)
-	if l == avx512 {
-		name = fmt.Sprintf("transpose%dRows%s", width, l.name)
-	}
+	name := fmt.Sprintf("transpose%dRows%s", width, l.name)
 	doc := fmt.Sprintf("A block: %d source rows of %d %d-byte elements, the %d×%d dword transpose, then each column of dwords split into %d destination rows.", n, l.bytes/width, width, n, n, 4/width)
 	g.transposeKernel(name, doc, log2(n*4/width), l.bytes, func() {
 		cols := g.xposeLoaded(l, 4)
-		switch {
-		case l == avx512 && width == 1:
+		if width == 1 {
 			g.VMOVDQU64(permBytes16x4.addr(), avx512.v(16))
-		case l == avx512:
+		} else {
 			g.VMOVDQU64(permWords16x2.addr(), avx512.v(16))
-		case width == 1:
-			g.VMOVDQU(shufBytes4x4.addr(), avx2.v(8))
-			g.VMOVDQU(permDwordsLanes.addr(), avx2.v(9))
-		default:
-			g.VMOVDQU(shufWords2x4.addr(), avx2.v(8))
 		}
 		g.MOVQ(di, r11)
 		for _, c := range cols {
-			g.split(l, width, c)
+			g.split(width, c)
 		}
 	})
 }
 
 // split sorts the dwords of column c (one per source row) into 4/width
 // destination rows and stores them at R11, advancing R11 by as many rows:
-//
-//	AVX-512, bytes: VPERMB (index in Z16), then the four 16-byte lanes
-//	AVX-512, words: VPERMW (index in Z16), then the two 32-byte halves
-//	AVX2, words:    VPSHUFB (mask in Y8) sorts each lane, VPERMQ joins
-//	                the lanes, then the two 16-byte lanes
-//	AVX2, bytes:    VPSHUFB (mask in Y8), VPERMD (index in Y9), then the
-//	                four 8-byte pieces, through X10
-func (g *gen) split(l *level, width int, c reg.VecPhysical) {
+// for bytes VPERMB (index in Z16), then the four 16-byte lanes; for words
+// VPERMW (index in Z16), then the two 32-byte halves.
+func (g *gen) split(width int, c reg.VecPhysical) {
 	rows := 4 / width
-	switch {
-	case l == avx512 && width == 1:
+	if width == 1 {
 		g.VPERMB(c, avx512.v(16), c)
 		g.VMOVDQU(c.AsX(), at(r11, 0))
 		for i := 1; i < rows; i++ {
 			g.VEXTRACTI32X4(operand.U8(i), c, row(r11, dx, r9, i, 0))
 		}
-	case l == avx512:
+	} else {
 		g.VPERMW(c, avx512.v(16), c)
 		g.VMOVDQU(c.AsY(), at(r11, 0))
 		g.VEXTRACTI64X4(operand.U8(1), c, row(r11, dx, r9, 1, 0))
-	case width == 2:
-		g.VPSHUFB(avx2.v(8), c, c)
-		g.VPERMQ(operand.U8(0xD8), c, c)
-		g.VMOVDQU(c.AsX(), at(r11, 0))
-		g.VEXTRACTI128(operand.U8(1), c, row(r11, dx, r9, 1, 0))
-	default:
-		x := vec(10, reg.S128)
-		g.VPSHUFB(avx2.v(8), c, c)
-		g.VPERMD(c, avx2.v(9), c)
-		g.VMOVQ(c.AsX(), at(r11, 0))
-		g.VPEXTRQ(operand.U8(1), c.AsX(), row(r11, dx, r9, 1, 0))
-		g.VEXTRACTI128(operand.U8(1), c, x)
-		g.VMOVQ(x, row(r11, dx, r9, 2, 0))
-		g.VPEXTRQ(operand.U8(1), x, row(r11, dx, r9, 3, 0))
 	}
 	g.LEAQ(atIdx(r11, dx, uint8(rows), 0), r11)
+}
+
+// transposeBytesAVX2 emits transpose1AVX2, the AVX2 kernel for 1-byte
+// elements: a block is 16 source rows of 32 bytes, written as 16 bytes
+// of each of 32 destination rows. Each 128-bit lane holds a 16×16 byte
+// matrix (the lane's 16 columns of the 16 rows), transposed by four
+// stages of unpacks at 1-, 2-, 4- and 8-byte elements, 64 in all; column
+// c of the low lane is destination row c, of the high lane row 16+c.
+// Sixteen registers hold a stage's matrix with none to spare, so the
+// block runs as two passes of eight columns a lane (the low and the high
+// unpacks of the first stage never meet again), each over Y0..Y15 in
+// turn: the first stage loads row 2i into Yi and unpacks it with row
+// 2i+1 straight from memory; the second pass reads the rows again from
+// L1.
+//
+// It replaces a kernel of 8 source rows that transposed dwords and sorted
+// their bytes with VPSHUFB, which wrote 8 bytes a store and ran 128
+// shuffles and 64 stores per 512 bytes (this one: 64 and 32).
+func (g *gen) transposeBytesAVX2() {
+	doc := "A block: 16 source rows of 32 bytes, a 16×16 byte transpose in each lane in two passes of 8 columns, to 32 destination rows of 16 bytes."
+	g.transposeKernel("transpose1AVX2", doc, 5, 32, func() {
+		y := func(i int) reg.VecPhysical { return avx2.v(i) }
+		for pass := range 2 {
+			lo, hi := g.unpacks(1)
+			first := lo
+			if pass == 1 {
+				first = hi
+				g.MOVQ(si, r10)
+			}
+			for i := range 8 {
+				r := 2 * i
+				if r > 0 && r%4 == 0 {
+					g.LEAQ(atIdx(r10, bx, 4, 0), r10)
+				}
+				g.VMOVDQU(row(r10, bx, r8, r%4, 0), y(i))
+				first(row(r10, bx, r8, r%4+1, 0), y(i), y(i))
+			}
+			// Words: rows 4j..4j+3 of columns 0-3 and 4-7 of the pass.
+			lo, hi = g.unpacks(2)
+			for j := range 4 {
+				lo(y(2*j+1), y(2*j), y(8+2*j))
+				hi(y(2*j+1), y(2*j), y(9+2*j))
+			}
+			// Dwords: rows 8k..8k+7 of column pairs g = 0..3.
+			lo, hi = g.unpacks(4)
+			for k := range 2 {
+				lo(y(10+4*k), y(8+4*k), y(4*k))
+				hi(y(10+4*k), y(8+4*k), y(4*k+1))
+				lo(y(11+4*k), y(9+4*k), y(4*k+2))
+				hi(y(11+4*k), y(9+4*k), y(4*k+3))
+			}
+			// Qwords: all 16 rows of columns 2g and 2g+1.
+			lo, hi = g.unpacks(8)
+			for c := range 4 {
+				lo(y(4+c), y(c), y(8+2*c))
+				hi(y(4+c), y(c), y(9+2*c))
+			}
+			// Column c of the pass: destination rows 8*pass+c (low
+			// lane) and 16+8*pass+c (high lane), through R11 and R13.
+			if pass == 0 {
+				g.MOVQ(di, r11)
+			} else {
+				g.LEAQ(atIdx(di, dx, 8, 0), r11)
+			}
+			g.MOVQ(dx, r13)
+			g.SHLQ(operand.U8(4), r13)
+			g.ADDQ(r11, r13)
+			for c := range 8 {
+				if c == 4 {
+					g.LEAQ(atIdx(r11, dx, 4, 0), r11)
+					g.LEAQ(atIdx(r13, dx, 4, 0), r13)
+				}
+				g.VMOVDQU(y(8+c).AsX(), row(r11, dx, r9, c%4, 0))
+				g.VEXTRACTI128(operand.U8(1), y(8+c), row(r13, dx, r9, c%4, 0))
+			}
+		}
+	})
+}
+
+// transposeWordsAVX2 emits transpose2AVX2, the AVX2 kernel for 2-byte
+// elements: a block is 16 source rows of 16 words, written as 16
+// destination rows of 16 words. Each lane of the rows' registers holds 8
+// of their words; three stages of unpacks (words, dwords, qwords)
+// transpose the 8×8 matrices in the lanes of rows 0-7 (group A) and of
+// rows 8-15 (group B), and VPERM2I128 joins the lanes: destination row c
+// is column c of A then of B from the low lanes, row 8+c the same from
+// the high lanes. As in transposeBytesAVX2 the block runs as two passes,
+// the low and the high unpacks of the first stage (four columns a lane
+// each), which read the second row of each pair straight from memory.
+// 64 shuffles and 16 stores of 32 bytes per 512 bytes, where the kernel
+// it replaces (a dword transpose of 8 rows, then VPSHUFB, VPERMQ and two
+// 16-byte stores per column) ran 112 and 32.
+func (g *gen) transposeWordsAVX2() {
+	doc := "A block: 16 source rows of 16 words, two 8×8 word transposes in each lane in two passes of 4 columns, lanes joined: 16 destination rows of 16 words."
+	g.transposeKernel("transpose2AVX2", doc, 4, 32, func() {
+		y := func(i int) reg.VecPhysical { return avx2.v(i) }
+		for pass := range 2 {
+			if pass == 1 {
+				g.MOVQ(si, r10)
+			}
+			for grp := range 2 {
+				b := 8 * grp // Y0..Y7 for A, Y8..Y15 for B
+				lo, hi := g.unpacks(2)
+				first := lo
+				if pass == 1 {
+					first = hi
+				}
+				for i := range 4 {
+					r := 2 * i
+					if r%4 == 0 && (grp > 0 || r > 0) {
+						g.LEAQ(atIdx(r10, bx, 4, 0), r10)
+					}
+					g.VMOVDQU(row(r10, bx, r8, r%4, 0), y(b+i))
+					first(row(r10, bx, r8, r%4+1, 0), y(b+i), y(b+i))
+				}
+				lo, hi = g.unpacks(4)
+				lo(y(b+1), y(b), y(b+4))
+				hi(y(b+1), y(b), y(b+5))
+				lo(y(b+3), y(b+2), y(b+6))
+				hi(y(b+3), y(b+2), y(b+7))
+				lo, hi = g.unpacks(8)
+				lo(y(b+6), y(b+4), y(b))
+				hi(y(b+6), y(b+4), y(b+1))
+				lo(y(b+7), y(b+5), y(b+2))
+				hi(y(b+7), y(b+5), y(b+3))
+			}
+			// Column j of the pass: destination rows 4*pass+j (low
+			// lanes) and 8+4*pass+j (high lanes), through R11 and R13.
+			if pass == 0 {
+				g.MOVQ(di, r11)
+			} else {
+				g.LEAQ(atIdx(di, dx, 4, 0), r11)
+			}
+			g.LEAQ(atIdx(r11, dx, 8, 0), r13)
+			for j := range 4 {
+				g.joinLanes(y(j), y(8+j), y(4+j), y(12+j))
+				g.VMOVDQU(y(4+j), row(r11, dx, r9, j, 0))
+				g.VMOVDQU(y(12+j), row(r13, dx, r9, j, 0))
+			}
+		}
+	})
 }
