@@ -1986,9 +1986,11 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // band of rows carry their part lines from one to the next
 // (copyRunsStream's ends).
 //
-// Without stream, the tile's rows are copied out with copy(): for kernels
-// that write part lines, whose destination rows at power-of-two strides
-// would evict each other from L1 before the next strip completes them.
+// Without stream, the tile's rows are copied out with ordinary stores (one
+// copyRunsAhead call a tile, where the rows are whole 32-byte pieces;
+// else a copy() a row): for kernels that write part lines, whose
+// destination rows at power-of-two strides would evict each other from
+// L1 before the next strip completes them.
 func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
 	sh := shapes[k]
 	rb, cb := stageRowBytes, stageColBytes
@@ -2014,6 +2016,10 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 	stageTiles(k, width, sp, srcStride, fullRows, fullCols, ti, tj, sst, func(i0, j0, ni, nj int, scr, pf unsafe.Pointer, pfN int) {
 		d := unsafe.Add(dp, i0*dstStride+j0*width)
 		switch {
+		case !stream && nj*width%32 == 0:
+			// One call for the tile's rows: a copy() a row cost about
+			// as much as the kernel on tiles in the caches.
+			copyRunsAhead((*byte)(d), dstStride, (*byte)(scr), sst, nj*width, ni, 0)
 		case !stream:
 			for r := range ni {
 				copy(unsafe.Slice((*byte)(unsafe.Add(d, r*dstStride)), nj*width), unsafe.Slice((*byte)(unsafe.Add(scr, r*sst)), nj*width))
