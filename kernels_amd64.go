@@ -2092,7 +2092,11 @@ const gridPieceBytes = 512
 // continue each other's destination rows, mo of them, side by side in
 // the scratch, make destination runs of that length. A 4-D reversal
 // reads and writes 128- and 256-byte runs block by block, far apart;
-// grouped, 512-byte ones. Where such runs start off line boundaries, the
+// grouped, 512-byte ones. Where the outer blocks continue the rows of
+// both sides (a dim that both keep between the block's dims, as in f32
+// [64,128,256,32] to {0,2,3,1}), mo of them make runs of about
+// gridPieceBytes on the shorter side, and the prefetch walks the next
+// group's source rows m blocks at a time. Where such runs start off line boundaries, the
 // groups go along the rows and carry each run's last part line to the
 // next (copyRunsStream's ends).
 //
@@ -2129,11 +2133,20 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if g.DstInner == dstRun && g.DstOuter != dstRun || g.SrcOuter == srcRun && g.SrcInner != srcRun {
 		// The walk's order is free: let the outer blocks continue the
 		// destination's runs, the inner ones the source's.
-		g = Grid{Inner: g.Outer, Outer: g.Inner, DstInner: g.DstOuter, SrcInner: g.SrcOuter, DstOuter: g.DstInner, SrcOuter: g.SrcInner}
+		g.Inner, g.Outer = g.Outer, g.Inner
+		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
+		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
 	}
 	mo := 1
 	if g.DstOuter == dstRun && fullCols == cols {
 		mo = min(g.Outer, max(gridPieceBytes/dstRun, 1))
+		if g.SrcOuter == srcRun {
+			// The outer blocks continue the source's runs as well (a
+			// dim both sides keep between the block's: f32
+			// [64,128,256,32] to {0,2,3,1}, whose 256 steps read 128
+			// bytes and write 256 on): take enough for both.
+			mo = min(g.Outer, max(gridPieceBytes/dstRun, gridPieceBytes/srcRun, 1))
+		}
 	}
 	// Rows shorter than a line stream only side by side, a line at
 	// least: the last group takes up to short more blocks rather than
@@ -2214,6 +2227,10 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			switch {
 			case g.SrcInner == srcRun:
 				next.n, next.step = ki*srcRun, g.SrcOuter
+			case g.SrcOuter == srcRun && mo > 1:
+				// The outer blocks side by side continue each
+				// other's source rows too: runs of m blocks a row.
+				next.n = m * srcRun
 			case ki == 1 && mo > 1:
 				// A group of outer blocks side by side: the next
 				// one's are outer blocks too.
