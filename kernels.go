@@ -230,7 +230,11 @@ func StoreFence() { storeFence() }
 // streams out behind one fence while it prefetches the next group's
 // source (blocks that continue each other's rows, as in a 4-D reversal,
 // are grouped so that both sides see runs of 512 bytes); with
-// g.Unfenced, neither takes its fence. Larger blocks are one
+// g.Unfenced, neither takes its fence. Larger blocks of a grid of one
+// dimension whose blocks continue each other's rows on their shorter
+// side (f32 [64,128,256,32] to {1,0,2,3}: 32 × 8192 blocks, 128 bytes
+// of each of 8192 source rows) are cut into pieces along their longer
+// side and grouped the same way. Other larger blocks are one
 // TransposeStreaming each, without its checks, whose last tile
 // prefetches the first of the next block.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {

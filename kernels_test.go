@@ -863,6 +863,53 @@ func TestTransposeGridTiled(t *testing.T) {
 	})
 }
 
+// TestTransposeGridSplit runs TransposeGrid on grids of one dimension
+// whose blocks are too large to stage whole, laid out as f32
+// [64,128,256,32] to {1,0,2,3} lays them: each block continues the last
+// one's rows on both sides. The staged path cuts them into pieces along
+// their longer side (splitGrid), either side, with what is left of that
+// side (not a whole piece) transposed block by block.
+func TestTransposeGridSplit(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range testWidths {
+			r := rand.New(rand.NewPCG(uint64(w), 13))
+			for k := range 12 {
+				short := 8 * (1 + r.IntN(8))
+				if k%4 == 3 {
+					short = 1 + r.IntN(64) // ragged edges too
+				}
+				long := gridGroupBytes/(short*w) + 1 + r.IntN(300)
+				rows, cols := short, long
+				if k%2 == 1 {
+					rows, cols = long, short
+				}
+				n := 2 + r.IntN(4)
+				pad := func() int { return []int{0, 0, 64, 3}[r.IntN(4)] }
+				grid := Grid{Inner: n, Outer: 1, DstInner: cols * w, SrcInner: rows * w}
+				dstStride := n*cols*w + pad()
+				srcStride := n*rows*w + pad()
+				if k%3 == 2 { // the one dimension outer instead
+					grid = Grid{Inner: 1, Outer: n, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+				}
+				dst := guarded(t, span(rows, dstStride, n*cols*w), k%4 == 1)
+				src := guarded(t, span(cols, srcStride, n*rows*w), k%2 == 0)
+				randomize(r, src, dst)
+				orig, want := bytes.Clone(dst), bytes.Clone(dst)
+				for b := range n {
+					transposeGeneric(w, want[b*cols*w:], dstStride, src[b*rows*w:], srcStride, rows, cols)
+				}
+				for _, k := range gridKernels {
+					copy(dst, orig)
+					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestBlockingFor checks the blocking derived from cache sizes: the
 // sizes measured on the development machine's caches, scaled ones on
 // others, the defaults when cpuid cannot tell, and for every L2 a staged
