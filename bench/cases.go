@@ -238,6 +238,75 @@ func Sweep(from, to relayout.Shape, pad relayout.Padding, maxBytes int64) ([]Cas
 	return out, nil
 }
 
+// DefaultPermsFrom is the array --perms permutes when no --from is given:
+// C6's, row-major.
+const DefaultPermsFrom = "f32[64,128,256,32]{3,2,1,0}"
+
+// MaxPermsRank bounds the rank of a permutation sweep: 5! = 120 cases.
+const MaxPermsRank = 5
+
+// Perms returns one case per permutation of from's dims, in lexicographic
+// order: the destination is what NumPy's a.transpose(perm) copied into a
+// new row-major array holds, the same logical array with minor_to_major
+// perm reversed (and from's element storage, untiled). The identity is
+// the first case, a plain copy to compare the others with. Each case is
+// named by its perm ("0,2,1,3").
+func Perms(from relayout.Shape, pad relayout.Padding) ([]Case, error) {
+	r := from.Rank()
+	if r < 2 || r > MaxPermsRank {
+		return nil, fmt.Errorf("a permutation sweep needs rank 2 to %d, not %d", MaxPermsRank, r)
+	}
+	if pad.Widths != nil {
+		return nil, errors.New("a permutation sweep cannot pad dims to fixed widths")
+	}
+	fl, _ := from.Layout()
+	var out []Case
+	for perm := range eachPermutation(r) {
+		tl := fl
+		tl.Tiles = nil
+		tl.MinorToMajor = slices.Clone(perm)
+		slices.Reverse(tl.MinorToMajor)
+		to := relayout.NewShape(from.DType(), from.Dims(), &tl)
+		name := joinInts(perm)
+		if _, err := relayout.Compile(from, to, &relayout.Options{Pad: pad}); err != nil {
+			return nil, fmt.Errorf("permutation (%s): %w", name, err)
+		}
+		out = append(out, Case{Name: name, Desc: fmt.Sprintf("%s transpose(%s)", from.DType(), name), From: from, To: to, Pad: pad})
+	}
+	return out, nil
+}
+
+// eachPermutation yields the permutations of 0..n-1 in lexicographic order;
+// each slice is reused for the next.
+func eachPermutation(n int) func(yield func([]int) bool) {
+	return func(yield func([]int) bool) {
+		p := make([]int, n)
+		for i := range p {
+			p[i] = i
+		}
+		for {
+			if !yield(p) {
+				return
+			}
+			// The next permutation: the last ascent, swapped with the
+			// last larger element after it, the tail reversed.
+			i := n - 2
+			for i >= 0 && p[i] > p[i+1] {
+				i--
+			}
+			if i < 0 {
+				return
+			}
+			j := n - 1
+			for p[j] < p[i] {
+				j--
+			}
+			p[i], p[j] = p[j], p[i]
+			slices.Reverse(p[i+1:])
+		}
+	}
+}
+
 // FormatBytes writes n as the largest binary unit that divides it (4KiB,
 // 256MiB, 1GiB), or in bytes.
 func FormatBytes(n int64) string {

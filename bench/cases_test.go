@@ -102,6 +102,56 @@ func permutations(n int) [][]int {
 	return out
 }
 
+// TestPerms checks the permutation sweep against the recursive
+// enumeration above: every permutation once, the identity first, each
+// destination the NumPy encoding of its name, tiles dropped; and its
+// errors.
+func TestPerms(t *testing.T) {
+	for _, text := range []string{"f32[3,5]{1,0}", "u8[2,3,5]{0,2,1}", "bf16[2,3,4,5]{3,2,1,0:T(2,2)}", "s4[2,2,2,2,4]{4,3,2,1,0:E(4)}"} {
+		from, err := relayout.ParseShape(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := Perms(from, relayout.Padding{})
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		want := permutations(from.Rank())
+		if len(cs) != len(want) {
+			t.Fatalf("%s: %d cases, want %d", text, len(cs), len(want))
+		}
+		seen := map[string]bool{}
+		for i, c := range cs {
+			seen[c.Name] = true
+			l, _ := c.To.Layout()
+			perm := slices.Clone(l.MinorToMajor)
+			slices.Reverse(perm)
+			fl, _ := from.Layout()
+			if c.Name != joinInts(perm) || len(l.Tiles) != 0 || l.ElementSizeInBits != fl.ElementSizeInBits || !slices.Equal(c.To.Dims(), from.Dims()) {
+				t.Errorf("%s: case %s goes to %v", text, c.Name, c.To)
+			}
+			if i == 0 && !slices.IsSorted(perm) {
+				t.Errorf("%s: first case %s is not the identity", text, c.Name)
+			}
+		}
+		for _, p := range want {
+			if !seen[joinInts(p)] {
+				t.Errorf("%s: no case for %v", text, p)
+			}
+		}
+	}
+	for _, text := range []string{"f32[8]", "f32[2,2,2,2,2,2]"} {
+		from, _ := relayout.ParseShape(text)
+		if _, err := Perms(from, relayout.Padding{}); err == nil {
+			t.Errorf("%s: no error", text)
+		}
+	}
+	from, _ := relayout.ParseShape("f32[2,3]")
+	if _, err := Perms(from, relayout.Padding{Widths: []int64{4, 4}}); err == nil {
+		t.Error("padded widths: no error")
+	}
+}
+
 // The encoding of a NumPy permutation as a destination minor_to_major
 // (perm reversed) agrees with NumPy's definition, for every permutation
 // of ranks 2 to 4, and so does the naive peer.

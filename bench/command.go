@@ -45,6 +45,8 @@ flags:
   --sweep           square 2-D arrays from 4KiB up in steps of 4x, for --from/--to
                     (dims ignored) or an f32 transpose
   --max-bytes SIZE  largest sweep array, e.g. 256MiB (default 1GiB, less if memory is short)
+  --perms           every permutation of the dims of --from (default %s):
+                    the row-major destinations of NumPy's transpose(perm), the identity first
   --peers           also time the naive Go loop and gonum where they apply
   --json | --csv    one record per case instead of the table
   --plot FILE       also draw FILE.svg, .png or .pdf: ratio bars, or GB/s against size for a sweep
@@ -62,6 +64,7 @@ type invocation struct {
 	pad      relayout.Padding
 	padSet   bool
 	sweep    bool
+	perms    bool
 	maxBytes int64
 	maxSet   bool
 	json     bool
@@ -91,6 +94,7 @@ func parseArgs(args []string) (*invocation, error) {
 		return parseWidths(s, &inv.pad)
 	})
 	fs.BoolVar(&inv.sweep, "sweep", false, "")
+	fs.BoolVar(&inv.perms, "perms", false, "")
 	fs.Func("max-bytes", "", func(s string) error {
 		n, err := ParseBytes(s)
 		inv.maxBytes, inv.maxSet = n, true
@@ -136,7 +140,7 @@ func (inv *invocation) check() error {
 		return fmt.Errorf("--warmup %d: must not be negative", inv.cfg.Warmup)
 	case inv.cfg.Threads < 0:
 		return fmt.Errorf("--threads %d: must be 1 or more, or 0 for GOMAXPROCS", inv.cfg.Threads)
-	case (inv.from == "") != (inv.to == ""):
+	case !inv.perms && (inv.from == "") != (inv.to == ""):
 		return errors.New("--from and --to go together")
 	case inv.json && inv.csv:
 		return errors.New("--json and --csv exclude each other")
@@ -144,7 +148,11 @@ func (inv *invocation) check() error {
 		return fmt.Errorf("case names (%s) and --from/--to exclude each other", strings.Join(inv.names, " "))
 	case inv.sweep && len(inv.names) > 0:
 		return fmt.Errorf("case names (%s) and --sweep exclude each other", strings.Join(inv.names, " "))
-	case inv.padSet && inv.from == "" && !inv.sweep:
+	case inv.perms && (len(inv.names) > 0 || inv.sweep || inv.to != "" || inv.small):
+		return errors.New("--perms takes a --from shape only: no case names, --to, --sweep or --small")
+	case inv.perms && inv.pad.Widths != nil:
+		return errors.New("--pad-to does not apply to --perms")
+	case inv.padSet && inv.from == "" && !inv.sweep && !inv.perms:
 		return errors.New("--pad and --pad-to apply to a --from/--to pair or a --sweep; the standard cases carry their own")
 	case inv.maxSet && !inv.sweep:
 		return errors.New("--max-bytes applies to --sweep only")
@@ -225,6 +233,17 @@ func (inv *invocation) cases() ([]Case, string, error) {
 		}
 		cs, err := Sweep(f, t, inv.pad, limit)
 		return cs, note, err
+	case inv.perms:
+		from := inv.from
+		if from == "" {
+			from = DefaultPermsFrom
+		}
+		f, err := relayout.ParseShape(from)
+		if err != nil {
+			return nil, "", fmt.Errorf("--from: %w", err)
+		}
+		cs, err := Perms(f, inv.pad)
+		return cs, "", err
 	case inv.from != "":
 		c, err := Pair(inv.from, inv.to, inv.pad)
 		if err != nil {
@@ -297,7 +316,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if inv.help {
-		_, err := fmt.Fprintf(stdout, usage, strings.Join(Names(), " "), DefaultRuns, DefaultWarmup)
+		_, err := fmt.Fprintf(stdout, usage, strings.Join(Names(), " "), DefaultRuns, DefaultWarmup, DefaultPermsFrom)
 		return err
 	}
 	if inv.list {

@@ -50,6 +50,13 @@ func TestArgErrors(t *testing.T) {
 		{"3-D sweep", []string{"--sweep", "--from", "f32[2,2,2]", "--to", "f32[2,2,2]"}, "2-D"},
 		{"small with pair", []string{"--small", "--from", "f32[4]", "--to", "f32[4]"}, "--small"},
 		{"plot format", []string{"--plot", "out.gif"}, ".svg, .png or .pdf"},
+		{"perms and to", []string{"--perms", "--from", "f32[2,3]", "--to", "f32[2,3]"}, "--perms"},
+		{"perms and names", []string{"--perms", "C1"}, "--perms"},
+		{"perms and sweep", []string{"--perms", "--sweep"}, "--perms"},
+		{"perms and small", []string{"--perms", "--small"}, "--perms"},
+		{"perms and pad-to", []string{"--perms", "--from", "f32[2,3]", "--pad-to", "4,4"}, "--pad-to"},
+		{"perms of rank 1", []string{"--perms", "--from", "f32[8]"}, "rank 2 to 5"},
+		{"perms of rank 6", []string{"--perms", "--from", "f32[2,2,2,2,2,2]"}, "rank 2 to 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,6 +211,29 @@ func TestCSV(t *testing.T) {
 	}
 	if rows[1][0] != "C1" || rows[2][0] != "S1" {
 		t.Errorf("names %q, %q", rows[1][0], rows[2][0])
+	}
+}
+
+// TestPermsCommand runs a permutation sweep of a small 3-D array: six
+// rows, named by their perms in lexicographic order, the identity first.
+func TestPermsCommand(t *testing.T) {
+	out, err := run(t, "--runs", "2", "--warmup", "0", "--perms", "--from", "u8[2,3,4]{2,1,0}", "--csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("invalid CSV: %v\n%s", err, out)
+	}
+	var names, tos []string
+	for _, r := range rows[1:] {
+		names, tos = append(names, r[0]), append(tos, r[3])
+	}
+	if want := []string{"0,1,2", "0,2,1", "1,0,2", "1,2,0", "2,0,1", "2,1,0"}; !slices.Equal(names, want) {
+		t.Errorf("names %q, want %q", names, want)
+	}
+	if len(tos) == 6 && (tos[0] != "u8[2,3,4]{2,1,0}" || tos[5] != "u8[2,3,4]{0,1,2}") {
+		t.Errorf("destinations %q", tos)
 	}
 }
 
