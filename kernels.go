@@ -89,10 +89,14 @@ func Prefetching() bool { return prefetching() }
 // non-temporal stores, prefetches each step's source during the step
 // before (the prefetched addresses need not lie inside src: a prefetch
 // never faults), and ends with a store fence, so that every byte is in
-// memory order when it returns. Elsewhere, and for runs of 2 KiB or less
-// when some run starts inside a line (where the stores would mix on the
-// lines at the runs' ends), it is CopyRuns step by step. Runs must not
-// overlap between dst and src.
+// memory order when it returns. Runs of 16 or 32 bytes side by side in
+// the destination (dstStride = n), whose rows make whole lines from a
+// line boundary, are joined into those lines, each run prefetching what
+// its source row holds next (the next line, where the steps go along the
+// rows; else the next step's run). Elsewhere, and for runs of 2 KiB or less when
+// some run starts inside a line (where the stores would mix on the lines
+// at the runs' ends), it is CopyRuns step by step. Runs must not overlap
+// between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	Stream{}.CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }

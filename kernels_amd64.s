@@ -11971,6 +11971,74 @@ next:
 	VZEROUPPER
 	RET
 
+// func joinRunsStream(dst *byte, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pfAhead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·joinRunsStream(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ steps+40(FP), R12
+	MOVQ pfAhead+64(FP), R13
+	MOVQ n+24(FP), AX
+	CMPQ AX, $+16
+	JNE  step32
+
+step16:
+	MOVQ rows+32(FP), CX
+	SHRQ $0x02, CX
+	MOVQ SI, R10
+	MOVQ DI, R11
+
+line16:
+	PREFETCHT0  (R10)(R13*1)
+	VMOVDQU     (R10), X0
+	ADDQ        BX, R10
+	PREFETCHT0  (R10)(R13*1)
+	VINSERTI128 $0x01, (R10), Y0, Y0
+	ADDQ        BX, R10
+	PREFETCHT0  (R10)(R13*1)
+	VMOVDQU     (R10), X1
+	ADDQ        BX, R10
+	PREFETCHT0  (R10)(R13*1)
+	VINSERTI128 $0x01, (R10), Y1, Y1
+	ADDQ        BX, R10
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, 32(R11)
+	ADDQ        $+64, R11
+	DECQ        CX
+	JNZ         line16
+	ADDQ        dstStep+48(FP), DI
+	ADDQ        srcStep+56(FP), SI
+	DECQ        R12
+	JNZ         step16
+	VZEROUPPER
+	RET
+
+step32:
+	MOVQ rows+32(FP), CX
+	SHRQ $0x01, CX
+	MOVQ SI, R10
+	MOVQ DI, R11
+
+line32:
+	PREFETCHT0 (R10)(R13*1)
+	VMOVDQU    (R10), Y0
+	ADDQ       BX, R10
+	PREFETCHT0 (R10)(R13*1)
+	VMOVDQU    (R10), Y1
+	ADDQ       BX, R10
+	VMOVNTDQ   Y0, (R11)
+	VMOVNTDQ   Y1, 32(R11)
+	ADDQ       $+64, R11
+	DECQ       CX
+	JNZ        line32
+	ADDQ       dstStep+48(FP), DI
+	ADDQ       srcStep+56(FP), SI
+	DECQ       R12
+	JNZ        step32
+	VZEROUPPER
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

@@ -636,8 +636,28 @@ func TestCopyRuns(t *testing.T) {
 							g.dstep, g.sstep = span(g.rows, g.ds, g.n)+r.IntN(64), g.n+r.IntN(64)
 						}
 						g.ds = max(g.ds, g.steps*g.dstep) // runs of one step and the next do not meet
+						if k%5 == 4 {
+							// Runs of 16 or 32 bytes side by side in whole
+							// lines of the destination (joinRunsStream),
+							// the steps continuing the source rows or not.
+							g.n = 16 << r.IntN(2)
+							g.ds, g.rows, g.steps = g.n, 64/g.n*(1+r.IntN(6)), 1+r.IntN(4)
+							g.ss = g.steps*g.n + r.IntN(3)*r.IntN(200)
+							g.dstep, g.sstep = (g.rows*g.n+63)/64*64+64*r.IntN(2), g.n
+							if k%3 == 0 {
+								g.ss = g.n + r.IntN(3)*r.IntN(200)
+								g.sstep = span(g.rows, g.ss, g.n) + r.IntN(64)
+							}
+						}
 					}
 					dst := guarded(t, span(g.steps, g.dstep, span(g.rows, g.ds, g.n)), k%2 == 0)
+					if k%5 == 4 && kern.grid && k%10 != 9 {
+						// Start on a line: the rest of the buffer, up to
+						// 63 bytes, stays after the copy to be checked.
+						d := guarded(t, len(dst)+63, true)
+						off := int(-uintptr(unsafe.Pointer(&d[0])) & 63)
+						dst = d[off:]
+					}
 					src := guarded(t, span(g.steps, g.sstep, span(g.rows, g.ss, g.n)), k%3 == 0)
 					randomize(r, src, dst)
 					want := bytes.Clone(dst)

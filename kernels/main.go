@@ -165,6 +165,7 @@ func (g *gen) file() {
 	g.copyRunsAhead()
 	g.copyRunsStream(avx512)
 	g.copyRunsStream(avx2)
+	g.joinRunsStream()
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

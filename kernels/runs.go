@@ -241,13 +241,7 @@ const exactEnds = 4
 func (g *gen) copyRunsStream(l *level) {
 	g.runsPrologue("copyRunsStream"+l.name, "steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int")
 	g.params([]string{"steps", "pf", "pfRows"}, r12, r13, r9)
-	arg := func(name string) operand.Mem {
-		b, err := g.Param(name).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return b.Addr
-	}
+	arg := g.argAddr
 	g.SUBQ(imm(64), r8)
 	g.XORQ(r14, r14)
 	vs := l.vs(0, 64/l.bytes)
@@ -363,4 +357,70 @@ func (g *gen) copyRunsStream(l *level) {
 	g.DECQ(r12)
 	g.JNZ(operand.LabelRef("step"))
 	g.ret()
+}
+
+// joinRunsStream emits joinRunsStream, which copies a grid of steps ×
+// rows runs of n bytes (16 or 32) whose destination is contiguous (run r
+// of a step at dst + r*n), writing whole lines with VMOVNTDQ: each line
+// joins 64/n runs, two 32-byte halves of YMM registers, the 16-byte runs
+// paired with VINSERTI128. Runs too short for the copies that write a
+// run's own lines (copyRunsStream) would otherwise be written with
+// ordinary stores, each line read from memory first.
+//
+//	func(dst *byte, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pfAhead int)
+//
+// Before each run it prefetches the source pfAhead bytes on (the caller
+// passes its steps' next line of each row). DI and SI hold the step's
+// destination and source, R12 the steps left; R10 walks the rows, R11
+// the destination, CX the lines left, R13 pfAhead. The caller fences.
+func (g *gen) joinRunsStream() {
+	g.text("joinRunsStream", "func(dst *byte, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pfAhead int)")
+	g.params([]string{"dst", "src", "srcStride", "steps", "pfAhead"}, di, si, bx, r12, r13)
+	g.Load(g.Param("n"), ax)
+	g.CMPQ(ax, imm(16))
+	g.JNE(operand.LabelRef("step32"))
+	for _, n := range []int{16, 32} {
+		label := fmt.Sprintf("step%d", n)
+		g.Label(label)
+		g.Load(g.Param("rows"), cx)
+		g.SHRQ(operand.U8(log2(64/n)), cx) // lines
+		g.MOVQ(si, r10)
+		g.MOVQ(di, r11)
+		line := fmt.Sprintf("line%d", n)
+		g.Label(line)
+		for h := range 2 {
+			y := avx2.v(h)
+			if n == 32 {
+				g.PREFETCHT0(atIdx(r10, r13, 1, 0))
+				g.VMOVDQU(at(r10, 0), y)
+				g.ADDQ(bx, r10)
+			} else {
+				g.PREFETCHT0(atIdx(r10, r13, 1, 0))
+				g.VMOVDQU(at(r10, 0), y.AsX())
+				g.ADDQ(bx, r10)
+				g.PREFETCHT0(atIdx(r10, r13, 1, 0))
+				g.VINSERTI128(operand.U8(1), at(r10, 0), y, y)
+				g.ADDQ(bx, r10)
+			}
+		}
+		g.VMOVNTDQ(avx2.v(0), at(r11, 0))
+		g.VMOVNTDQ(avx2.v(1), at(r11, 32))
+		g.ADDQ(imm(64), r11)
+		g.countDown(line)
+		g.ADDQ(g.argAddr("dstStep"), di)
+		g.ADDQ(g.argAddr("srcStep"), si)
+		g.DECQ(r12)
+		g.JNZ(operand.LabelRef(label))
+		g.ret()
+	}
+}
+
+// argAddr is the address of the argument name in the frame, for
+// instructions that read it from memory each time.
+func (g *gen) argAddr(name string) operand.Mem {
+	b, err := g.Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
 }
