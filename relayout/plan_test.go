@@ -707,6 +707,13 @@ func TestStreamingPlans(t *testing.T) {
 		{"f32[13,300]{1,0}", "f32[13,300]{1,0:T(8,128)}", Padding{Kind: PadValue, Value: 1.5}, kernRun},
 		{"f32[13,300]{1,0:T(8,128)}", "f32[13,300]{1,0}", Padding{}, kernRun},
 		{"bf16[5,3,64,64]{3,2,1,0}", "bf16[5,3,64,64]{3,1,2,0:T(2,64)}", Padding{Kind: PadNaN}, kernRun},
+		// Runs of 32 bytes, side by side in the destination's
+		// lines (rows that continue the destination runs, cut to about
+		// 1 KiB a call in the last two, shortRunBytes).
+		{"u8[4,6,8,32]{3,2,1,0}", "u8[4,6,8,32]{3,0,1,2}", Padding{}, kernRun},
+		{"u8[8,3,5,32]{3,2,1,0}", "u8[8,3,5,32]{3,0,2,1}", Padding{Kind: PadValue, Value: 7}, kernRun},
+		{"u8[512,3,2,32]{3,2,1,0}", "u8[512,3,2,32]{3,0,1,2}", Padding{}, kernRun},
+		{"u8[1024,5,32]{2,1,0}", "u8[1024,5,32]{2,0,1}", Padding{}, kernRun},
 		// Tiles with (2,1) and (4,1) inside: grids of interleaves and
 		// de-interleaves (tilecopy.TransposeGrid).
 		{"s8[16,256]{1,0}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
@@ -737,6 +744,10 @@ func TestStreamingPlans(t *testing.T) {
 			}
 			if want := tilecopy.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
 				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
+			}
+			if run := plan.inner.size * plan.width; plan.stream && plan.kern == kernRun && run < 64 &&
+				(plan.outer.dst != plan.inner.size*plan.step || plan.outer.size*run > 2*shortRunBytes || plan.outer.size*run%64 != 0) {
+				t.Errorf("%s -> %s: runs of %d bytes streamed in rows of %d, %d apart in the destination\n%s", tc.from, tc.to, run, plan.outer.size, plan.outer.dst, plan)
 			}
 			if i == len(tests)-3 && threads == 2 && plan.threadLoop() == plan.splitLoop() {
 				t.Errorf("%s -> %s: 2 threads split the blocks' rows\n%s", tc.from, tc.to, plan)
