@@ -91,9 +91,9 @@ func Prefetching() bool { return prefetching() }
 // never faults), and ends with a store fence, so that every byte is in
 // memory order when it returns. Runs of 16 or 32 bytes side by side in
 // the destination (dstStride = n), whose rows make whole lines from a
-// line boundary, are joined into those lines, each run prefetching what
-// its source row holds next (the next line, where the steps go along the
-// rows; else the next step's run). Elsewhere, and for runs of 2 KiB or less when
+// line boundary, are joined into those lines, each run prefetching the
+// next step's run (or its row's next line, where the steps go along the
+// rows). Elsewhere, and for runs of 2 KiB or less when
 // some run starts inside a line (where the stores would mix on the lines
 // at the runs' ends), it is CopyRuns step by step. Runs must not overlap
 // between dst and src.

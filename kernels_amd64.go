@@ -368,12 +368,9 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 	// T(8,32), T(8,512) and T(4,2048) to [8001,8001] 18.5 to 19.8, 26.3
 	// to 28.5 and 25.7 to 27.1 (relayout bench --runs 5).
 	if len(st.Prefetch) == 0 && joinable(dst, dstStride, dstStep, n, rows, steps) {
-		// Each run prefetches its next line, where the steps continue
-		// the rows; else the next step's run.
-		ahead := srcStep
-		if srcStep > 0 && srcStep < 64 {
-			ahead = 64
-		}
+		// Each run prefetches the next step's run, or its row's next
+		// line where the steps go along the rows (or there are none).
+		ahead := max(srcStep, 64)
 		joinRunsStream(&dst[0], &src[0], srcStride, n, rows, steps, dstStep, srcStep, ahead)
 		if !st.Unfenced {
 			storeFence()
