@@ -883,6 +883,48 @@ func TestTransposeGridTiled(t *testing.T) {
 	})
 }
 
+// TestTransposeGridBoth runs TransposeGrid and TransposeBlocks on grids
+// whose outer blocks continue each other's rows on both sides (a dim
+// both keep between the block's, as in u8 [64,128,256,32] to {1,2,3,0}),
+// the inner blocks elsewhere on both: the staged path groups the outer
+// blocks for both sides' runs, and stacks those of bytes in its tile.
+func TestTransposeGridBoth(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range testWidths {
+			r := rand.New(rand.NewPCG(uint64(w), 17))
+			for k := range 12 {
+				rows, cols := 1+r.IntN(80), 1+r.IntN(160)
+				if k%2 == 0 { // full register blocks, no edges
+					rows, cols = 32*(1+r.IntN(2)), 64*(1+r.IntN(2))
+				}
+				inner, outer := 1+r.IntN(3), 2+r.IntN(24)
+				pad := func() int { return []int{0, 0, 64, 3}[r.IntN(4)] }
+				grid := Grid{Inner: inner, Outer: outer, DstOuter: cols * w, SrcOuter: rows * w}
+				grid.DstInner = outer*cols*w + pad()
+				grid.SrcInner = outer*rows*w + pad()
+				dstStride := inner*grid.DstInner + pad()
+				srcStride := inner*grid.SrcInner + pad()
+				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%4 < 2)
+				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				randomize(r, src, dst)
+				orig, want := bytes.Clone(dst), bytes.Clone(dst)
+				for a := range grid.Outer {
+					for b := range grid.Inner {
+						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
+					}
+				}
+				for _, k := range gridKernels {
+					copy(dst, orig)
+					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestTransposeGridSplit runs TransposeGrid on grids of one dimension
 // whose blocks are too large to stage whole, laid out as f32
 // [64,128,256,32] to {1,0,2,3} lays them: each block continues the last
