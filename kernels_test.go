@@ -864,23 +864,31 @@ func TestTransposeGridTiled(t *testing.T) {
 				}
 				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
 				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
-				randomize(r, src, dst)
-				orig, want := bytes.Clone(dst), bytes.Clone(dst)
-				for a := range grid.Outer {
-					for b := range grid.Inner {
-						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
-					}
-				}
-				for _, k := range gridKernels {
-					copy(dst, orig)
-					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
-					if !bytes.Equal(dst, want) {
-						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
-					}
-				}
+				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
 	})
+}
+
+// checkGridKernels fills src and dst with random bytes and checks every
+// grid kernel against transposeGeneric block by block, each from the
+// same starting dst.
+func checkGridKernels(t *testing.T, r *rand.Rand, w int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, grid Grid) {
+	t.Helper()
+	randomize(r, src, dst)
+	orig, want := bytes.Clone(dst), bytes.Clone(dst)
+	for a := range grid.Outer {
+		for b := range grid.Inner {
+			transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
+		}
+	}
+	for _, k := range gridKernels {
+		copy(dst, orig)
+		k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
+		}
+	}
 }
 
 // TestTransposeGridBoth runs TransposeGrid and TransposeBlocks on grids
@@ -906,20 +914,7 @@ func TestTransposeGridBoth(t *testing.T) {
 				srcStride := inner*grid.SrcInner + pad()
 				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%4 < 2)
 				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
-				randomize(r, src, dst)
-				orig, want := bytes.Clone(dst), bytes.Clone(dst)
-				for a := range grid.Outer {
-					for b := range grid.Inner {
-						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
-					}
-				}
-				for _, k := range gridKernels {
-					copy(dst, orig)
-					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
-					if !bytes.Equal(dst, want) {
-						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
-					}
-				}
+				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
 	})
@@ -955,18 +950,7 @@ func TestTransposeGridSplit(t *testing.T) {
 				}
 				dst := guarded(t, span(rows, dstStride, n*cols*w), k%4 == 1)
 				src := guarded(t, span(cols, srcStride, n*rows*w), k%2 == 0)
-				randomize(r, src, dst)
-				orig, want := bytes.Clone(dst), bytes.Clone(dst)
-				for b := range n {
-					transposeGeneric(w, want[b*cols*w:], dstStride, src[b*rows*w:], srcStride, rows, cols)
-				}
-				for _, k := range gridKernels {
-					copy(dst, orig)
-					k.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
-					if !bytes.Equal(dst, want) {
-						t.Fatalf("%s %d×%d width %d, strides %d/%d, %+v: byte %d differs", k.name, rows, cols, w, dstStride, srcStride, grid, firstDiff(dst, want))
-					}
-				}
+				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
 	})
