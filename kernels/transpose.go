@@ -490,22 +490,12 @@ func (g *gen) transposeBytesAVX2() {
 	g.transposeKernel("transpose1AVX2", doc, 5, 32, func() {
 		y := func(i int) reg.VecPhysical { return avx2.v(i) }
 		for pass := range 2 {
-			lo, hi := g.unpacks(1)
-			first := lo
 			if pass == 1 {
-				first = hi
 				g.MOVQ(si, r10)
 			}
-			for i := range 8 {
-				r := 2 * i
-				if r > 0 && r%4 == 0 {
-					g.LEAQ(atIdx(r10, bx, 4, 0), r10)
-				}
-				g.VMOVDQU(row(r10, bx, r8, r%4, 0), y(i))
-				first(row(r10, bx, r8, r%4+1, 0), y(i), y(i))
-			}
+			g.unpackRowPairs(1, pass == 1, avx2.vs(0, 8), false)
 			// Words: rows 4j..4j+3 of columns 0-3 and 4-7 of the pass.
-			lo, hi = g.unpacks(2)
+			lo, hi := g.unpacks(2)
 			for j := range 4 {
 				lo(y(2*j+1), y(2*j), y(8+2*j))
 				hi(y(2*j+1), y(2*j), y(9+2*j))
@@ -546,6 +536,28 @@ func (g *gen) transposeBytesAVX2() {
 	})
 }
 
+// unpackRowPairs is the first stage of transposeBytesAVX2 and
+// transposeWordsAVX2: for each register regs[i], row 2i of the rows at
+// R10 (BX apart, R8 = 3*BX) loaded into it and unpacked with row 2i+1
+// straight from memory, at width-byte elements, the high halves of the
+// lanes if high, else the low ones. R10 steps 4 rows on before each four
+// rows after the first, and before the first too with skip (rows that
+// continue a call's earlier ones).
+func (g *gen) unpackRowPairs(width int, high bool, regs []reg.VecPhysical, skip bool) {
+	unpack, hi := g.unpacks(width)
+	if high {
+		unpack = hi
+	}
+	for i, y := range regs {
+		r := 2 * i
+		if r%4 == 0 && (skip || r > 0) {
+			g.LEAQ(atIdx(r10, bx, 4, 0), r10)
+		}
+		g.VMOVDQU(row(r10, bx, r8, r%4, 0), y)
+		unpack(row(r10, bx, r8, r%4+1, 0), y, y)
+	}
+}
+
 // transposeWordsAVX2 emits transpose2AVX2, the AVX2 kernel for 2-byte
 // elements: a block is 16 source rows of 16 words, written as 16
 // destination rows of 16 words. Each lane of the rows' registers holds 8
@@ -569,20 +581,8 @@ func (g *gen) transposeWordsAVX2() {
 			}
 			for grp := range 2 {
 				b := 8 * grp // Y0..Y7 for A, Y8..Y15 for B
-				lo, hi := g.unpacks(2)
-				first := lo
-				if pass == 1 {
-					first = hi
-				}
-				for i := range 4 {
-					r := 2 * i
-					if r%4 == 0 && (grp > 0 || r > 0) {
-						g.LEAQ(atIdx(r10, bx, 4, 0), r10)
-					}
-					g.VMOVDQU(row(r10, bx, r8, r%4, 0), y(b+i))
-					first(row(r10, bx, r8, r%4+1, 0), y(b+i), y(b+i))
-				}
-				lo, hi = g.unpacks(4)
+				g.unpackRowPairs(2, pass == 1, avx2.vs(b, 4), grp > 0)
+				lo, hi := g.unpacks(4)
 				lo(y(b+1), y(b), y(b+4))
 				hi(y(b+1), y(b), y(b+5))
 				lo(y(b+3), y(b+2), y(b+6))
