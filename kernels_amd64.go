@@ -2145,27 +2145,22 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 		return false
 	}
 	sub.Outer = long / p
-	if cols >= rows {
-		// Pieces of p destination columns: p source rows each.
-		sub.DstOuter, sub.SrcOuter = p*width, p*srcStride
-		if !transposeGridStaged(width, dst, dstStride, src, srcStride, rows, p, sub, true) {
-			return false
-		}
-	} else {
-		// Pieces of p destination rows: p elements of each source row.
+	rest := long - sub.Outer*p
+	// Pieces of p destination columns (p source rows each), and what is
+	// left of the columns; or of p destination rows (p elements of each
+	// source row), and what is left of the rows.
+	pr, pc, rr, rc := rows, p, rows, rest
+	sub.DstOuter, sub.SrcOuter = p*width, p*srcStride
+	if rows > cols {
+		pr, pc, rr, rc = p, cols, rest, cols
 		sub.DstOuter, sub.SrcOuter = p*dstStride, p*width
-		if !transposeGridStaged(width, dst, dstStride, src, srcStride, p, cols, sub, true) {
-			return false
-		}
 	}
-	if rest := long - sub.Outer*p; rest > 0 {
+	if !transposeGridStaged(width, dst, dstStride, src, srcStride, pr, pc, sub, true) {
+		return false
+	}
+	if rest > 0 {
 		for b := range g.Inner {
-			d, s := dst[b*g.DstInner:], src[b*g.SrcInner:]
-			if cols >= rows {
-				transposeFast(width, d[sub.Outer*sub.DstOuter:], dstStride, s[sub.Outer*sub.SrcOuter:], srcStride, rows, rest, true, nil)
-			} else {
-				transposeFast(width, d[sub.Outer*sub.DstOuter:], dstStride, s[sub.Outer*sub.SrcOuter:], srcStride, rest, cols, true, nil)
-			}
+			transposeFast(width, dst[b*g.DstInner+sub.Outer*sub.DstOuter:], dstStride, src[b*g.SrcInner+sub.Outer*sub.SrcOuter:], srcStride, rr, rc, true, nil)
 		}
 	}
 	if !g.Unfenced {
