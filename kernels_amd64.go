@@ -2291,6 +2291,20 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[64]) // the 64 bytes before it: the first row's carried part line
+	// nextGroup is where the group after the one of m outer blocks at
+	// (a0, b0) starts, for the prefetch: ki inner blocks on (m outer
+	// blocks on where the groups go along the rows, carrying part
+	// lines), or the first of the next m outer blocks.
+	nextGroup := func(a0, m, b0 int) (a2, b2 int) {
+		a2, b2 = a0, b0+ki
+		if carry {
+			a2, b2 = a0+m, b0
+		}
+		if b2 >= g.Inner {
+			a2, b2 = a0+m, 0
+		}
+		return a2, b2
+	}
 	// group moves the blocks [a0, a0+m) × [b0, b0+n), its runs' part
 	// lines as ends says (copyRunsStream).
 	group := func(a0, m, b0, n, ends int) {
@@ -2302,10 +2316,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 					strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, m*fullRows/sh.bi)
 				}
 			}
-			a2, b2 := a0, b0+ki
-			if b2 >= g.Inner {
-				a2, b2 = a0+m, 0
-			}
+			a2, b2 := nextGroup(a0, m, b0)
 			for b := range n {
 				next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+(b2+b)*g.SrcInner), srcStride, m * srcRun, fullCols, g.SrcInner}
 				d := unsafe.Add(dp, a0*g.DstOuter+(b0+b)*g.DstInner)
@@ -2347,13 +2358,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			// prefetched the wrong blocks: 0.33-0.35 of copy() against
 			// 0.44-0.46 untiling s8 T(8,128)(4,1) to a column-major
 			// [16384,16384]).
-			a2, b2 := a0, b0+ki
-			if carry {
-				a2, b2 = a0+m, b0
-			}
-			if b2 >= g.Inner {
-				a2, b2 = a0+m, 0
-			}
+			a2, b2 := nextGroup(a0, m, b0)
 			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
 			switch {
 			case g.SrcInner == srcRun:
