@@ -839,10 +839,19 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 		p.why = append(p.why, fmt.Sprintf("source and destination are larger than the last-level cache: streamed; rows: the loop that continues the source runs, %d of them (%d bytes a step)", k, k*run))
 	} else if i := find(func(l ploop) bool { return dst(l) && eligible(l) && (!short || l.size*run%64 == 0) }); i >= 0 {
 		rows := p.loops[i]
-		if k := blockRows(rows.size, run, shortRunBytes); short && rows.scale == 1 && k < rows.size && k*run%64 == 0 {
-			// Short runs read a line of each row for two calls or
-			// more: few rows a call keep those lines in the caches
-			// from step to step (shortRunBytes).
+		// Short runs read a line of each row for two calls or more: few
+		// rows a call keep those lines in the caches from step to step
+		// (shortRunBytes). Rows merged from two dims are cut inside the
+		// merged one (its scale values to each value of the heavier
+		// dim): the cut's heavy part is still a merged loop, of scale/k
+		// values to each, and its light part adds nothing to the dim's
+		// index, as a merged loop of k values to each. u8
+		// [64,128,256,32] to NumPy's transpose (2,0,1,3), whose rows
+		// merge the first two dims, ran at 7.6-9.4 GB/s uncut.
+		if k := blockRows(rows.scale, run, shortRunBytes); short && rows.scale > 1 && k*run%64 == 0 {
+			p.loops[i] = ploop{dim: rows.dim, w: 1, size: rows.size / k, scale: rows.scale / k, dst: rows.dst * k, src: rows.src * k}
+			rows.size, rows.scale = k, k
+		} else if k := blockRows(rows.size, run, shortRunBytes); short && rows.scale == 1 && k < rows.size && k*run%64 == 0 {
 			p.loops[i] = ploop{dim: rows.dim, w: k, size: rows.size / k, scale: 1, dst: rows.dst * k, src: rows.src * k}
 			rows.size = k
 		} else {

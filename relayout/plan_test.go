@@ -714,6 +714,11 @@ func TestStreamingPlans(t *testing.T) {
 		{"u8[8,3,5,32]{3,2,1,0}", "u8[8,3,5,32]{3,0,2,1}", Padding{Kind: PadValue, Value: 7}, kernRun},
 		{"u8[512,3,2,32]{3,2,1,0}", "u8[512,3,2,32]{3,0,1,2}", Padding{}, kernRun},
 		{"u8[1024,5,32]{2,1,0}", "u8[1024,5,32]{2,0,1}", Padding{}, kernRun},
+		// Rows that merge two dims (NumPy's transpose (2,0,1,3)), cut
+		// inside the lighter one; the heavier padded; cut whole.
+		{"u8[4,64,6,32]{3,2,1,0}", "u8[4,64,6,32]{3,1,0,2}", Padding{}, kernRun},
+		{"u8[3,128,5,32]{3,2,1,0}", "u8[3,128,5,32]{3,1,0,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 128, 5, 32}}, kernRun},
+		{"u8[8,32,6,32]{3,2,1,0}", "u8[8,32,6,32]{3,1,0,2}", Padding{}, kernRun},
 		// Tiles with (2,1) and (4,1) inside: grids of interleaves and
 		// de-interleaves (tilecopy.TransposeGrid).
 		{"s8[16,256]{1,0}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
