@@ -212,7 +212,8 @@ func Blocks() Blocking {
 
 // blockingFor returns the blocking for an L1 data cache of l1d bytes and
 // an L2 of l2 bytes (either ≤ 0 when cpuid cannot tell: the sizes of the
-// machine the figures below come from are assumed).
+// machine the figures below come from are assumed), on an Intel core
+// when intel is set.
 //
 // The sizes were measured on a Zen 5 (48 KiB L1d, 1 MiB L2): a band of
 // 1 KiB; a staged tile of 1 KiB by 512 bytes (128 KiB of f32, chosen among
@@ -222,17 +223,33 @@ func Blocks() Blocking {
 // destination runs (StageCol) stay at 512 bytes whatever the cache: that
 // is the shortest run non-temporal stores write at full speed (256 MiB in
 // runs of 256 bytes: 14-15 ms; of 512: 6.7-7.3; in one run: 5.2).
-func blockingFor(l1d, l2 int) Blocking {
+//
+// An Intel core takes source rows twice as long for its L2, a quarter of
+// it for an f32 tile: on an Emerald Rapids VM (48 KiB L1d, 2 MiB L2),
+// relayout bench --runs 5, three alternated rounds, ratio to copy(),
+// 2 KiB then 4 KiB rows: u8 16384² 0.53-0.61 → 0.62-0.70, u16
+// 8192×16384 0.68-0.76 → 0.73-0.81, f32 8192² 0.84-0.97 → 0.97-1.11,
+// f64 4096×8192 1.04-1.10 → 1.11-1.23. Its memory is farther than Zen
+// 5's (copy() of 256 MiB at 12-15 GB/s, against 38-42), and longer runs
+// of each source row keep more of it in flight.
+func blockingFor(l1d, l2 int, intel bool) Blocking {
 	b := Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}
 	if l1d > 0 {
 		b.Band = min(max(floorPow2(l1d/32), 512), 2048)
 	}
 	if l2 > 0 {
-		b.StageRow = min(max(floorPow2(l2/1024), 256), 2048)
+		perRow := 1024 // bytes of L2 for each byte of a tile's source rows
+		if intel {
+			perRow = 512
+		}
+		b.StageRow = min(max(floorPow2(l2/perRow), 256), 4096)
 		b.GridGroup = min(max(floorPow2(l2/8), 32<<10), 256<<10)
 	}
 	return b
 }
+
+// intelCPU reports whether cpuid says this is an Intel CPU.
+func intelCPU() bool { return cpuid.CPU.VendorID == cpuid.Intel }
 
 // floorPow2 returns the largest power of two not above n (n ≥ 1), or 1.
 func floorPow2(n int) int {
@@ -247,7 +264,7 @@ func floorPow2(n int) int {
 // arrays). Only amd64 stages, so StageRow, StageCol and GridGroup apply
 // there alone.
 var (
-	blocking      = blockingFor(cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2)
+	blocking      = blockingFor(cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2, intelCPU())
 	tileBytes     = blocking.Band
 	stageRowBytes = blocking.StageRow
 	stageColBytes = blocking.StageCol

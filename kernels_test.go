@@ -957,39 +957,47 @@ func TestTransposeGridSplit(t *testing.T) {
 }
 
 // TestBlockingFor checks the blocking derived from cache sizes: the
-// sizes measured on the development machine's caches, scaled ones on
-// others, the defaults when cpuid cannot tell, and for every L2 a staged
-// f32 tile that leaves room in L2 for its copy and the next tile.
+// sizes measured on the development machines' caches (a Zen 5 and an
+// Intel core), scaled ones on others, the defaults when cpuid cannot
+// tell, and for every L2 a staged f32 tile that leaves room in L2 for its
+// copy and the next tile.
 func TestBlockingFor(t *testing.T) {
 	for _, c := range []struct {
 		l1d, l2 int
+		intel   bool
 		want    Blocking
 	}{
-		{48 << 10, 1 << 20, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{-1, -1, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{0, 0, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{32 << 10, 256 << 10, Blocking{Band: 1024, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
-		{32 << 10, 512 << 10, Blocking{Band: 1024, StageRow: 512, StageCol: 512, GridGroup: 64 << 10}},
-		{64 << 10, 2 << 20, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 256 << 10}},
-		{80 << 10, 1280 << 10, Blocking{Band: 2048, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{16 << 10, 64 << 10, Blocking{Band: 512, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
-		{1 << 20, 64 << 20, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 256 << 10}},
+		{48 << 10, 1 << 20, false, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
+		{48 << 10, 2 << 20, true, Blocking{Band: 1024, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
+		{-1, -1, false, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
+		{0, 0, true, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
+		{32 << 10, 256 << 10, false, Blocking{Band: 1024, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
+		{32 << 10, 512 << 10, false, Blocking{Band: 1024, StageRow: 512, StageCol: 512, GridGroup: 64 << 10}},
+		{32 << 10, 512 << 10, true, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 64 << 10}},
+		{64 << 10, 2 << 20, false, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 256 << 10}},
+		{80 << 10, 1280 << 10, false, Blocking{Band: 2048, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
+		{80 << 10, 1280 << 10, true, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 128 << 10}},
+		{16 << 10, 64 << 10, false, Blocking{Band: 512, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
+		{1 << 20, 64 << 20, false, Blocking{Band: 2048, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
+		{1 << 20, 64 << 20, true, Blocking{Band: 2048, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
 	} {
-		if got := blockingFor(c.l1d, c.l2); got != c.want {
-			t.Errorf("blockingFor(%d, %d) = %+v, want %+v", c.l1d, c.l2, got, c.want)
+		if got := blockingFor(c.l1d, c.l2, c.intel); got != c.want {
+			t.Errorf("blockingFor(%d, %d, %v) = %+v, want %+v", c.l1d, c.l2, c.intel, got, c.want)
 		}
 	}
-	for l2 := 256 << 10; l2 <= 8<<20; l2 += 128 << 10 {
-		b := blockingFor(48<<10, l2)
-		if tile := b.StageRow * b.StageCol / 4; 4*tile > l2 {
-			t.Errorf("L2 of %d KiB: an f32 tile of %d KiB leaves no room for its copy and the next", l2>>10, tile>>10)
-		}
-		if b.GridGroup > l2/4 {
-			t.Errorf("L2 of %d KiB: groups of %d KiB", l2>>10, b.GridGroup>>10)
+	for _, intel := range []bool{false, true} {
+		for l2 := 256 << 10; l2 <= 8<<20; l2 += 128 << 10 {
+			b := blockingFor(48<<10, l2, intel)
+			if tile := b.StageRow * b.StageCol / 4; 4*tile > l2 {
+				t.Errorf("L2 of %d KiB (intel %v): an f32 tile of %d KiB leaves no room for its copy and the next", l2>>10, intel, tile>>10)
+			}
+			if b.GridGroup > l2/4 {
+				t.Errorf("L2 of %d KiB: groups of %d KiB", l2>>10, b.GridGroup>>10)
+			}
 		}
 	}
 	l1d, l2, _ := CacheSizes()
-	if got := Blocks(); got != blockingFor(l1d, l2) {
+	if got := Blocks(); got != blockingFor(l1d, l2, intelCPU()) {
 		t.Errorf("Blocks() = %+v, want the blocking for this CPU's caches", got)
 	}
 }
