@@ -309,13 +309,16 @@ func TestLargeDestination(t *testing.T) {
 // 64-aligned destination and stride), through Transpose and
 // TransposeStreaming, with small tiles and bands; one source in three at
 // a stride of whole KiB, whose rows crowd the L1 sets, for the gather
-// kernels to read through slabs (slabbed).
+// kernels to read through slabs (slabbed) or, every other time, copied
+// a tile at a time (copyRowsFirst, with small tiles).
 func TestTransposeStreaming(t *testing.T) {
 	savedNT, savedTile := ntThreshold, tileBytes
 	savedRow, savedCol := stageRowBytes, stageColBytes
+	savedCopied, savedCopiedRow, savedCopiedCol := copyRowsFirst, copiedRowBytes, copiedColBytes
 	t.Cleanup(func() {
 		ntThreshold, tileBytes = savedNT, savedTile
 		stageRowBytes, stageColBytes = savedRow, savedCol
+		copyRowsFirst, copiedRowBytes, copiedColBytes = savedCopied, savedCopiedRow, savedCopiedCol
 	})
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range testWidths {
@@ -327,6 +330,9 @@ func TestTransposeStreaming(t *testing.T) {
 				if k%3 == 0 {
 					g.srcStride = (g.rows*w + 1023) / 1024 * 1024
 				}
+				copyRowsFirst = k%2 == 0
+				copiedRowBytes = []int{64, 128, 512}[k%3]
+				copiedColBytes = []int{16, 64, 128, 256}[k%4]
 				tileBytes = []int{64, 256, 1024, 4096}[k%4]
 				checkStreamed(t, r, g, k)
 			}
