@@ -2788,7 +2788,7 @@ pf3:
 
 // func transpose4StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·transpose4StreamAVX2(SB), NOSPLIT, $0-64
+TEXT ·transpose4StreamAVX2(SB), NOSPLIT, $256-64
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -2802,7 +2802,7 @@ TEXT ·transpose4StreamAVX2(SB), NOSPLIT, $0-64
 	SHLQ $0x04, R12
 	XORQ AX, AX
 
-	// A block: 16 source rows of 16 4-byte elements, four 8×8 transposes in registers.
+	// A block: 16 source rows of 16 4-byte elements, four 8×8 transposes in registers, each line written whole.
 loop:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
@@ -2999,16 +2999,14 @@ pf15:
 	VPUNPCKHQDQ Y14, Y12, Y5
 	VPUNPCKLQDQ Y15, Y13, Y6
 	VPUNPCKHQDQ Y15, Y13, Y7
-	MOVQ        DI, R11
-	VMOVNTDQ    Y0, (R11)
-	VMOVNTDQ    Y1, (R11)(DX*1)
-	VMOVNTDQ    Y2, (R11)(DX*2)
-	VMOVNTDQ    Y3, (R11)(R9*1)
-	LEAQ        (R11)(DX*4), R11
-	VMOVNTDQ    Y4, (R11)
-	VMOVNTDQ    Y5, (R11)(DX*1)
-	VMOVNTDQ    Y6, (R11)(DX*2)
-	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     Y0, (SP)
+	VMOVDQU     Y1, 32(SP)
+	VMOVDQU     Y2, 64(SP)
+	VMOVDQU     Y3, 96(SP)
+	VMOVDQU     Y4, 128(SP)
+	VMOVDQU     Y5, 160(SP)
+	VMOVDQU     Y6, 192(SP)
+	VMOVDQU     Y7, 224(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X4
 	VMOVDQU     (R10)(BX*1), X1
@@ -3044,14 +3042,30 @@ pf15:
 	VPUNPCKLQDQ Y15, Y13, Y6
 	VPUNPCKHQDQ Y15, Y13, Y7
 	MOVQ        DI, R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y0, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	VMOVDQU     64(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y2, 32(R11)(DX*2)
+	VMOVDQU     96(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y3, 32(R11)(R9*1)
 	LEAQ        (R11)(DX*4), R11
+	VMOVDQU     128(SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y4, 32(R11)
+	VMOVDQU     160(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVDQU     192(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVDQU     224(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y7, 32(R11)(R9*1)
 	LEAQ        32(SI), R10
 	VMOVDQU     (R10), X0
@@ -3088,16 +3102,14 @@ pf15:
 	VPUNPCKHQDQ Y14, Y12, Y5
 	VPUNPCKLQDQ Y15, Y13, Y6
 	VPUNPCKHQDQ Y15, Y13, Y7
-	LEAQ        (DI)(DX*8), R11
-	VMOVNTDQ    Y0, (R11)
-	VMOVNTDQ    Y1, (R11)(DX*1)
-	VMOVNTDQ    Y2, (R11)(DX*2)
-	VMOVNTDQ    Y3, (R11)(R9*1)
-	LEAQ        (R11)(DX*4), R11
-	VMOVNTDQ    Y4, (R11)
-	VMOVNTDQ    Y5, (R11)(DX*1)
-	VMOVNTDQ    Y6, (R11)(DX*2)
-	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     Y0, (SP)
+	VMOVDQU     Y1, 32(SP)
+	VMOVDQU     Y2, 64(SP)
+	VMOVDQU     Y3, 96(SP)
+	VMOVDQU     Y4, 128(SP)
+	VMOVDQU     Y5, 160(SP)
+	VMOVDQU     Y6, 192(SP)
+	VMOVDQU     Y7, 224(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X4
 	VMOVDQU     (R10)(BX*1), X1
@@ -3133,14 +3145,30 @@ pf15:
 	VPUNPCKLQDQ Y15, Y13, Y6
 	VPUNPCKHQDQ Y15, Y13, Y7
 	LEAQ        (DI)(DX*8), R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y0, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y1, 32(R11)(DX*1)
+	VMOVDQU     64(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y2, 32(R11)(DX*2)
+	VMOVDQU     96(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y3, 32(R11)(R9*1)
 	LEAQ        (R11)(DX*4), R11
+	VMOVDQU     128(SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y4, 32(R11)
+	VMOVDQU     160(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVDQU     192(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVDQU     224(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y7, 32(R11)(R9*1)
 	ADDQ        R12, SI
 	ADDQ        $+64, DI
@@ -3682,7 +3710,7 @@ pf15:
 
 // func transpose8StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·transpose8StreamAVX2(SB), NOSPLIT, $0-64
+TEXT ·transpose8StreamAVX2(SB), NOSPLIT, $128-64
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -3696,7 +3724,7 @@ TEXT ·transpose8StreamAVX2(SB), NOSPLIT, $0-64
 	SHLQ $0x03, R12
 	XORQ AX, AX
 
-	// A block: 8 source rows of 8 8-byte elements, four 4×4 transposes in registers.
+	// A block: 8 source rows of 8 8-byte elements, four 4×4 transposes in registers, each line written whole.
 loop:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
@@ -3792,11 +3820,10 @@ pf7:
 	VPUNPCKHQDQ Y1, Y0, Y5
 	VPUNPCKLQDQ Y3, Y2, Y6
 	VPUNPCKHQDQ Y3, Y2, Y7
-	MOVQ        DI, R11
-	VMOVNTDQ    Y4, (R11)
-	VMOVNTDQ    Y5, (R11)(DX*1)
-	VMOVNTDQ    Y6, (R11)(DX*2)
-	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     Y4, (SP)
+	VMOVDQU     Y5, 32(SP)
+	VMOVDQU     Y6, 64(SP)
+	VMOVDQU     Y7, 96(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X2
 	VMOVDQU     (R10)(BX*1), X1
@@ -3811,9 +3838,17 @@ pf7:
 	VPUNPCKLQDQ Y3, Y2, Y6
 	VPUNPCKHQDQ Y3, Y2, Y7
 	MOVQ        DI, R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y4, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVDQU     64(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVDQU     96(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y7, 32(R11)(R9*1)
 	LEAQ        32(SI), R10
 	VMOVDQU     (R10), X0
@@ -3829,11 +3864,10 @@ pf7:
 	VPUNPCKHQDQ Y1, Y0, Y5
 	VPUNPCKLQDQ Y3, Y2, Y6
 	VPUNPCKHQDQ Y3, Y2, Y7
-	LEAQ        (DI)(DX*4), R11
-	VMOVNTDQ    Y4, (R11)
-	VMOVNTDQ    Y5, (R11)(DX*1)
-	VMOVNTDQ    Y6, (R11)(DX*2)
-	VMOVNTDQ    Y7, (R11)(R9*1)
+	VMOVDQU     Y4, (SP)
+	VMOVDQU     Y5, 32(SP)
+	VMOVDQU     Y6, 64(SP)
+	VMOVDQU     Y7, 96(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X2
 	VMOVDQU     (R10)(BX*1), X1
@@ -3848,9 +3882,17 @@ pf7:
 	VPUNPCKLQDQ Y3, Y2, Y6
 	VPUNPCKHQDQ Y3, Y2, Y7
 	LEAQ        (DI)(DX*4), R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y4, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y5, 32(R11)(DX*1)
+	VMOVDQU     64(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*2)
 	VMOVNTDQ    Y6, 32(R11)(DX*2)
+	VMOVDQU     96(SP), Y15
+	VMOVNTDQ    Y15, (R11)(R9*1)
 	VMOVNTDQ    Y7, 32(R11)(R9*1)
 	ADDQ        R12, SI
 	ADDQ        $+64, DI
@@ -4124,7 +4166,7 @@ pf7:
 
 // func transpose16StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·transpose16StreamAVX2(SB), NOSPLIT, $0-64
+TEXT ·transpose16StreamAVX2(SB), NOSPLIT, $64-64
 	MOVQ dst+0(FP), DI
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), SI
@@ -4138,7 +4180,7 @@ TEXT ·transpose16StreamAVX2(SB), NOSPLIT, $0-64
 	SHLQ $0x02, R12
 	XORQ AX, AX
 
-	// A block: 4 source rows of 4 16-byte elements, four 2×2 transposes in registers.
+	// A block: 4 source rows of 4 16-byte elements, four 2×2 transposes in registers, each line written whole.
 loop:
 	PREFETCHT0 (R13)(AX*1)
 	ADDQ       $+64, AX
@@ -4186,16 +4228,19 @@ pf3:
 	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
 	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
 	LEAQ        (R10)(BX*2), R10
-	MOVQ        DI, R11
-	VMOVNTDQ    Y0, (R11)
-	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVDQU     Y0, (SP)
+	VMOVDQU     Y1, 32(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X1
 	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
 	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
 	LEAQ        (R10)(BX*2), R10
 	MOVQ        DI, R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y0, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y1, 32(R11)(DX*1)
 	LEAQ        32(SI), R10
 	VMOVDQU     (R10), X0
@@ -4203,16 +4248,19 @@ pf3:
 	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
 	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
 	LEAQ        (R10)(BX*2), R10
-	LEAQ        (DI)(DX*2), R11
-	VMOVNTDQ    Y0, (R11)
-	VMOVNTDQ    Y1, (R11)(DX*1)
+	VMOVDQU     Y0, (SP)
+	VMOVDQU     Y1, 32(SP)
 	VMOVDQU     (R10), X0
 	VMOVDQU     16(R10), X1
 	VINSERTI128 $0x01, (R10)(BX*1), Y0, Y0
 	VINSERTI128 $0x01, 16(R10)(BX*1), Y1, Y1
 	LEAQ        (R10)(BX*2), R10
 	LEAQ        (DI)(DX*2), R11
+	VMOVDQU     (SP), Y15
+	VMOVNTDQ    Y15, (R11)
 	VMOVNTDQ    Y0, 32(R11)
+	VMOVDQU     32(SP), Y15
+	VMOVNTDQ    Y15, (R11)(DX*1)
 	VMOVNTDQ    Y1, 32(R11)(DX*1)
 	ADDQ        R12, SI
 	ADDQ        $+64, DI
