@@ -132,22 +132,26 @@ func log2(n int) int { return bits.TrailingZeros(uint(n)) }
 // storeRows stores regs to as many destination rows from DI (at offset
 // off in each row), four at a time through R11.
 func (g *gen) storeRows(op mov, off int, regs []reg.VecPhysical) {
-	g.storeRowsFrom(op, 0, off, regs)
+	g.eachRow(0, len(regs), func(i int, at func(off int) operand.Mem) {
+		op(regs[i], at(off))
+	})
 }
 
-// storeRowsFrom is storeRows from destination row first (0, 1, 2, 4 or
-// 8) on.
-func (g *gen) storeRowsFrom(op mov, first, off int, regs []reg.VecPhysical) {
+// eachRow walks n destination rows from row first (0, 1, 2, 4 or 8) on,
+// DI the first row, DX the stride and R9 = 3*DX, through R11 four rows at
+// a time: it calls each with each row's index i and at, the address of
+// byte off of that row.
+func (g *gen) eachRow(first, n int, each func(i int, at func(off int) operand.Mem)) {
 	if first == 0 {
 		g.MOVQ(di, r11)
 	} else {
 		g.LEAQ(atIdx(di, dx, uint8(first), 0), r11)
 	}
-	for i, r := range regs {
+	for i := range n {
 		if i > 0 && i%4 == 0 {
 			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
 		}
-		op(r, row(r11, dx, r9, i%4, off))
+		each(i, func(off int) operand.Mem { return row(r11, dx, r9, i%4, off) })
 	}
 }
 
@@ -280,23 +284,15 @@ func (g *gen) transposeLinesAVX2(width int) {
 // of row first+i from half+32i, then bytes 32-63 from regs[i]. Y15, free
 // after every AVX2 square, carries the first half.
 func (g *gen) storeLines(first int, half operand.Mem, regs []reg.VecPhysical) {
-	if first == 0 {
-		g.MOVQ(di, r11)
-	} else {
-		g.LEAQ(atIdx(di, dx, uint8(first), 0), r11)
-	}
 	tmp := avx2.v(15)
-	for i, v := range regs {
-		if v == tmp {
+	g.eachRow(first, len(regs), func(i int, at func(off int) operand.Mem) {
+		if regs[i] == tmp {
 			panic("storeLines: Y15 holds a column")
 		}
-		if i > 0 && i%4 == 0 {
-			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
-		}
 		g.VMOVDQU(half.Offset(32*i), tmp)
-		g.VMOVNTDQ(tmp, row(r11, dx, r9, i%4, 0))
-		g.VMOVNTDQ(v, row(r11, dx, r9, i%4, 32))
-	}
+		g.VMOVNTDQ(tmp, at(0))
+		g.VMOVNTDQ(regs[i], at(32))
+	})
 }
 
 // fourSquares emits the four AVX2 squares of a line block of width-byte
