@@ -181,11 +181,44 @@ func lastLevelCache() int {
 	return 32 << 20
 }
 
+// transposeStreamFrom returns the destination size from which the
+// transposes write with non-temporal stores (TransposeStreamThreshold),
+// given the last-level cache's size llc and an L2 of l2 bytes (≤ 0 when
+// cpuid cannot tell), on an Intel core when intel is set: the last-level
+// cache, whose destination would not be read back from it, and where
+// streaming stores skip the read for ownership of every line; on Intel
+// cores the L2, or llc where that is smaller.
+//
+// The L3 of an Intel server core is far (a mesh of slices, shared with
+// every core of the socket: on an Emerald Rapids VM whose cpuid reports
+// 300 MiB, copy() of 4 MiB ran at 28-31 GB/s, of 256 KiB at 83-92), and
+// the ordinary stores of a transpose whose rows scatter over it ran
+// well below a copy: relayout bench --runs 5, GB/s, with the
+// last-level cache's threshold then the L2's, alternated: f32 700²
+// transposed 7.4-10.3 → 18.0-21.5, 1000² 9.5-12.5 → 14.8-20.5, 3000²
+// 7.1 → 17.9; f32 [16,128,256,32] reversed 4.0-4.9 → 12.6-14.8, to
+// {2,1,3,0} 7.2-10.8 → 12.4-17.3; bf16 2000² to T(8,128)(2,1)
+// 16.8-21.5 → 17.6-21.3; s8 3000² from T(8,128)(4,1) 12.3-13.5 →
+// 10.0-15.0; f64 1000², u8 3000², u16 2000² and f32 2000² to and from
+// T(8,128) within ±5%. Run copies keep the last-level cache's
+// threshold (StreamThreshold): streamed from the L2's, f32 [1000,1000]
+// padded to [1008,1024] ran at 19.3-20.5 GB/s against 23.7-24.5. On a
+// Zen 5 (1 MiB of L2 a core, 32 MiB of L3 shared by eight) rows off
+// lines streamed slower than stored at L3 sizes (lineStreamBytes).
+func transposeStreamFrom(llc, l2 int, intel bool) int {
+	if intel && l2 > 0 {
+		return min(l2, llc)
+	}
+	return llc
+}
+
+// llcBytes is lastLevelCache(), the destination size from which the run
+// copies of a plan stream (StreamThreshold).
+var llcBytes = lastLevelCache()
+
 // ntThreshold is the destination size in bytes from which the transposes
-// write with non-temporal stores: a destination larger than the last-level
-// cache will not be read back from it, and streaming stores skip the read
-// for ownership of every destination line.
-var ntThreshold = lastLevelCache()
+// write with non-temporal stores (transposeStreamFrom; tests change it).
+var ntThreshold = transposeStreamFrom(llcBytes, cpuid.CPU.Cache.L2, intelCPU())
 
 // Blocking is how the transposes cut their work to fit this CPU's data
 // caches, as blockingFor derives it from the sizes cpuid reports.

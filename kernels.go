@@ -178,12 +178,12 @@ func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // TransposeStreaming is Transpose for a caller that writes a destination
-// of StreamThreshold bytes or more in many calls: each call writes the
-// way Transpose writes a destination that large in one call (through a
-// cache-resident tile and non-temporal stores, where the level has them
-// and the destination and its stride are multiples of 64 bytes), however
-// small its own block. The destination will not be read back from the
-// caches before it is all written, so no call should pay to bring its
+// of TransposeStreamThreshold bytes or more in many calls: each call
+// writes the way Transpose writes a destination that large in one call
+// (through a cache-resident tile and non-temporal stores, where the level
+// has them and the destination and its stride are multiples of 64 bytes),
+// however small its own block. The destination will not be read back from
+// the caches before it is all written, so no call should pay to bring its
 // lines in.
 func TransposeStreaming(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	transpose(width, dst, dstStride, src, srcStride, rows, cols, true)
@@ -223,24 +223,24 @@ type Grid struct {
 func StoreFence() { storeFence() }
 
 // TransposeGrid is TransposeStreaming for every block of the grid g, in
-// one call: for a caller that writes a destination of StreamThreshold
-// bytes or more as many small blocks, such as the tiles of tiled
-// layouts. Where the blocks are interleaves or de-interleaves of 2 or 4
-// rows (tiles with (2,1) or (4,1) inside) and the destination is aligned
-// for the vector stores, the whole grid runs in one assembly kernel with
-// non-temporal stores and one store fence at its end (not aligned, in the
-// same kernel with plain stores). Other blocks of up to 64 KiB are
-// transposed a group at a time into a cache-resident tile, which one call
-// streams out behind one fence while it prefetches the next group's
-// source (blocks that continue each other's rows, as in a 4-D reversal,
-// are grouped so that both sides see runs of 512 bytes); with
+// one call: for a caller that writes a destination of
+// TransposeStreamThreshold bytes or more as many small blocks, such as the
+// tiles of tiled layouts. Where the blocks are interleaves or
+// de-interleaves of 2 or 4 rows (tiles with (2,1) or (4,1) inside) and the
+// destination is aligned for the vector stores, the whole grid runs in one
+// assembly kernel with non-temporal stores and one store fence at its end
+// (not aligned, in the same kernel with plain stores). Other blocks of up
+// to 64 KiB are transposed a group at a time into a cache-resident tile,
+// which one call streams out behind one fence while it prefetches the next
+// group's source (blocks that continue each other's rows, as in a 4-D
+// reversal, are grouped so that both sides see runs of 512 bytes); with
 // g.Unfenced, neither takes its fence. Larger blocks of a grid of one
-// dimension whose blocks continue each other's rows on their shorter
-// side (f32 [64,128,256,32] to {1,0,2,3}: 32 × 8192 blocks, 128 bytes
-// of each of 8192 source rows) are cut into pieces along their longer
-// side and grouped the same way. Other larger blocks are one
-// TransposeStreaming each, without its checks, whose last tile
-// prefetches the first of the next block.
+// dimension whose blocks continue each other's rows on their shorter side
+// (f32 [64,128,256,32] to {1,0,2,3}: 32 × 8192 blocks, 128 bytes of each
+// of 8192 source rows) are cut into pieces along their longer side and
+// grouped the same way. Other larger blocks are one TransposeStreaming
+// each, without its checks, whose last tile prefetches the first of the
+// next block.
 func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) {
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -327,11 +327,20 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	return rows != 0 && cols != 0 && g.Inner != 0 && g.Outer != 0
 }
 
-// StreamThreshold is the destination size in bytes from which Transpose
-// writes with non-temporal stores: the last-level cache's size. A
-// destination whose rows all start on 64-byte lines streams from
-// lineStreamBytes on.
-func StreamThreshold() int { return ntThreshold }
+// StreamThreshold is the size in bytes of a destination past the
+// caches: the last-level cache's. A caller that writes one that large
+// in many calls, and will not read it back before it is all written,
+// copies runs with CopyRunsStreaming.
+func StreamThreshold() int { return llcBytes }
+
+// TransposeStreamThreshold is the destination size in bytes from which
+// Transpose writes with non-temporal stores, and from which a caller
+// that writes a destination in many calls transposes with
+// TransposeStreaming, TransposeGrid or TransposePackedStreaming:
+// StreamThreshold, or on Intel cores the L2's size, where the L3 is far
+// (see transposeStreamFrom). A destination whose rows all start on
+// 64-byte lines streams from lineStreamBytes on whatever the CPU.
+func TransposeStreamThreshold() int { return ntThreshold }
 
 // lineStreamBytes is the destination size from which Transpose streams
 // rows that start on lines, whatever the last-level cache: copy() streams
@@ -359,8 +368,8 @@ func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // largeDestination reports whether Transpose streams a destination of
-// rows rows dstStride bytes apart at dst: from StreamThreshold bytes, or
-// from lineStreamBytes where the rows start on lines.
+// rows rows dstStride bytes apart at dst: from TransposeStreamThreshold
+// bytes, or from lineStreamBytes where the rows start on lines.
 func largeDestination(dst []byte, dstStride, rows int) bool {
 	size := rows * dstStride
 	return size >= ntThreshold || size >= lineStreamBytes && onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride)

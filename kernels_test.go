@@ -962,6 +962,35 @@ func TestTransposeGridSplit(t *testing.T) {
 	})
 }
 
+// TestTransposeStreamFrom checks the transposes' streaming threshold:
+// the last-level cache's, or on Intel cores the L2's where cpuid gives
+// one smaller; and that the thresholds in use are those of this CPU.
+func TestTransposeStreamFrom(t *testing.T) {
+	for _, c := range []struct {
+		llc, l2 int
+		intel   bool
+		want    int
+	}{
+		{300 << 20, 2 << 20, true, 2 << 20},
+		{300 << 20, 2 << 20, false, 300 << 20},
+		{32 << 20, 1 << 20, false, 32 << 20},
+		{32 << 20, 0, true, 32 << 20},
+		{32 << 20, -1, true, 32 << 20},
+		{4 << 20, 8 << 20, true, 4 << 20},
+	} {
+		if got := transposeStreamFrom(c.llc, c.l2, c.intel); got != c.want {
+			t.Errorf("transposeStreamFrom(%d, %d, %v) = %d, want %d", c.llc, c.l2, c.intel, got, c.want)
+		}
+	}
+	_, l2, _ := CacheSizes()
+	if got, want := TransposeStreamThreshold(), transposeStreamFrom(lastLevelCache(), l2, intelCPU()); got != want {
+		t.Errorf("TransposeStreamThreshold() = %d, want %d", got, want)
+	}
+	if got, want := StreamThreshold(), lastLevelCache(); got != want || TransposeStreamThreshold() > got {
+		t.Errorf("StreamThreshold() = %d, want %d, no less than TransposeStreamThreshold() = %d", got, want, TransposeStreamThreshold())
+	}
+}
+
 // TestBlockingFor checks the blocking derived from cache sizes: the
 // sizes measured on the development machines' caches (a Zen 5 and an
 // Intel core), scaled ones on others, the defaults when cpuid cannot

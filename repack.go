@@ -289,19 +289,20 @@ func fieldPerm(bits, n int) (p [32]byte) {
 // for i < rows, j < cols. Destination rows are dstStride bytes apart and
 // hold cols fields (cols/e bytes); source rows are srcStride bytes apart
 // and hold rows fields. rows and cols must be multiples of e. Where the
-// level has the kernels (PackedOnePass) and the destination is as large
-// as StreamThreshold, it runs in one pass: tiles are byte-transposed in
-// the caches and the fields of each of their rows split among e
-// destination rows with non-temporal stores; the edges, and other
-// levels, go a byte at a time.
+// level has the kernels (PackedOnePass) and the destination is as large as
+// TransposeStreamThreshold, it runs in one pass: tiles are byte-transposed
+// in the caches and the fields of each of their rows split among e
+// destination rows with non-temporal stores; the edges, and other levels,
+// go a byte at a time.
 func TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
 	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= ntThreshold)
 }
 
 // TransposePackedStreaming is TransposePacked for a caller that writes a
-// destination of StreamThreshold bytes or more in many calls: each call
-// takes the one-pass path where it can, however small its own block.
+// destination of TransposeStreamThreshold bytes or more in many calls:
+// each call takes the one-pass path where it can, however small its own
+// block.
 func TransposePackedStreaming(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
 	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, true)

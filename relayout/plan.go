@@ -57,6 +57,9 @@ type Plan struct {
 	// which the plan writes as one stream past the caches
 	// (StreamThreshold; tests lower it). See pastCaches.
 	streamMin int64
+	// transposeMin is that size for the plans of the block transposes:
+	// TransposeStreamThreshold where that is less.
+	transposeMin int64
 
 	mode    planMode
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
@@ -141,7 +144,8 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes:    fm.Bytes(),
 		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
-		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens, unit: 1, step: 1,
+		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
+		transposeMin: min(streamMin, int64(tilecopy.TransposeStreamThreshold())), unit: 1, step: 1,
 	}
 	if from.isPacked() || to.isPacked() {
 		if widens {
@@ -751,9 +755,9 @@ func (p *Plan) chooseKernel() {
 		// size of one kernel call's block (NHWC to NCHW f32
 		// [64,256,128,32], 4 MiB per call: 0.48 of copy() with ordinary
 		// stores, 0.82-0.89 streamed, relayout bench C7).
-		if p.pastCaches() {
+		if p.dstBytes+p.srcBytes >= p.transposeMin {
 			p.stream = true
-			p.why = append(p.why, "source and destination are larger than the last-level cache: each block is written as part of it (through a tile and non-temporal stores where the kernels have them)")
+			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.TransposeStreamThreshold): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
 		}
 	}()
 	for i := len(p.loops) - 1; i >= 0; i-- {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime/debug"
@@ -757,6 +758,42 @@ func TestStreamingPlans(t *testing.T) {
 			if i == len(tests)-3 && threads == 2 && plan.threadLoop() == plan.splitLoop() {
 				t.Errorf("%s -> %s: 2 threads split the blocks' rows\n%s", tc.from, tc.to, plan)
 			}
+		}
+	}
+}
+
+// TestTransposeThreshold checks that the block transposes of a plan
+// stream from tilecopy.TransposeStreamThreshold, and the run copies
+// from the plan's own threshold (StreamThreshold), where that is larger:
+// an f32 square transposed and padded whose source and destination
+// together just reach the transposes' threshold, and just miss it.
+func TestTransposeThreshold(t *testing.T) {
+	tt := int64(tilecopy.TransposeStreamThreshold())
+	n := int64(math.Ceil(math.Sqrt(float64(tt) / 8))) // f32 [n,n] both sides: 8n² bytes
+	runsMin := 4 * 8 * n * n
+	for _, tc := range []struct {
+		n      int64
+		to     string
+		pad    []int64
+		kern   kernelKind
+		stream bool
+	}{
+		{n, "0,1", nil, kernTranspose, true},
+		{n - 1, "0,1", nil, kernTranspose, false},
+		{n, "1,0", []int64{n, n + 16}, kernRun, false},
+	} {
+		from, to := parsePair(t, fmt.Sprintf("f32[%d,%d]{1,0}", tc.n, tc.n), fmt.Sprintf("f32[%d,%d]{%s}", tc.n, tc.n, tc.to))
+		opts := Options{Pad: Padding{Widths: tc.pad}}
+		p, err := compile(from, to, &opts, runsMin, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.transposeMin != min(runsMin, tt) {
+			t.Errorf("transposeMin %d, want %d", p.transposeMin, min(runsMin, tt))
+		}
+		if p.kern != tc.kern || p.stream != tc.stream {
+			t.Errorf("%v -> %v (%d bytes together; transposes stream from %d, runs from %d): kernel %d streamed %v, want kernel %d streamed %v\n%s",
+				from, to, p.srcBytes+p.dstBytes, tt, runsMin, p.kern, p.stream, tc.kern, tc.stream, p)
 		}
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/tilecopy/tilecopy"
 )
 
-// cmdCPU prints what the kernels see of this machine: the CPU, its caches
-// and the block sizes derived from them, its features, the kernel levels this build has and which one is in use
+// cmdCPU prints what the kernels see of this machine: the CPU, its caches,
+// the block sizes and streaming thresholds derived from them, its
+// features, the kernel levels this build has and which one is in use
 // (TILECOPY_CPU caps it), and the transpose kernel chosen for each element
 // width.
 func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
@@ -19,7 +20,8 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 		"cpu prints the CPU's name, caches and features as cpuid reports them, the\n"+
 			"block sizes the transposes derive from those caches (a band of source row\n"+
 			"for L1; a tile of arrays larger than the LLC, source row × destination row\n"+
-			"bytes, for L2), the kernel levels of this build (avx512, avx2, neon,\n"+
+			"bytes, for L2), the sizes from which transposes and run copies write\n"+
+			"with non-temporal stores, the kernel levels of this build (avx512, avx2, neon,\n"+
 			"generic) and whether the CPU runs each, the level in use, and the transpose\n"+
 			"kernel for each element width.\n"+
 			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
@@ -45,6 +47,8 @@ func cpuReport(override string) string {
 	bl := tilecopy.Blocks()
 	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
 		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
+	fmt.Fprintf(&b, "streams:   transposes from %s, run copies from %s\n",
+		cacheSize(tilecopy.TransposeStreamThreshold()), cacheSize(tilecopy.StreamThreshold()))
 	writeWrapped(&b, "features:  ", tilecopy.Features())
 	var levels []string
 	for _, l := range tilecopy.Levels() {

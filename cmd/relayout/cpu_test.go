@@ -10,7 +10,7 @@ import (
 
 func TestCPUReport(t *testing.T) {
 	r := cpuReport("")
-	for _, want := range []string{"cpu:", "caches:", "blocks:    band ", "features:", "levels:", "in use:    " + tilecopy.Level(), "4-byte: " + strings.Split(tilecopy.Kernel(4), "; ")[0]} {
+	for _, want := range []string{"cpu:", "caches:", "blocks:    band ", "streams:   transposes from ", "features:", "levels:", "in use:    " + tilecopy.Level(), "4-byte: " + strings.Split(tilecopy.Kernel(4), "; ")[0]} {
 		if !strings.Contains(r, want) {
 			t.Errorf("report lacks %q:\n%s", want, r)
 		}
