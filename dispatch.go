@@ -1,6 +1,7 @@
 package tilecopy
 
 import (
+	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -306,6 +307,35 @@ var (
 	gridGroupBytes = blocking.GridGroup
 )
 
+// stagedOffLinesFrom returns the destination size from which the
+// streaming transposes of 1- and 2-byte elements whose destination rows
+// start off lines go through the staging tile (transposeStaged, which
+// carries each run's part lines to the next), on an Intel core when
+// intel is set; math.MaxInt, never, elsewhere, where they keep the
+// plain kernels (u8 8001² on a Zen 5: 0.43 of copy() plain, 0.38
+// staged).
+//
+// On an Intel core (Emerald Rapids VM) the plain kernels' ordinary
+// stores fell to 3.3-4.9 GB/s once source and destination outgrew some
+// 64 MiB, where the staged tiles ran at 7.2-8.5 (u8) and 9.6-12.9 (u16):
+// go test, one thread, GB/s plain then staged, u8 n²: 6000 3.7/7.9,
+// 7000 3.4/7.2, 8001 3.3-3.7/7.5-8.8, 9000 3.9/7.9, 10000 3.8-4.4/
+// 7.3-9.3, 12000 4.2/7.3; u16: 4200 4.4/11.4, 4400 5.0-9.3/11.3-11.7,
+// 4900 4.2/12.3, 6300 3.9/12.8, 7000 4.3-4.6/11.1-12.0, 8400 4.9/9.6
+// (5600 ran plain at 18-23, staged at 13-16). Below it the plain ones
+// did better: u8 3000 to 5500 9-13 against 7-9, u16 2400 to 4000 13-20
+// against 12-14.
+func stagedOffLinesFrom(intel bool) int {
+	if intel {
+		return 32 << 20
+	}
+	return math.MaxInt
+}
+
+// stagedOffLinesBytes is stagedOffLinesFrom for this CPU (tests change
+// it).
+var stagedOffLinesBytes = stagedOffLinesFrom(intelCPU())
+
 // copyRowsFirst chooses, for the amd64 gather kernels' crowded sources,
 // transposeStreamedCopied over transposeStreamedGather's slabs: on Intel
 // cores, where it was measured faster. copiedRowBytes × copiedColBytes
@@ -409,6 +439,11 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// 0.51/0.51.
 		near := dstStride % 4096
 		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
+		// So do all such rows on Intel cores once the destination or
+		// the source spans 32 MiB or more (stagedOffLinesFrom; the
+		// larger span, so that a plan split among threads along either
+		// dim chooses as it does in one call).
+		crowded = crowded || !aligned && width <= 2 && max(rows*dstStride, cols*srcStride) >= stagedOffLinesBytes
 		// Records (widths that are no power of two) stream staged at
 		// any alignment: their rows seldom start on lines, and the plain
 		// kernel's stores fill the caches (u8 records of 3 bytes,

@@ -358,14 +358,16 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 // TestTransposeSkewed forces the non-temporal path on destinations whose
 // rows start off line boundaries (the skew twins of the streaming
 // kernels, for elements of 4 bytes and up; the staged tiles, for
-// records of 3, 6 and 12 bytes): strides and starts that are
-// no multiple of 64, with small tiles and bands, through Transpose and
-// TransposeStreaming.
+// records of 3, 6 and 12 bytes and for 1- and 2-byte elements, as
+// Intel cores stage them from stagedOffLinesBytes): strides and starts
+// that are no multiple of 64, with small tiles and bands, through
+// Transpose and TransposeStreaming.
 func TestTransposeSkewed(t *testing.T) {
-	savedRow, savedCol := stageRowBytes, stageColBytes
-	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
+	savedRow, savedCol, savedOff := stageRowBytes, stageColBytes, stagedOffLinesBytes
+	t.Cleanup(func() { stageRowBytes, stageColBytes, stagedOffLinesBytes = savedRow, savedCol, savedOff })
+	stagedOffLinesBytes = 0
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{4, 8, 16, 3, 6, 12} { // records stream staged
+		for _, w := range []int{4, 8, 16, 3, 6, 12, 1, 2} { // records, bytes and halves stream staged
 			r := rand.New(rand.NewPCG(uint64(w), 5))
 			for k := range 60 {
 				g := randomGeometry(r, w, 300)
@@ -964,7 +966,8 @@ func TestTransposeGridSplit(t *testing.T) {
 
 // TestTransposeStreamFrom checks the transposes' streaming threshold:
 // the last-level cache's, or on Intel cores the L2's where cpuid gives
-// one smaller; and that the thresholds in use are those of this CPU.
+// one smaller; the size from which Intel cores stage 1- and 2-byte rows
+// off lines; and that the thresholds in use are those of this CPU.
 func TestTransposeStreamFrom(t *testing.T) {
 	for _, c := range []struct {
 		llc, l2 int
@@ -981,6 +984,9 @@ func TestTransposeStreamFrom(t *testing.T) {
 		if got := transposeStreamFrom(c.llc, c.l2, c.intel); got != c.want {
 			t.Errorf("transposeStreamFrom(%d, %d, %v) = %d, want %d", c.llc, c.l2, c.intel, got, c.want)
 		}
+	}
+	if stagedOffLinesFrom(true) != 32<<20 || stagedOffLinesFrom(false) != math.MaxInt {
+		t.Errorf("stagedOffLinesFrom: %d on Intel, %d elsewhere; want 32 MiB and never", stagedOffLinesFrom(true), stagedOffLinesFrom(false))
 	}
 	_, l2, _ := CacheSizes()
 	if got, want := TransposeStreamThreshold(), transposeStreamFrom(lastLevelCache(), l2, intelCPU()); got != want {
