@@ -213,9 +213,29 @@ func transposeStreamFrom(llc, l2 int, intel bool) int {
 	return llc
 }
 
-// llcBytes is lastLevelCache(), the destination size from which the run
-// copies of a plan stream (StreamThreshold).
-var llcBytes = lastLevelCache()
+// runStreamFrom returns the size of source and destination together
+// from which a plan's run copies stream (StreamThreshold), given the
+// last-level cache's size llc, on an Intel core when intel is set: llc,
+// or on Intel cores 96 MiB where that is less. The L3 that cpuid reports
+// there is the socket's (300 MiB on the Emerald Rapids VM), and a 2-core
+// VM held about 64 MiB of it: relayout bench --runs 5, GB/s, ordinary
+// stores then streamed, two rounds each, at some 64-70 MiB together f32
+// [3000,3000] padded to [3000,3072] 25.2-26.0 → 20.7-22.3, u16
+// [16,128,256,32] to {3,1,2,0} 17.1-18.2 → 14.8-16.0, f32 3000² from
+// T(8,128) 19.9-21.0 → 19.1-19.4; at 122-128 MiB f32 4000² to T(8,128)
+// 9.7 → 28.2, from it 11.9 → 23.3, f32 [16,128,256,32] to {3,1,2,0}
+// 10.4 → 18.9. (Runs of 16 and 32 bytes stream from the transposes'
+// threshold: see the plan's streamRuns.)
+func runStreamFrom(llc int, intel bool) int {
+	if intel {
+		return min(llc, 96<<20)
+	}
+	return llc
+}
+
+// llcBytes is the size of source and destination together from which
+// the run copies of a plan stream (runStreamFrom, StreamThreshold).
+var llcBytes = runStreamFrom(lastLevelCache(), intelCPU())
 
 // ntThreshold is the destination size in bytes from which the transposes
 // write with non-temporal stores (transposeStreamFrom; tests change it).

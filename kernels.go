@@ -328,9 +328,10 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // StreamThreshold is the size in bytes of a destination past the
-// caches: the last-level cache's. A caller that writes one that large
-// in many calls, and will not read it back before it is all written,
-// copies runs with CopyRunsStreaming.
+// caches: the last-level cache's, or on Intel cores, whose cpuid reports
+// the L3 of the whole socket, 96 MiB where that is less. A caller that
+// writes one that large in many calls, and will not read it back before
+// it is all written, copies runs with CopyRunsStreaming.
 func StreamThreshold() int { return llcBytes }
 
 // TransposeStreamThreshold is the destination size in bytes from which

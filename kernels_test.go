@@ -966,8 +966,9 @@ func TestTransposeGridSplit(t *testing.T) {
 
 // TestTransposeStreamFrom checks the transposes' streaming threshold:
 // the last-level cache's, or on Intel cores the L2's where cpuid gives
-// one smaller; the size from which Intel cores stage 1- and 2-byte rows
-// off lines; and that the thresholds in use are those of this CPU.
+// one smaller; the run copies', the last-level cache's or on Intel cores
+// at most 96 MiB; the size from which Intel cores stage 1- and 2-byte
+// rows off lines; and that the thresholds in use are those of this CPU.
 func TestTransposeStreamFrom(t *testing.T) {
 	for _, c := range []struct {
 		llc, l2 int
@@ -992,7 +993,10 @@ func TestTransposeStreamFrom(t *testing.T) {
 	if got, want := TransposeStreamThreshold(), transposeStreamFrom(lastLevelCache(), l2, intelCPU()); got != want {
 		t.Errorf("TransposeStreamThreshold() = %d, want %d", got, want)
 	}
-	if got, want := StreamThreshold(), lastLevelCache(); got != want || TransposeStreamThreshold() > got {
+	if runStreamFrom(300<<20, true) != 96<<20 || runStreamFrom(64<<20, true) != 64<<20 || runStreamFrom(300<<20, false) != 300<<20 {
+		t.Errorf("runStreamFrom: %d, %d, %d; want 96 MiB, 64 MiB, 300 MiB", runStreamFrom(300<<20, true), runStreamFrom(64<<20, true), runStreamFrom(300<<20, false))
+	}
+	if got, want := StreamThreshold(), runStreamFrom(lastLevelCache(), intelCPU()); got != want || TransposeStreamThreshold() > got {
 		t.Errorf("StreamThreshold() = %d, want %d, no less than TransposeStreamThreshold() = %d", got, want, TransposeStreamThreshold())
 	}
 }
