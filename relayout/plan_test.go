@@ -763,26 +763,31 @@ func TestStreamingPlans(t *testing.T) {
 }
 
 // TestTransposeThreshold checks that the block transposes of a plan
-// stream from tilecopy.TransposeStreamThreshold, and the run copies
-// from the plan's own threshold (StreamThreshold), where that is larger:
-// an f32 square transposed and padded whose source and destination
-// together just reach the transposes' threshold, and just miss it.
+// stream from tilecopy.TransposeStreamThreshold, and so do run copies
+// of 32-byte runs where the CPU has streaming stores, while longer runs
+// stream from the plan's own threshold (StreamThreshold), where that is
+// larger: an f32 square transposed and padded whose source and
+// destination together just reach the transposes' threshold, and just
+// miss it, and u8 [k,128,256,32] to {3,1,2,0} of about that size.
 func TestTransposeThreshold(t *testing.T) {
 	tt := int64(tilecopy.TransposeStreamThreshold())
 	n := int64(math.Ceil(math.Sqrt(float64(tt) / 8))) // f32 [n,n] both sides: 8n² bytes
-	runsMin := 4 * 8 * n * n
+	k := (tt + 2<<20 - 1) / (2 << 20)                 // u8 [k,128,256,32] both sides: 2k MiB
+	runsMin := 4 * max(8*n*n, 2*k<<20)
+	square := func(n int64, layout string) string { return fmt.Sprintf("f32[%d,%d]{%s}", n, n, layout) }
+	short := func(layout string) string { return fmt.Sprintf("u8[%d,128,256,32]{%s}", k, layout) }
 	for _, tc := range []struct {
-		n      int64
-		to     string
-		pad    []int64
-		kern   kernelKind
-		stream bool
+		from, to string
+		pad      []int64
+		kern     kernelKind
+		stream   bool
 	}{
-		{n, "0,1", nil, kernTranspose, true},
-		{n - 1, "0,1", nil, kernTranspose, false},
-		{n, "1,0", []int64{n, n + 16}, kernRun, false},
+		{square(n, "1,0"), square(n, "0,1"), nil, kernTranspose, true},
+		{square(n-1, "1,0"), square(n-1, "0,1"), nil, kernTranspose, false},
+		{square(n, "1,0"), square(n, "1,0"), []int64{n, n + 16}, kernRun, false},
+		{short("3,2,1,0"), short("3,1,2,0"), nil, kernRun, tilecopy.Streaming()},
 	} {
-		from, to := parsePair(t, fmt.Sprintf("f32[%d,%d]{1,0}", tc.n, tc.n), fmt.Sprintf("f32[%d,%d]{%s}", tc.n, tc.n, tc.to))
+		from, to := parsePair(t, tc.from, tc.to)
 		opts := Options{Pad: Padding{Widths: tc.pad}}
 		p, err := compile(from, to, &opts, runsMin, true)
 		if err != nil {
