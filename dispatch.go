@@ -233,13 +233,13 @@ func runStreamFrom(llc int, intel bool) int {
 	return llc
 }
 
-// llcBytes is the size of source and destination together from which
-// the run copies of a plan stream (runStreamFrom, StreamThreshold).
-var llcBytes = runStreamFrom(lastLevelCache(), intelCPU())
+// runStreamBytes is the size of source and destination together from
+// which the run copies of a plan stream (runStreamFrom, StreamThreshold).
+var runStreamBytes = runStreamFrom(lastLevelCache(), intelCPU())
 
 // ntThreshold is the destination size in bytes from which the transposes
 // write with non-temporal stores (transposeStreamFrom; tests change it).
-var ntThreshold = transposeStreamFrom(llcBytes, cpuid.CPU.Cache.L2, intelCPU())
+var ntThreshold = transposeStreamFrom(lastLevelCache(), cpuid.CPU.Cache.L2, intelCPU())
 
 // Blocking is how the transposes cut their work to fit this CPU's data
 // caches, as blockingFor derives it from the sizes cpuid reports.

@@ -332,7 +332,7 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 // the L3 of the whole socket, 96 MiB where that is less. A caller that
 // writes one that large in many calls, and will not read it back before
 // it is all written, copies runs with CopyRunsStreaming.
-func StreamThreshold() int { return llcBytes }
+func StreamThreshold() int { return runStreamBytes }
 
 // TransposeStreamThreshold is the destination size in bytes from which
 // Transpose writes with non-temporal stores, and from which a caller

@@ -57,8 +57,9 @@ type Plan struct {
 	// which the plan writes as one stream past the caches
 	// (StreamThreshold; tests lower it). See pastCaches.
 	streamMin int64
-	// transposeMin is that size for the plans of the block transposes:
-	// TransposeStreamThreshold where that is less.
+	// transposeMin is that size for the plans of the block transposes
+	// and the run copies of 16- and 32-byte runs:
+	// TransposeStreamThreshold where that is less. See transposePast.
 	transposeMin int64
 
 	mode    planMode
@@ -755,7 +756,7 @@ func (p *Plan) chooseKernel() {
 		// size of one kernel call's block (NHWC to NCHW f32
 		// [64,256,128,32], 4 MiB per call: 0.48 of copy() with ordinary
 		// stores, 0.82-0.89 streamed, relayout bench C7).
-		if p.dstBytes+p.srcBytes >= p.transposeMin {
+		if p.transposePast() {
 			p.stream = true
 			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.TransposeStreamThreshold): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
 		}
@@ -790,6 +791,11 @@ const streamBlockBytes = 4096
 // 0.52-0.55; s4 8000² to the tpu preset 0.55 and 0.59-0.62.
 func (p *Plan) pastCaches() bool { return p.dstBytes+p.srcBytes >= p.streamMin }
 
+// transposePast is pastCaches for the block transposes, whose threshold
+// (transposeMin) may be lower: on Intel cores, whose L3 is far, they
+// stream once source and destination outgrow L2.
+func (p *Plan) transposePast() bool { return p.dstBytes+p.srcBytes >= p.transposeMin }
+
 // streamRuns plans a run copy whose destination is past the last-level
 // cache as steps of a grid, for tilecopy.CopyRunsStreaming. Non-temporal
 // stores of whole lines are as fast scattered as in order; the reads are
@@ -822,7 +828,7 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 	// GB/s, plain then streamed: N = 4 6.2 → 22.7, 16 5.5 → 21.8, 32 3.7
 	// → 20.3, 64 3.1 → 21.2.
 	short := run == 16 || run == 32
-	past := p.pastCaches() || short && p.dstBytes+p.srcBytes >= p.transposeMin
+	past := p.pastCaches() || short && p.transposePast()
 	if !tilecopy.Streaming() || !past || (run < 64 || run%64 != 0) && !short {
 		return false
 	}
