@@ -2,8 +2,8 @@ package relayout
 
 import (
 	"fmt"
-	"unsafe"
 
+	"github.com/tilecopy/tilecopy/internal/mem"
 	"github.com/tilecopy/tilecopy/tiling"
 )
 
@@ -87,20 +87,10 @@ func checkBuffers(dst, src []byte, dstSize, srcSize int64) error {
 	if int64(len(dst)) != dstSize {
 		return fmt.Errorf("%w: destination is %d bytes, its shape needs %d", ErrBufferSize, len(dst), dstSize)
 	}
-	if overlap(dst, src) {
+	if mem.Overlap(dst, src) {
 		return ErrOverlap
 	}
 	return nil
-}
-
-// overlap reports whether two byte slices share memory.
-func overlap(a, b []byte) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return false
-	}
-	pa := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
-	pb := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // readElement reads element off of buf (laid out by m) into val, as the
