@@ -12087,6 +12087,156 @@ line32:
 	VZEROUPPER
 	RET
 
+// func copyPartsAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·copyPartsAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  partLen+16(FP), DX
+	MOVQ  parts+24(FP), R8
+	MOVQ  blocks+32(FP), CX
+	MOVQ  ahead+40(FP), R9
+	TESTQ R9, R9
+	JZ    cpAVX512plain
+
+cpAVX512aheadblock:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cpAVX512aheadpart:
+	PREFETCHNTA (R10)(R9*1)
+	PREFETCHNTA 64(R10)(R9*1)
+	PREFETCHNTA 128(R10)(R9*1)
+	PREFETCHNTA 192(R10)(R9*1)
+	VMOVDQU64   (R10), Z0
+	VMOVDQU64   64(R10), Z1
+	VMOVDQU64   128(R10), Z2
+	VMOVDQU64   192(R10), Z3
+	VMOVNTDQ    Z0, (R11)
+	VMOVNTDQ    Z1, 64(R11)
+	VMOVNTDQ    Z2, 128(R11)
+	VMOVNTDQ    Z3, 192(R11)
+	ADDQ        DX, R10
+	ADDQ        DX, R11
+	DECQ        R12
+	JNZ         cpAVX512aheadpart
+	ADDQ        $+256, SI
+	ADDQ        $+256, DI
+	DECQ        CX
+	JNZ         cpAVX512aheadblock
+	VZEROUPPER
+	RET
+
+cpAVX512plain:
+cpAVX512plainblock:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cpAVX512plainpart:
+	VMOVDQU64 (R10), Z0
+	VMOVDQU64 64(R10), Z1
+	VMOVDQU64 128(R10), Z2
+	VMOVDQU64 192(R10), Z3
+	VMOVNTDQ  Z0, (R11)
+	VMOVNTDQ  Z1, 64(R11)
+	VMOVNTDQ  Z2, 128(R11)
+	VMOVNTDQ  Z3, 192(R11)
+	ADDQ      DX, R10
+	ADDQ      DX, R11
+	DECQ      R12
+	JNZ       cpAVX512plainpart
+	ADDQ      $+256, SI
+	ADDQ      $+256, DI
+	DECQ      CX
+	JNZ       cpAVX512plainblock
+	VZEROUPPER
+	RET
+
+// func copyPartsAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)
+// Requires: AVX, MMX+
+TEXT ·copyPartsAVX2(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  partLen+16(FP), DX
+	MOVQ  parts+24(FP), R8
+	MOVQ  blocks+32(FP), CX
+	MOVQ  ahead+40(FP), R9
+	TESTQ R9, R9
+	JZ    cpAVX2plain
+
+cpAVX2aheadblock:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cpAVX2aheadpart:
+	PREFETCHNTA (R10)(R9*1)
+	PREFETCHNTA 64(R10)(R9*1)
+	PREFETCHNTA 128(R10)(R9*1)
+	PREFETCHNTA 192(R10)(R9*1)
+	VMOVDQU     (R10), Y0
+	VMOVDQU     32(R10), Y1
+	VMOVDQU     64(R10), Y2
+	VMOVDQU     96(R10), Y3
+	VMOVDQU     128(R10), Y4
+	VMOVDQU     160(R10), Y5
+	VMOVDQU     192(R10), Y6
+	VMOVDQU     224(R10), Y7
+	VMOVNTDQ    Y0, (R11)
+	VMOVNTDQ    Y1, 32(R11)
+	VMOVNTDQ    Y2, 64(R11)
+	VMOVNTDQ    Y3, 96(R11)
+	VMOVNTDQ    Y4, 128(R11)
+	VMOVNTDQ    Y5, 160(R11)
+	VMOVNTDQ    Y6, 192(R11)
+	VMOVNTDQ    Y7, 224(R11)
+	ADDQ        DX, R10
+	ADDQ        DX, R11
+	DECQ        R12
+	JNZ         cpAVX2aheadpart
+	ADDQ        $+256, SI
+	ADDQ        $+256, DI
+	DECQ        CX
+	JNZ         cpAVX2aheadblock
+	VZEROUPPER
+	RET
+
+cpAVX2plain:
+cpAVX2plainblock:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cpAVX2plainpart:
+	VMOVDQU  (R10), Y0
+	VMOVDQU  32(R10), Y1
+	VMOVDQU  64(R10), Y2
+	VMOVDQU  96(R10), Y3
+	VMOVDQU  128(R10), Y4
+	VMOVDQU  160(R10), Y5
+	VMOVDQU  192(R10), Y6
+	VMOVDQU  224(R10), Y7
+	VMOVNTDQ Y0, (R11)
+	VMOVNTDQ Y1, 32(R11)
+	VMOVNTDQ Y2, 64(R11)
+	VMOVNTDQ Y3, 96(R11)
+	VMOVNTDQ Y4, 128(R11)
+	VMOVNTDQ Y5, 160(R11)
+	VMOVNTDQ Y6, 192(R11)
+	VMOVNTDQ Y7, 224(R11)
+	ADDQ     DX, R10
+	ADDQ     DX, R11
+	DECQ     R12
+	JNZ      cpAVX2plainpart
+	ADDQ     $+256, SI
+	ADDQ     $+256, DI
+	DECQ     CX
+	JNZ      cpAVX2plainblock
+	VZEROUPPER
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

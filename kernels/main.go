@@ -166,6 +166,8 @@ func (g *gen) file() {
 	g.copyRunsStream(avx512)
 	g.copyRunsStream(avx2)
 	g.joinRunsStream()
+	g.copyParts(avx512)
+	g.copyParts(avx2)
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

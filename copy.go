@@ -1,0 +1,56 @@
+package tilecopy
+
+import (
+	"unsafe"
+
+	"github.com/tilecopy/tilecopy/internal/mem"
+)
+
+// Copy copies min(len(dst), len(src)) bytes from src to dst and returns
+// that count, as copy() does, as fast as the machine's memory allows. It
+// is the current tuning's Copy (see Tuning.Copy).
+func Copy(dst, src []byte) int { return tuning.Copy(dst, src) }
+
+// Copy copies min(len(dst), len(src)) bytes from src to dst and returns
+// that count, as copy() does, with t's choices.
+//
+// Below t.CopyStreamBytes bytes it is copy(). From there, where the level
+// in use has non-temporal stores (AVX2 and above), it cuts the buffer into
+// t.CopyParts parts and walks them all at once, 256 bytes of each in
+// turn, writing the destination with non-temporal stores: one walk keeps
+// too few misses in flight to use all of the memory's bandwidth on some
+// machines, several do. Each part prefetches its source t.CopyAhead bytes
+// ahead (0: the hardware prefetchers alone). The destination bypasses the
+// caches, and a store fence orders its stores before Copy returns. The
+// bytes before the destination's first 64-byte line and after the parts'
+// last whole blocks go through copy().
+//
+// Overlapping slices are copied as copy() copies them.
+func (t Tuning) Copy(dst, src []byte) int {
+	n := min(len(dst), len(src))
+	dst, src = dst[:n], src[:n]
+	if n < t.CopyStreamBytes || t.CopyParts < 1 || mem.Overlap(dst, src) || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead) {
+		copy(dst, src)
+	}
+	return n
+}
+
+// copyBlock is the bytes the parts kernels copy from a part before they
+// turn to the next.
+const copyBlock = 256
+
+// copyParts copies src to dst (of the same length, apart) with kern, the
+// parts kernel of a level: the bytes before dst's first 64-byte line and
+// after the last whole block of every part by copy(), the rest in parts
+// parts walked together, then a store fence.
+func copyParts(dst, src []byte, parts, ahead int, kern func(dst, src *byte, partLen, parts, blocks, ahead int)) {
+	head := min(int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63), len(dst))
+	copy(dst[:head], src[:head])
+	partLen := (len(dst) - head) / parts / copyBlock * copyBlock
+	if partLen > 0 {
+		kern(&dst[head], &src[head], partLen, parts, partLen/copyBlock, max(ahead, 0))
+		storeFence()
+	}
+	done := head + parts*partLen
+	copy(dst[done:], src[done:])
+}

@@ -1,0 +1,7 @@
+//go:build !(amd64 && gc && !purego && !noasm)
+
+package tilecopy
+
+// copyStreamed has no kernel here (neither Go's assembler on arm64 nor
+// portable Go has a store that bypasses the caches): Copy is copy().
+func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }

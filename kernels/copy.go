@@ -1,0 +1,68 @@
+package main
+
+import "github.com/mmcloughlin/avo/operand"
+
+// copyPartsBlock is the bytes copyParts moves from one part before it
+// turns to the next: four 64-byte lines.
+const copyPartsBlock = 256
+
+// copyParts emits copyPartsAVX512 or copyPartsAVX2, the bulk copy of
+// Copy past the caches, which walks several parts of a buffer at once so
+// that more misses are in flight than one walk keeps:
+//
+//	func(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)
+//
+// Part p is the partLen bytes from p*partLen. The kernel copies blocks
+// blocks of 256 bytes from each part, the parts' first blocks, then
+// their second blocks, and so on, writing the destination with VMOVNTDQ
+// (the destination must be 64-byte aligned, and partLen a multiple of
+// 64). With ahead > 0 each line loaded prefetches (PREFETCHNTA) the line
+// ahead bytes further on in its part; with ahead 0 it leaves the source
+// to the hardware prefetchers. The caller fences the stores.
+//
+// DI and SI hold the current block of part 0, CX the blocks left; R10
+// and R11 walk the parts of a block, R12 the parts left; DX is partLen,
+// R8 parts, R9 ahead.
+func (g *gen) copyParts(l *level) {
+	g.text("copyParts"+l.name, "func(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)")
+	g.params([]string{"dst", "src", "partLen", "parts", "blocks", "ahead"}, di, si, dx, r8, cx, r9)
+	pre := "cp" + l.name
+	g.TESTQ(r9, r9)
+	g.JZ(operand.LabelRef(pre + "plain"))
+	g.copyPartsLoop(l, pre+"ahead", true)
+	g.ret()
+	g.Label(pre + "plain")
+	g.copyPartsLoop(l, pre+"plain", false)
+	g.ret()
+}
+
+// copyPartsLoop emits copyParts' loop over the blocks, with or without
+// prefetches; label prefixes its labels.
+func (g *gen) copyPartsLoop(l *level, label string, prefetch bool) {
+	n := copyPartsBlock / l.bytes
+	vs := l.vs(0, n)
+	load := g.vmov(l)
+	g.Label(label + "block")
+	g.MOVQ(si, r10)
+	g.MOVQ(di, r11)
+	g.MOVQ(r8, r12)
+	g.Label(label + "part")
+	if prefetch {
+		for off := 0; off < copyPartsBlock; off += 64 {
+			g.PREFETCHNTA(atIdx(r10, r9, 1, off))
+		}
+	}
+	for i, v := range vs {
+		load(at(r10, i*l.bytes), v)
+	}
+	for i, v := range vs {
+		g.VMOVNTDQ(v, at(r11, i*l.bytes))
+	}
+	g.ADDQ(dx, r10)
+	g.ADDQ(dx, r11)
+	g.DECQ(r12)
+	g.JNZ(operand.LabelRef(label + "part"))
+	g.ADDQ(imm(copyPartsBlock), si)
+	g.ADDQ(imm(copyPartsBlock), di)
+	g.countDown(label + "block")
+}
