@@ -78,6 +78,9 @@ type Plan struct {
 	why     []string     // explanation lines for String
 	logical bool         // whether the array has any element
 	walkers sync.Pool    // walkers that Runs are done with (newWalker)
+	// copies says that both layouts place every byte alike (placesAlike):
+	// a Run is tilecopy.Copy of the whole buffer.
+	copies bool
 }
 
 type planMode uint8
@@ -157,6 +160,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		if err := compileStaged(p, opts); err != nil {
 			return nil, err
 		}
+		p.copies = p.stage.placesAlike(p)
 		return p, nil
 	}
 	p.width = int64(to.dtype.ByteWidth())
@@ -172,8 +176,31 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		p.elementTables()
 	default:
 		p.build()
+		p.copies = p.placesAlike()
 	}
 	return p, nil
+}
+
+// placesAlike reports whether a strided plan puts every element at the
+// offset it had: the destination holds no padding, both sides are the
+// same size and every loop steps both alike. Such a relayout (an
+// identity, or a tiled layout whose tiles are rows of the other) is a
+// copy of the buffer.
+func (p *Plan) placesAlike() bool {
+	if p.mode != modeStrided || p.srcBytes != p.dstBytes || p.tail[1] > p.tail[0] || p.part != 0 {
+		return false
+	}
+	for _, d := range p.dims {
+		if d.n != d.e {
+			return false
+		}
+	}
+	for _, l := range p.loops {
+		if l.dst != l.src {
+			return false
+		}
+	}
+	return (p.outer == nil || p.outer.dst == p.outer.src) && p.inner.dst == p.inner.src
 }
 
 // elementTables gives an elementwise plan the offsets of each side per
@@ -242,6 +269,9 @@ func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
 	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
+	if p.copies {
+		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (tilecopy.Copy)%s\n", p.explainCopyThreads())
+	}
 	if p.stage != nil {
 		p.stage.explain(&b)
 		return b.String()

@@ -3,6 +3,8 @@ package relayout
 import (
 	"fmt"
 	"sync"
+
+	"github.com/tilecopy/tilecopy"
 )
 
 // parallelMinBytes is the destination size below which a Run stays on the
@@ -272,4 +274,28 @@ func (p *Plan) explainChunks() string {
 	default:
 		return fmt.Sprintf("chunks: %d; a Run uses the calling goroutine (destination under %d bytes)", n, p.parallelMin)
 	}
+}
+
+// copyPiece is the granule in which a copying Run (Plan.copies) shares
+// the buffer among goroutines: whole pages, so that no two goroutines
+// write one line.
+const copyPiece = 4096
+
+// runCopy is Run for a plan that copies the buffer whole: tilecopy.Copy,
+// on as many goroutines as the plan may use, each on its share of pages.
+func (p *Plan) runCopy(dst, src []byte) {
+	n := int64(len(dst))
+	shareOut(ceilDiv(n, copyPiece), min(p.goroutines(), ceilDiv(n, copyPiece)), func(lo, hi int64) {
+		a, e := lo*copyPiece, min(hi*copyPiece, n)
+		tilecopy.Copy(dst[a:e], src[a:e])
+	})
+}
+
+// explainCopyThreads says how a copying Run shares out its work, for
+// Plan.String.
+func (p *Plan) explainCopyThreads() string {
+	if g := p.goroutines(); g > 1 {
+		return fmt.Sprintf(", in %d shares of pages on as many goroutines", g)
+	}
+	return ""
 }

@@ -17,6 +17,10 @@ func (p *Plan) Run(dst, src []byte) error {
 	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
 		return err
 	}
+	if p.copies {
+		p.runCopy(dst, src)
+		return nil
+	}
 	if p.stage != nil {
 		return p.stage.run(dst, src)
 	}

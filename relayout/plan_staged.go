@@ -870,3 +870,14 @@ func (st *staged) explain(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "  temporary memory: %d bytes per concurrent Run\n", st.tempBytes())
 }
+
+// placesAlike reports whether p, whose stages st are, places every byte
+// alike on both sides (Plan.placesAlike): both sides pack fields of the
+// width, that of the type (a narrower type in wider fields leaves their
+// high bits to padding), the byte plan between the unpacked arrays places
+// every element alike, and the fields fill whole bytes, so that no byte
+// holds padding bits.
+func (st *staged) placesAlike(p *Plan) bool {
+	return st.unpack && st.pack && st.srcBits == st.dstBits && st.srcBits == st.natural && st.mid != nil && st.mid.copies &&
+		p.srcBytes == p.dstBytes && st.dstCount*int64(st.dstBits)%8 == 0
+}

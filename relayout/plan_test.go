@@ -1100,3 +1100,35 @@ func TestUnitStages(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyPlans checks which plans copy the buffer whole (Plan.copies,
+// tilecopy.Copy): those whose layouts place every byte alike, packed or
+// tiled, and not those with padding, a tail, a permutation or a packed
+// last byte that holds padding bits. Each runs against the reference on
+// one and two goroutines.
+func TestCopyPlans(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		pad      Padding
+		copies   bool
+	}{
+		{"f32[4096]{0}", "f32[4096]{0}", Padding{}, true},
+		{"f32[8,128]{1,0}", "f32[8,128]{1,0:T(8,128)}", Padding{}, true},
+		{"bf16[64,256]{1,0:T(8,128)(2,1)}", "bf16[64,256]{1,0:T(8,128)(2,1)}", Padding{}, true},
+		{"u4[64,256]{1,0:E(4)}", "u4[64,256]{1,0:E(4)}", Padding{}, true},
+		{"s4[33,35]{1,0:E(4)}", "s4[33,35]{1,0:E(4)}", Padding{}, false},   // the last byte holds a padding field
+		{"s2[64,256]{1,0:E(4)}", "s2[64,256]{1,0:E(4)}", Padding{}, false}, // each field holds two padding bits
+		{"s4[64,256]{1,0:T(8,128)(8,1)E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"f32[9,128]{1,0:T(8,128)}", "f32[9,128]{1,0:T(8,128)}", Padding{}, false}, // tile padding
+		{"f32[100]{0}", "f32[100]{0:L(64)}", Padding{}, false},                     // tail padding
+		{"f32[64,64]{1,0}", "f32[64,64]{1,0}", Padding{Widths: []int64{64, 65}}, false},
+		{"f32[64,64]{1,0}", "f32[64,64]{0,1}", Padding{}, false},
+		{"f32[1,64,1]{2,1,0}", "f32[1,64,1]{0,1,2}", Padding{}, true}, // dims of one move nothing
+	} {
+		runVariants(t, 7, c.from, c.to, c.pad, func(p *Plan) {
+			if p.copies != c.copies {
+				t.Errorf("%s -> %s: copies %v, want %v\n%s", c.from, c.to, p.copies, c.copies, p)
+			}
+		})
+	}
+}
