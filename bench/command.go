@@ -27,16 +27,19 @@ const (
 
 const usage = `usage: relayout bench [flags] [CASE ...]
 
-Measures relayouts against copy() of the same bytes, interleaved in one
+Measures relayouts against the machine's copy limit, interleaved in one
 process: throughput = (bytes read + bytes written) / median time, and the
-ratio to copy() is the headline. With no CASE it runs the standard set:
+limit is the faster of Go's copy() and tilecopy.Copy (a streaming copy over
+several parts) of the same bytes in the same rounds. The ratio to the
+limit is the headline; the ratio to copy() alone stands beside it. With no
+CASE it runs the standard set:
 %s.
 
 flags:
   --runs N          timed rounds per case (default %d)
   --warmup N        untimed rounds first (default %d)
-  --threads N       Options.Threads, 0 for GOMAXPROCS; copy() is split over as many
-                    goroutines (default 1)
+  --threads N       Options.Threads, 0 for GOMAXPROCS; the copies of the limit are split
+                    over as many goroutines (default 1)
   --small           the cache-sized variants of the standard cases
   --from SHAPE --to SHAPE
                     measure this pair instead, e.g. --from 'f32[4096,4096]{1,0}' --to 'f32[4096,4096]{0,1}'

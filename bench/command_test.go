@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tilecopy/tilecopy"
 )
 
 // run calls Command and returns its stdout.
@@ -301,10 +303,12 @@ func TestParallelCopy(t *testing.T) {
 	for _, n := range []int{0, 100, 1 << 20, 3<<20 + 5} {
 		src := touched(int64(n), 9)
 		for _, threads := range []int{1, 2, 3} {
-			dst := make([]byte, n)
-			parallelCopy(dst, src, threads)
-			if !bytes.Equal(dst, src) {
-				t.Errorf("parallelCopy of %d bytes on %d threads differs", n, threads)
+			for name, f := range map[string]func(dst, src []byte) int{"copy": goCopy, "Copy": tilecopy.Copy} {
+				dst := make([]byte, n)
+				parallelCopy(dst, src, threads, f)
+				if !bytes.Equal(dst, src) {
+					t.Errorf("parallelCopy of %d bytes on %d threads with %s differs", n, threads, name)
+				}
 			}
 		}
 	}

@@ -8,20 +8,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
 // Config says how to measure.
 type Config struct {
 	// Runs is the number of timed rounds per case; each round times the
-	// case, then copy(), then each peer. The figures are the medians.
+	// case, then copy(), then tilecopy.Copy, then each peer. The figures
+	// are the medians.
 	Runs int
 	// Warmup is the number of untimed rounds before the timed ones. A
 	// first untimed call of each operation, which also sets how many
 	// calls a sample takes, is always made.
 	Warmup int
 	// Threads is Options.Threads for the plan, and the number of
-	// goroutines the copy() baseline splits its bytes over. 0 means 1.
+	// goroutines the copies of the limit split their bytes over. 0
+	// means 1.
 	Threads int
 	// Peers adds the peers that apply to each case (PeerNaive, PeerGonum).
 	Peers bool
@@ -64,23 +67,39 @@ type Result struct {
 	Bytes            int64 `json:"bytes"`
 	// GBps is Bytes over the median time, in 10⁹ bytes per second.
 	GBps float64 `json:"gbps"`
-	// CopyGBps is the same for copy() of CopyBytes/2 bytes, measured in
-	// the same rounds, and Ratio is GBps / CopyGBps: the headline.
-	CopyGBps  float64 `json:"copy_gbps"`
-	CopyBytes int64   `json:"copy_bytes"`
+	// LimitGBps is the machine's copy limit for the case, measured in the
+	// same rounds: the faster of Go's copy() and tilecopy.Copy of
+	// CopyBytes/2 bytes, each split over Threads goroutines; Limit names
+	// the one ("copy" or "Copy"). Ratio is GBps / LimitGBps: the headline.
+	LimitGBps float64 `json:"limit_gbps"`
+	Limit     string  `json:"limit"`
 	Ratio     float64 `json:"ratio"`
-	ISA       string  `json:"isa"`
-	CPUEnv    string  `json:"tilecopy_cpu"`
-	Threads   int     `json:"threads"`
-	Runs      int     `json:"runs"`
+	// CopyGBps is Go's copy() alone, kept for reference, and CopyRatio
+	// GBps / CopyGBps; StreamGBps is tilecopy.Copy alone.
+	CopyGBps   float64 `json:"copy_gbps"`
+	CopyRatio  float64 `json:"copy_ratio"`
+	StreamGBps float64 `json:"stream_copy_gbps"`
+	CopyBytes  int64   `json:"copy_bytes"`
+	ISA        string  `json:"isa"`
+	CPUEnv     string  `json:"tilecopy_cpu"`
+	Threads    int     `json:"threads"`
+	Runs       int     `json:"runs"`
 	// Repeats is the number of calls each timed sample made.
 	Repeats int `json:"repeats"`
 	Timing
-	Copy  Timing       `json:"copy"`
-	Peers []PeerResult `json:"peers,omitempty"`
+	Copy       Timing       `json:"copy"`
+	StreamCopy Timing       `json:"stream_copy"`
+	Peers      []PeerResult `json:"peers,omitempty"`
 }
 
-// PeerResult is the measurement of one peer on a case.
+// Limit names for Result.Limit: which copy set the limit.
+const (
+	LimitGoCopy = "copy"
+	LimitCopy   = "Copy"
+)
+
+// PeerResult is the measurement of one peer on a case; Ratio is to the
+// case's limit.
 type PeerResult struct {
 	Name  string  `json:"name"`
 	GBps  float64 `json:"gbps"`
@@ -150,13 +169,15 @@ func (cfg Config) withDefaults() Config {
 	return cfg
 }
 
-// measure times plan, the plan of case c, against copy() from src to dst
-// (as many bytes as the smaller holds) and against c's peers.
+// measure times plan, the plan of case c, against copy() and
+// tilecopy.Copy from src to dst (as many bytes as the smaller holds) and
+// against c's peers.
 func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, cfg Config) (Result, error) {
 	n := int64(min(len(src), len(dst)))
 	ops := []*op{
 		{name: c.Name, bytes: int64(len(src) + len(dst)), run: func() error { return plan.Run(dst, src) }},
-		{name: "copy", bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads); return nil }},
+		{name: LimitGoCopy, bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads, goCopy); return nil }},
+		{name: LimitCopy, bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads, tilecopy.Copy); return nil }},
 	}
 	if cfg.Peers {
 		for _, p := range peersFor(c, dst, src) {
@@ -203,13 +224,20 @@ func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, 
 		Timing:  timing(ops[0].samples),
 		Copy:    timing(ops[1].samples),
 	}
+	r.StreamCopy = timing(ops[2].samples)
 	r.GBps = gbps(r.Bytes, r.MedianNs)
 	r.CopyGBps = gbps(r.CopyBytes, r.Copy.MedianNs)
-	r.Ratio = ratio(r.GBps, r.CopyGBps)
-	for _, o := range ops[2:] {
+	r.StreamGBps = gbps(r.CopyBytes, r.StreamCopy.MedianNs)
+	r.LimitGBps, r.Limit = r.CopyGBps, LimitGoCopy
+	if r.StreamGBps > r.CopyGBps {
+		r.LimitGBps, r.Limit = r.StreamGBps, LimitCopy
+	}
+	r.Ratio = ratio(r.GBps, r.LimitGBps)
+	r.CopyRatio = ratio(r.GBps, r.CopyGBps)
+	for _, o := range ops[3:] {
 		p := PeerResult{Name: o.name, Timing: timing(o.samples)}
 		p.GBps = gbps(o.bytes, p.MedianNs)
-		p.Ratio = ratio(p.GBps, r.CopyGBps)
+		p.Ratio = ratio(p.GBps, r.LimitGBps)
 		r.Peers = append(r.Peers, p)
 	}
 	return r, nil
@@ -228,22 +256,25 @@ func touched(n int64, b byte) []byte {
 	return buf
 }
 
-// parallelCopy is copy(dst, src) split over threads goroutines for
-// buffers of a MiB or more.
-func parallelCopy(dst, src []byte, threads int) {
+// parallelCopy is copyFn(dst, src) split over threads goroutines, in
+// shares of whole pages, for buffers of a MiB or more.
+func parallelCopy(dst, src []byte, threads int, copyFn func(dst, src []byte) int) {
 	n := min(len(dst), len(src))
 	if threads <= 1 || n < 1<<20 {
-		copy(dst, src)
+		copyFn(dst, src)
 		return
 	}
 	chunk := (n/threads + 4095) &^ 4095
 	var wg sync.WaitGroup
 	for a := 0; a < n; a += chunk {
 		b := min(a+chunk, n)
-		wg.Go(func() { copy(dst[a:b], src[a:b]) })
+		wg.Go(func() { copyFn(dst[a:b], src[a:b]) })
 	}
 	wg.Wait()
 }
+
+// goCopy is Go's copy() as a function.
+func goCopy(dst, src []byte) int { return copy(dst, src) }
 
 // timing sums up samples.
 func timing(samples []time.Duration) Timing {

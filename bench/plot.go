@@ -30,8 +30,9 @@ func CheckPlotPath(path string) error {
 
 // WritePlot draws results into the file at path, in the format its
 // extension names (see CheckPlotPath). For a sweep it plots GB/s against
-// array size with the copy() line; otherwise it draws one bar per case of
-// the ratio to copy(), peers beside it, and a line at 1.0 for copy().
+// array size with the lines of the copy limit and of copy(); otherwise it
+// draws one bar per case of the ratio to the copy limit, peers beside it,
+// and a line at 1.0 for the limit.
 func WritePlot(path string, results []Result, sweep bool) error {
 	if err := CheckPlotPath(path); err != nil {
 		return err
@@ -84,8 +85,10 @@ func seriesColor(name string) color.Color {
 	switch name {
 	case "tilecopy":
 		return color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	case "copy()":
+	case "copy limit":
 		return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	case "copy()":
+		return color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}
 	case PeerNaive:
 		return color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 	case PeerGonum:
@@ -123,8 +126,8 @@ func peerRatio(r Result, name string) (float64, bool) {
 
 func ratioPlot(results []Result) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = title("relayout throughput as a fraction of copy()", results[0])
-	p.Y.Label.Text = "GB/s ÷ copy() GB/s"
+	p.Title.Text = title("relayout throughput as a fraction of the copy limit", results[0])
+	p.Y.Label.Text = "GB/s ÷ copy limit GB/s"
 	p.Y.Min = 0
 	series := append([]string{"tilecopy"}, peerNames(results)...)
 	barW := vg.Points(min(24, 36/float64(len(series))))
@@ -162,12 +165,12 @@ func ratioPlot(results []Result) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	one.Color = seriesColor("copy()")
+	one.Color = seriesColor("copy limit")
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
-	p.Legend.Add("copy() = 1.0", one)
+	p.Legend.Add("copy limit = 1.0", one)
 	p.Legend.Top = true
-	// Head room above the tallest bar and the copy() line for the legend.
+	// Head room above the tallest bar and the limit's line for the legend.
 	p.Y.Max = top * (1.1 + 0.07*float64(len(series)+1))
 	names := make([]string, len(results))
 	for i, r := range results {
@@ -217,6 +220,7 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 	}
 	lines := []line{
 		{"tilecopy", func(r Result) (float64, bool) { return r.GBps, true }},
+		{"copy limit", func(r Result) (float64, bool) { return r.LimitGBps, true }},
 		{"copy()", func(r Result) (float64, bool) { return r.CopyGBps, true }},
 	}
 	for _, name := range peerNames(results) {
@@ -246,7 +250,7 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 		ln.Color = seriesColor(l.name)
 		pts.Color = seriesColor(l.name)
 		pts.Shape = draw.CircleGlyph{}
-		if l.name == "copy()" {
+		if l.name == "copy limit" || l.name == "copy()" {
 			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		}
 		p.Add(ln, pts)

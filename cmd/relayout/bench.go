@@ -9,7 +9,7 @@ import (
 	"github.com/tilecopy/tilecopy/bench"
 )
 
-// cmdBench measures relayouts against copy() of the same bytes: the
+// cmdBench measures relayouts against the machine's copy limit: the
 // standard case set, named cases, a --from/--to pair or a --sweep (see
 // "relayout bench -h"). Bad arguments return a plain one-line error, so
 // they exit with status 1. Ctrl-C stops it between timed rounds.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 )
@@ -42,14 +43,29 @@ func TestBenchRuns(t *testing.T) {
 		t.Fatalf("status %d: %s", code, stderr)
 	}
 	var records []struct {
-		Name  string  `json:"name"`
-		Ratio float64 `json:"ratio"`
+		Name      string  `json:"name"`
+		GBps      float64 `json:"gbps"`
+		LimitGBps float64 `json:"limit_gbps"`
+		Limit     string  `json:"limit"`
+		Ratio     float64 `json:"ratio"`
+		CopyGBps  float64 `json:"copy_gbps"`
+		CopyRatio float64 `json:"copy_ratio"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &records); err != nil {
 		t.Fatalf("invalid JSON: %v\n%s", err, stdout)
 	}
 	if len(records) != 2 || records[0].Name != "C3" || records[1].Name != "T1" {
 		t.Errorf("records %+v", records)
+	}
+	// The ratio is to the limit, the faster of the two copies; the
+	// ratio to copy() is kept beside it.
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(math.Abs(a), math.Abs(b)) }
+	for _, r := range records {
+		if r.GBps <= 0 || r.LimitGBps < r.CopyGBps || (r.Limit != "copy" && r.Limit != "Copy") ||
+			!near(r.Ratio, r.GBps/r.LimitGBps) || !near(r.CopyRatio, r.GBps/r.CopyGBps) ||
+			r.Limit == "copy" && r.LimitGBps != r.CopyGBps {
+			t.Errorf("record %+v: the limit or the ratios do not add up", r)
+		}
 	}
 	if stderr != "" {
 		t.Errorf("stderr is not a terminal, yet got %q", stderr)

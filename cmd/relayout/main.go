@@ -42,7 +42,7 @@ func verbs() []verb {
 		{"pad", "pad and tile an array for a device (--preset tpu), as relayout.Upload does", padCmd},
 		{"unpad", "undo pad: untile a device array and drop its padding, as relayout.Download does", unpadCmd},
 		{"demo", "relayout a built-in f32 array (1000x1000), check it against the reference, time it", demoCmd},
-		{"bench", "measure relayout throughput against copy() of the same bytes", cmdBench},
+		{"bench", "measure relayout throughput against the machine's copy limit", cmdBench},
 		{"cpu", "print the CPU features and the kernel chosen for each element width", cmdCPU},
 	}
 }
