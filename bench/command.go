@@ -47,12 +47,19 @@ flags:
   --pad-to D,D,...  pad the destination's dims to these widths (--from/--to only)
   --sweep           square 2-D arrays from 4KiB up in steps of 4x, for --from/--to
                     (dims ignored) or an f32 transpose
-  --max-bytes SIZE  largest sweep array, e.g. 256MiB (default 1GiB, less if memory is short)
+  --max-bytes SIZE  largest sweep array, e.g. 256MiB (default 1GiB, less if memory is short);
+                    with --random, the largest side of a pair
+  --random N        N realistic random layout pairs (element types, ranks 2-5, tiny, round
+                    and odd dims, permutations, TPU and other tiles, packed 4-bit; 8-64 MiB),
+                    each printed as --from/--to text, then the distribution of their ratios
+  --seed S          the seed of --random's pairs: the same seed draws the same pairs
+                    (default 1)
   --perms           every permutation of the dims of --from (default %s):
                     the row-major destinations of NumPy's transpose(perm), the identity first
   --peers           also time the naive Go loop and gonum where they apply
   --json | --csv    one record per case instead of the table
-  --plot FILE       also draw FILE.svg, .png or .pdf: ratio bars, or GB/s against size for a sweep
+  --plot FILE       also draw FILE.svg, .png or .pdf: ratio bars, GB/s against size for a
+                    sweep, or the sorted ratios of --random
   --list            list the standard cases and exit
 
 TILECOPY_CPU is reported as set; the kernel level comes from the dispatcher.
@@ -70,6 +77,9 @@ type invocation struct {
 	perms    bool
 	maxBytes int64
 	maxSet   bool
+	random   int
+	seed     uint64
+	seedSet  bool
 	json     bool
 	csv      bool
 	plot     string
@@ -79,7 +89,7 @@ type invocation struct {
 
 // parseArgs reads the command line; flags and case names may mix.
 func parseArgs(args []string) (*invocation, error) {
-	inv := &invocation{cfg: Config{Runs: DefaultRuns, Warmup: DefaultWarmup, Threads: 1}, maxBytes: DefaultMaxBytes}
+	inv := &invocation{cfg: Config{Runs: DefaultRuns, Warmup: DefaultWarmup, Threads: 1}, maxBytes: DefaultMaxBytes, seed: 1}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&inv.cfg.Runs, "runs", inv.cfg.Runs, "")
@@ -102,6 +112,15 @@ func parseArgs(args []string) (*invocation, error) {
 		n, err := ParseBytes(s)
 		inv.maxBytes, inv.maxSet = n, true
 		return err
+	})
+	fs.IntVar(&inv.random, "random", 0, "")
+	fs.Func("seed", "", func(s string) error {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("seed %q: want a non-negative integer", s)
+		}
+		inv.seed, inv.seedSet = n, true
+		return nil
 	})
 	fs.BoolVar(&inv.cfg.Peers, "peers", false, "")
 	fs.BoolVar(&inv.json, "json", false, "")
@@ -157,8 +176,14 @@ func (inv *invocation) check() error {
 		return errors.New("--pad-to does not apply to --perms")
 	case inv.padSet && inv.from == "" && !inv.sweep && !inv.perms:
 		return errors.New("--pad and --pad-to apply to a --from/--to pair or a --sweep; the standard cases carry their own")
-	case inv.maxSet && !inv.sweep:
-		return errors.New("--max-bytes applies to --sweep only")
+	case inv.random < 0:
+		return fmt.Errorf("--random %d: want a number of pairs, 1 or more", inv.random)
+	case inv.random > 0 && (len(inv.names) > 0 || inv.sweep || inv.perms || inv.from != "" || inv.small || inv.padSet):
+		return errors.New("--random takes no case names, --from/--to, --sweep, --perms, --small, --pad or --pad-to")
+	case inv.seedSet && inv.random == 0:
+		return errors.New("--seed applies to --random only")
+	case inv.maxSet && !inv.sweep && inv.random == 0:
+		return errors.New("--max-bytes applies to --sweep and --random only")
 	case inv.small && (inv.from != "" || inv.sweep):
 		return errors.New("--small applies to the standard cases only")
 	}
@@ -208,6 +233,13 @@ func parseWidths(s string, p *relayout.Padding) error {
 // a sweep was cut short by the memory this machine has.
 func (inv *invocation) cases() ([]Case, string, error) {
 	switch {
+	case inv.random > 0:
+		maxBytes := int64(0)
+		if inv.maxSet {
+			maxBytes = inv.maxBytes
+		}
+		cs, err := Random(inv.random, inv.seed, maxBytes)
+		return cs, "", err
 	case inv.sweep:
 		from, to := inv.from, inv.to
 		if from == "" {
@@ -347,6 +379,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		err = WriteJSON(stdout, results)
 	case inv.csv:
 		err = WriteCSV(stdout, results)
+	case inv.random > 0:
+		err = WritePairs(stdout, results, Environment(cfg))
+		if err == nil {
+			err = WriteDistribution(stdout, Distribute(results))
+		}
 	default:
 		err = WriteTable(stdout, results, Environment(cfg))
 	}
@@ -354,7 +391,14 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if inv.plot != "" {
-		return WritePlot(inv.plot, results, inv.sweep)
+		kind := PlotBars
+		switch {
+		case inv.sweep:
+			kind = PlotSweep
+		case inv.random > 0:
+			kind = PlotSorted
+		}
+		return WritePlot(inv.plot, results, kind)
 	}
 	return nil
 }

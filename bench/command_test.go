@@ -47,6 +47,12 @@ func TestArgErrors(t *testing.T) {
 		{"pad-to too narrow", []string{"--from", "f32[4]", "--to", "f32[4]", "--pad-to", "2"}, "less than its size"},
 		{"pad on standard set", []string{"--pad", "nan"}, "standard cases"},
 		{"max-bytes without sweep", []string{"--max-bytes", "1M"}, "--sweep"},
+		{"random -1", []string{"--random", "-1"}, "--random -1"},
+		{"random and pair", []string{"--random", "3", "--from", "f32[4]", "--to", "f32[4]"}, "--random takes"},
+		{"random and names", []string{"--random", "3", "C1"}, "--random takes"},
+		{"seed without random", []string{"--seed", "3"}, "--seed applies"},
+		{"bad seed", []string{"--random", "3", "--seed", "-3"}, "seed"},
+		{"random max-bytes too small", []string{"--random", "3", "--max-bytes", "1MiB"}, "no random pair fits"},
 		{"bad max-bytes", []string{"--sweep", "--max-bytes", "lots"}, "byte count"},
 		{"tiny max-bytes", []string{"--sweep", "--max-bytes", "1K"}, "at least 4KiB"},
 		{"3-D sweep", []string{"--sweep", "--from", "f32[2,2,2]", "--to", "f32[2,2,2]"}, "2-D"},
@@ -249,6 +255,7 @@ func TestPlots(t *testing.T) {
 		{"bars.png", []string{"--small", "C3", "C4", "--peers"}, "\x89PNG"},
 		{"bars.svg", []string{"--small", "C8"}, "<?xml"},
 		{"sweep.png", []string{"--sweep", "--max-bytes", "64KiB"}, "\x89PNG"},
+		{"random.svg", []string{"--random", "2", "--max-bytes", "16MiB"}, "<?xml"},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(dir, tt.file)

@@ -28,12 +28,24 @@ func CheckPlotPath(path string) error {
 	return fmt.Errorf("plot file %q: the name must end in .svg, .png or .pdf", path)
 }
 
-// WritePlot draws results into the file at path, in the format its
-// extension names (see CheckPlotPath). For a sweep it plots GB/s against
-// array size with the lines of the copy limit and of copy(); otherwise it
-// draws one bar per case of the ratio to the copy limit, peers beside it,
-// and a line at 1.0 for the limit.
-func WritePlot(path string, results []Result, sweep bool) error {
+// PlotKind is what WritePlot draws.
+type PlotKind int
+
+const (
+	// PlotBars draws one bar per case of the ratio to the copy limit,
+	// peers beside it, and a line at 1.0 for the limit.
+	PlotBars PlotKind = iota
+	// PlotSweep draws GB/s against array size, with the lines of the
+	// copy limit and of copy().
+	PlotSweep
+	// PlotSorted draws the ratios to the copy limit sorted from the
+	// lowest, one point a case: the distribution of random pairs.
+	PlotSorted
+)
+
+// WritePlot draws results as kind says into the file at path, in the
+// format its extension names (see CheckPlotPath).
+func WritePlot(path string, results []Result, kind PlotKind) error {
 	if err := CheckPlotPath(path); err != nil {
 		return err
 	}
@@ -43,9 +55,12 @@ func WritePlot(path string, results []Result, sweep bool) error {
 	var p *plot.Plot
 	var err error
 	w, h := 7*vg.Inch, 4*vg.Inch
-	if sweep {
+	switch kind {
+	case PlotSweep:
 		p, err = sweepPlot(results)
-	} else {
+	case PlotSorted:
+		p, err = sortedPlot(results)
+	default:
 		p, err = ratioPlot(results)
 		w = max(w, vg.Length(len(results))*0.6*vg.Inch)
 	}
@@ -161,14 +176,9 @@ func ratioPlot(results []Result) (*plot.Plot, error) {
 			p.Add(labels)
 		}
 	}
-	one, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(results)) - 0.5, Y: 1}})
-	if err != nil {
+	if err := addLimitLine(p, -0.5, float64(len(results))-0.5); err != nil {
 		return nil, err
 	}
-	one.Color = seriesColor("copy limit")
-	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(one)
-	p.Legend.Add("copy limit = 1.0", one)
 	p.Legend.Top = true
 	// Head room above the tallest bar and the limit's line for the legend.
 	p.Y.Max = top * (1.1 + 0.07*float64(len(series)+1))
@@ -291,4 +301,52 @@ func (gbpsTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	return ticks
+}
+
+// sortedPlot draws the ratios of results to the limit, sorted from the
+// lowest, with a line at 1.0 for the limit and the median marked.
+func sortedPlot(results []Result) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title(fmt.Sprintf("%d random layout pairs, sorted by their fraction of the copy limit", len(results)), results[0])
+	p.X.Label.Text = "pairs, from the slowest"
+	p.Y.Label.Text = "GB/s ÷ copy limit GB/s"
+	p.Y.Min = 0
+	ratios := make([]float64, len(results))
+	for i, r := range results {
+		ratios[i] = r.Ratio
+	}
+	slices.Sort(ratios)
+	xy := make(plotter.XYs, len(ratios))
+	for i, v := range ratios {
+		xy[i] = plotter.XY{X: float64(i + 1), Y: v}
+	}
+	pts, err := plotter.NewScatter(xy)
+	if err != nil {
+		return nil, err
+	}
+	pts.Color = seriesColor("tilecopy")
+	pts.Shape = draw.CircleGlyph{}
+	p.Add(pts)
+	p.Legend.Add("tilecopy", pts)
+	if err := addLimitLine(p, 0, float64(len(ratios)+1)); err != nil {
+		return nil, err
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Y.Max = max(1.2, ratios[len(ratios)-1]*1.1)
+	return p, nil
+}
+
+// addLimitLine draws the copy limit, a dashed line at ratio 1.0 from x0
+// to x1, into p and its legend.
+func addLimitLine(p *plot.Plot, x0, x1 float64) error {
+	one, err := plotter.NewLine(plotter.XYs{{X: x0, Y: 1}, {X: x1, Y: 1}})
+	if err != nil {
+		return err
+	}
+	one.Color = seriesColor("copy limit")
+	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(one)
+	p.Legend.Add("copy limit = 1.0", one)
+	return nil
 }

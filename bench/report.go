@@ -55,6 +55,25 @@ func WriteTable(w io.Writer, results []Result, env string) error {
 	return writeAligned(w, rows, right)
 }
 
+// WritePairs writes results as a table of ratios, one row per case, each
+// with its source and destination as --from and --to text that measures
+// it again, after a comment line as WriteTable's.
+func WritePairs(w io.Writer, results []Result, env string) error {
+	if env != "" {
+		if _, err := fmt.Fprintf(w, "# %s\n", env); err != nil {
+			return err
+		}
+	}
+	rows := [][]string{{"case", "ratio", "GB/s", "limit GB/s", "by", "size", "pair"}}
+	for _, r := range results {
+		rows = append(rows, []string{
+			r.Name, fmt.Sprintf("%.3f", r.Ratio), fmt.Sprintf("%.2f", r.GBps), fmt.Sprintf("%.2f", r.LimitGBps), r.Limit,
+			humanBytes(r.SourceBytes), "--from '" + r.From + "' --to '" + r.To + "'",
+		})
+	}
+	return writeAligned(w, rows, []bool{false, true, true, true, false, true, false})
+}
+
 // humanBytes writes n in the largest binary unit it reaches, with three
 // significant digits: 256MiB, 3.8MiB, 16KiB.
 func humanBytes(n int64) string {
