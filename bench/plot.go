@@ -307,7 +307,7 @@ func (gbpsTicks) Ticks(lo, hi float64) []plot.Tick {
 // lowest, with a line at 1.0 for the limit and the median marked.
 func sortedPlot(results []Result) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = title(fmt.Sprintf("%d random layout pairs, sorted by their fraction of the copy limit", len(results)), results[0])
+	p.Title.Text = title(fmt.Sprintf("%d random pairs: fraction of the copy limit", len(results)), results[0])
 	p.X.Label.Text = "pairs, from the slowest"
 	p.Y.Label.Text = "GB/s ÷ copy limit GB/s"
 	p.Y.Min = 0
