@@ -6,6 +6,34 @@ import (
 	"github.com/tilecopy/tilecopy"
 )
 
+// Copy moves a buffer as copy() does; past Tuning.CopyStreamBytes it
+// streams over several parts at once.
+func ExampleCopy() {
+	src := make([]byte, 3<<20)
+	for i := range src {
+		src[i] = byte(i % 251)
+	}
+	dst := make([]byte, len(src))
+	n := tilecopy.Copy(dst, src)
+	fmt.Println(n, dst[12345] == src[12345], dst[len(dst)-1] == src[len(src)-1])
+	// Output: 3145728 true true
+}
+
+// A tuning of its own: four parts from 1 MiB, each prefetched 2 KiB
+// ahead, as a TILECOPY_TUNING file could set it.
+func ExampleTuning_Copy() {
+	t := tilecopy.Tuning{CopyStreamBytes: 1 << 20, CopyParts: 4, CopyAhead: 2048}
+	if err := t.Check(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	src := []byte("a buffer smaller than the threshold goes through copy()")
+	dst := make([]byte, len(src))
+	t.Copy(dst, src)
+	fmt.Println(string(dst[:8]))
+	// Output: a buffer
+}
+
 // A 2×3 matrix of bytes, row-major, becomes its 3×2 transpose.
 func ExampleTranspose() {
 	src := []byte("abc" + "def") // 2 rows of 3

@@ -9,7 +9,7 @@ import (
 
 // Benchmarks of the kernel implementations against each other and against
 // copy() of the same bytes. Throughput counts bytes read plus bytes
-// written (b.SetBytes of twice the array), as DESIGN.md §6 does.
+// written (b.SetBytes of twice the array), as relayout bench does.
 //
 //	go test -run '^$' -bench 'TransposeImpl' -benchtime 20x
 //	go test -run '^$' -bench 'TransposeVsCopy' -benchtime 9x

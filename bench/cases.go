@@ -34,7 +34,7 @@ type Case struct {
 type Size int
 
 const (
-	// Full is the case set of DESIGN.md §6: 256 MiB arrays that stream
+	// Full is the standard case set: 256 MiB arrays that stream
 	// from DRAM, a cache-resident 512×512, a 4 MiB padding case and a
 	// 32 MiB packed s4 case.
 	Full Size = iota
@@ -80,7 +80,7 @@ func joinInts[T int | int64](v []T) string {
 	return strings.Join(s, ",")
 }
 
-// standardDefs is the case set of DESIGN.md §6, in report order.
+// standardDefs is the standard case set, in report order.
 func standardDefs() []caseDef {
 	return []caseDef{
 		{name: "C1", desc: "u8 2-D transpose", dtype: "u8", full: []int64{16384, 16384}, small: []int64{512, 512}, from: "1,0", to: "0,1"},

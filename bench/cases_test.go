@@ -41,7 +41,7 @@ func TestStandardCompiles(t *testing.T) {
 }
 
 // The 2-D transposes and 4-D permutations of the full set are 256 MiB on
-// each side, as DESIGN.md §6 says.
+// each side, past any last-level cache.
 func TestStandardSizes(t *testing.T) {
 	for _, c := range Standard(Full) {
 		if _, ok := numpyPerm(c); !ok || c.Name == "C8" {

@@ -58,7 +58,7 @@ var roundTripCases = []struct{ in, want string }{
 	{"f32[1]{0:S(-9223372036854775808)}", ""},
 }
 
-// typeNames lists every type name DESIGN.md §3 gives.
+// typeNames lists every element type name of XLA shape text.
 var typeNames = strings.Fields(`pred s1 s2 s4 s8 s16 s32 s64 u1 u2 u4 u8 u16 u32 u64 f16
   bf16 f32 f64 c64 c128 f8e5m2 f8e4m3 f8e4m3fn f8e4m3b11fnuz f8e3m4 f8e5m2fnuz
   f8e4m3fnuz f4e2m1fn f8e8m0fnu token opaque`)

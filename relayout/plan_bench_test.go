@@ -10,7 +10,7 @@ import (
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
-// benchCase is a case of the standard set of DESIGN.md §6, with the dims
+// benchCase is a case of the standard set (package bench), with the dims
 // of its small (cache-resident) and large (DRAM) variants. The list
 // mirrors bench.Standard, which relayout's tests do not import: the bench
 // package sits above this one.

@@ -280,7 +280,7 @@ func TestCompileMatchesReference(t *testing.T) {
 	}
 }
 
-// TestGoldenRelayouts runs the golden vectors of DESIGN.md §3 through
+// TestGoldenRelayouts runs the golden vectors (internal/golden) through
 // Compile and Run.
 func TestGoldenRelayouts(t *testing.T) {
 	for _, tc := range golden.Cases() {

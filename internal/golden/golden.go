@@ -1,4 +1,6 @@
-// Package golden holds the golden relayout vectors of DESIGN.md §3, for
+// Package golden holds the golden relayout vectors (golden.txt: small
+// relayouts whose destination memory is spelled out letter by letter, from
+// the examples of XLA's tiled-layout documentation and our own), for
 // the tests of every layer that checks them.
 package golden
 

@@ -1,0 +1,38 @@
+// Package relayout moves N-dimensional arrays between XLA memory layouts:
+// row- and column-major orders, any minor_to_major permutation, tiles of
+// one or more levels (TPU's T(8,128)(2,1)), tail padding, padded dims and
+// packed sub-byte elements.
+//
+// The pipeline runs in one direction:
+//
+//   - XLA shape text ("bf16[8,128]{1,0:T(8,128)(2,1)}") parses into a
+//     Shape (ParseShape), or a Shape is built with NewShape.
+//   - Package tiling maps each Shape's layout to physical digits: every
+//     logical dim split into mixed-radix digits (tile index, index within
+//     the tile, ...), each with its stride in the buffer.
+//   - Compile refines the two sides' digits into a common loop nest,
+//     merges what is contiguous on both sides, and picks the body: a copy
+//     of the whole buffer, run copies, 2-D block transposes,
+//     interleaves, or packing stages for sub-byte types. The result is a
+//     Plan, immutable and safe for concurrent Runs; Plan.String explains
+//     it.
+//   - Plan.Run walks the nest and calls the kernels of the root package
+//     tilecopy (AVX-512, AVX2, NEON or portable Go, chosen at run time),
+//     sharing large arrays among goroutines (Options.Threads).
+//
+// The main calls:
+//
+//   - Compile(from, to, opts) and Plan.Run(dst, src): compile once, run
+//     on any number of buffers. RunRange runs part of a plan, for files
+//     mapped into memory a step at a time.
+//   - ToColumnMajor, ToRowMajor, Transpose2D and Permute: the common
+//     relayouts of typed Go slices in one call.
+//   - ForDevice, Upload and Download: pad and tile an array as a device
+//     lays it out (PresetTPU) and undo it.
+//   - Reference: the slow element-by-element relayout that every plan is
+//     tested against.
+//
+// Errors wrap exported sentinels (ErrSyntax, ErrInvalidLayout,
+// ErrShapeMismatch, ...) for errors.Is; bad input is an error, never a
+// panic or a write outside the destination.
+package relayout
