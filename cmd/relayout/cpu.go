@@ -49,6 +49,15 @@ func cpuReport(override string) string {
 		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
 	fmt.Fprintf(&b, "streams:   transposes from %s, run copies from %s\n",
 		cacheSize(tilecopy.TransposeStreamThreshold()), cacheSize(tilecopy.StreamThreshold()))
+	t, terr := tilecopy.CurrentTuning()
+	fmt.Fprintf(&b, "tuning:    Copy streams from %s over %d parts, prefetching %d B ahead", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+	switch path := os.Getenv("TILECOPY_TUNING"); {
+	case terr != nil:
+		fmt.Fprintf(&b, " (the defaults: %v)", terr)
+	case path != "":
+		fmt.Fprintf(&b, " (TILECOPY_TUNING=%s)", path)
+	}
+	b.WriteByte('\n')
 	writeWrapped(&b, "features:  ", tilecopy.Features())
 	var levels []string
 	for _, l := range tilecopy.Levels() {

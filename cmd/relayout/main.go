@@ -44,6 +44,7 @@ func verbs() []verb {
 		{"demo", "relayout a built-in f32 array (1000x1000), check it against the reference, time it", demoCmd},
 		{"bench", "measure relayout throughput against the machine's copy limit", cmdBench},
 		{"cpu", "print the CPU features and the kernel chosen for each element width", cmdCPU},
+		{"tune", "measure this machine's fastest bulk copy and write the tuning for TILECOPY_TUNING", cmdTune},
 	}
 }
 
