@@ -126,6 +126,9 @@ type walker struct {
 	bandDims []bandDim
 	bandBuf  []byte
 	bands    int
+	// rects is how many rectangles the walk staged through edge
+	// (stageRect).
+	rects int
 	// unfenced says that the walk made streaming calls without their
 	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced,
 	// Stream.Unfenced), which it fences once at its end.
@@ -744,21 +747,59 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// transposes of s8 and bf16 to their tiles did not gain here, a
 	// rectangle at a time, so they write in place; kernelRow stages
 	// their rows of rectangles (stageRow).
+	//
+	// A larger rectangle whose rows continue each other in the
+	// destination goes through the buffer a group of rows at a time,
+	// each group whole lines: runs of 106 bytes into rows of 128 (u8
+	// [..,106] to T(2,128)) were each a line of non-temporal stores and a
+	// part line of plain ones that read its line from memory first.
 	W, B := p.width, p.offBytes()
-	if n := rowsE * colsE * W; p.stream && w.rows8 == nil && p.kern == kernRun &&
-		(rowsV < rowsE || colsV < colsE) && (oDst == colsE*p.step || rowsE == 1) &&
-		n <= edgeBytes && n%64 == 0 && dOff*B%64 == 0 {
-		if w.edge == nil {
-			w.edge = alignedBuffer(edgeBytes)
+	if p.stream && w.rows8 == nil && p.kern == kernRun && (rowsV < rowsE || colsV < colsE) &&
+		(oDst == colsE*p.step || rowsE == 1) && dOff*B%64 == 0 {
+		row := colsE * W // bytes of a destination row
+		if n := rowsE * row; n <= edgeBytes && n%64 == 0 {
+			w.stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+			return
 		}
-		dst := w.dst
-		w.dst, w.staging = w.edge, true
-		w.rect(0, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
-		w.dst, w.staging = dst, false
-		w.copyRunsStreaming(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
-		return
+		// Groups of k rows, k a multiple of the rows that make whole
+		// lines, as many as fit the buffer (the last group may end
+		// inside a line: the rectangle's last).
+		unit := 64 / gcd(row, 64)
+		if k := edgeBytes / row / unit * unit; k > 0 {
+			for r := int64(0); r < rowsE; r += k {
+				g := min(k, rowsE-r)
+				w.stageRect(dOff+r*oDst, sOff+r*oSrc, oDst, oSrc, min(max(rowsV-r, 0), g), g, colsV, colsE)
+			}
+			return
+		}
 	}
 	w.rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+}
+
+// stageRect is rect through the walker's edge buffer: the rectangle's
+// elements and padding are written there with plain stores, then copied
+// out to the destination at dOff as one run of whole lines of
+// non-temporal stores. The rectangle's rows continue each other in the
+// destination and its rowsE × colsE places fill whole lines of edgeBytes
+// or less.
+func (w *walker) stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) {
+	p := w.p
+	if w.edge == nil {
+		w.edge = alignedBuffer(edgeBytes)
+	}
+	w.rects++
+	dst := w.dst
+	w.dst, w.staging = w.edge, true
+	w.rect(0, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+	w.dst, w.staging = dst, false
+	B, n := p.offBytes(), rowsE*colsE*p.width
+	// While the stores stream, the source of the rows that come next
+	// (which continue these where the source rows continue each other).
+	st := w.stream(0)
+	if next := (sOff + rowsE*oSrc) * B; next < int64(len(w.src)) {
+		st.Prefetch = w.src[next:min(next+rowsE*oSrc*B, int64(len(w.src)))]
+	}
+	st.CopyRuns(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
 }
 
 // partUnits moves the kernel's rectangle where it holds units of udim

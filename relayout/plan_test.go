@@ -848,6 +848,52 @@ func TestBands(t *testing.T) {
 	}
 }
 
+// TestStagedRects checks the streamed run copies whose rectangles hold
+// padding and go through the edge buffer (stageRect): whole when they
+// fit it, in groups of rows that make whole lines when they do not, and
+// in place when no group of rows does. Each runs against the reference,
+// whole and by chunk ranges, on one and two goroutines.
+func TestStagedRects(t *testing.T) {
+	for i, tc := range []struct {
+		from, to string
+		pad      Padding
+		rects    int // staged by a whole walk on one goroutine
+	}{
+		// Runs of 106 bytes into rows of 128: 400 rows, 128 a group.
+		{"u8[4,100,106]{2,1,0}", "u8[4,100,106]{2,1,0:T(2,128)}", Padding{}, 4},
+		// The same with a padding value, and rows of 4-byte elements:
+		// 150 rows of 512 bytes, 32 a group.
+		{"f32[3,50,100]{2,1,0}", "f32[3,50,100]{2,1,0:T(1,128)}", PadWith(-1), 5},
+		// Padded rows at the end: 8-row tiles of 130 rows, whose last
+		// tile holds 2, 136 rows of 512 bytes.
+		{"f32[130,100]{1,0}", "f32[130,100]{1,0:T(8,128)}", Padding{}, 5},
+		// A rectangle that fits the buffer whole.
+		{"u8[10,100]{1,0}", "u8[10,100]{1,0:T(1,128)}", Padding{}, 1},
+		// Rows of 192 bytes: groups of 85 rows.
+		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12},
+		// Rows larger than the buffer: in place.
+		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, threads := range []int{1, 2} {
+			var plan *Plan
+			opts := Options{Pad: tc.pad, Threads: threads}
+			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+			}
+			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
+			if threads > 1 {
+				continue
+			}
+			w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
+			w.walk(0, 0, 0, false)
+			if w.rects != tc.rects {
+				t.Errorf("%s -> %s: staged %d rectangles, want %d\n%s", tc.from, tc.to, w.rects, tc.rects, plan)
+			}
+		}
+	}
+}
+
 // TestImagePlans runs images between channels last and channels first
 // (a transpose with 3 rows or 3 columns and a contiguous side: the 3-way
 // weave kernels) against the reference, in cache and streamed, on one
