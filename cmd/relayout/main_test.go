@@ -221,6 +221,8 @@ func TestErrors(t *testing.T) {
 		{"output directory missing", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$IN", "$DIR/no/out"}, six, nil},
 		{"bad pad", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad", "blue", "$IN", "$OUT"}, six, nil},
 		{"pad out of range", []string{"convert", "--from", "s8[2,3]", "--to", "s8[2,3]{0,1:T(4,4)}", "--pad", "300", "$IN", "$OUT"}, six[:6], nil},
+		{"float pad out of range", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1:T(4,4)}", "--pad", "1e40", "$IN", "$OUT"}, six, nil},
+		{"bf16 pad out of range", []string{"convert", "--from", "bf16[2,3]", "--to", "bf16[2,3]{0,1:T(4,4)}", "--pad", "-1e39", "$IN", "$OUT"}, six[:12], nil},
 		{"pad-to narrower", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "1,3", "$IN", "$OUT"}, six, nil},
 		{"pad-to wrong rank", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4", "$IN", "$OUT"}, six, nil},
 		{"pad-to not a number", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4,x", "$IN", "$OUT"}, six, nil},
