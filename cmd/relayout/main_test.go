@@ -284,6 +284,12 @@ func TestUsage(t *testing.T) {
 		{"flag without value", []string{"plan", "--from"}, exitUsage, ""},
 		{"plan extra argument", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "x"}, exitUsage, ""},
 		{"demo bad size", []string{"demo", "--size", "-1"}, exitUsage, ""},
+		{"plan negative threads", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "--threads", "-1"}, exitUsage, ""},
+		{"convert negative threads", []string{"convert", "--from", "f32[2]", "--to", "f32[2]", "--threads=-1", "a", "b"}, exitUsage, ""},
+		{"demo negative threads", []string{"demo", "--threads", "-2"}, exitUsage, ""},
+		{"pad negative threads", []string{"pad", "--from", "f32[2]", "--threads", "-1", "a", "b"}, exitUsage, ""},
+		{"unpad negative threads", []string{"unpad", "--to", "f32[2]", "--threads", "-1", "a", "b"}, exitUsage, ""},
+		{"threads not a number", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "--threads", "two"}, exitUsage, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
