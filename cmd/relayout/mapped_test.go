@@ -254,4 +254,8 @@ func TestProgress(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "relayout convert: [") || !strings.Contains(r.stderr, "100%") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
+	// The total is the input's 24 bytes, counted once.
+	if !strings.Contains(r.stderr, " 24 B of 24 B") {
+		t.Errorf("the bar's total is not the input's 24 bytes: %q", r.stderr)
+	}
 }

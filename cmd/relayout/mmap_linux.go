@@ -77,7 +77,7 @@ func (j *job) runMapped(ctx context.Context, release func(), stderr io.Writer) e
 		return err
 	}
 	copy(m.out, j.dst.header)
-	prog := newProgress(j.progress, stderr, j.verb, srcSize+dstSize)
+	prog := newProgress(j.progress, stderr, j.verb, srcSize)
 	done := make(chan error, 1)
 	go func() {
 		done <- m.relayout(ctx, p, st, j.src.offset, hdr, j.threads, prog)
@@ -190,8 +190,7 @@ func (m *mapping) relayout(ctx context.Context, p *relayout.Plan, st steps, srcO
 		dst = m.out[dstOff:]
 	}
 	n := st.chunks
-	total := p.SourceSize() + p.DestinationSize()
-	perChunk := max(1, total/n)
+	perChunk := max(1, (p.SourceSize()+p.DestinationSize())/n)
 	for lo := int64(0); lo < n; lo += st.perStep {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -209,7 +208,7 @@ func (m *mapping) relayout(ctx context.Context, p *relayout.Plan, st steps, srcO
 		if err := m.release(dstOff+from, dstOff+to); err != nil {
 			return err
 		}
-		prog.update(int64(float64(total) * float64(hi) / float64(n)))
+		prog.update(int64(float64(p.SourceSize()) * float64(hi) / float64(n)))
 	}
 	if m.out != nil { // the header, and anything the steps' ranges missed
 		if err := unix.Msync(m.out, unix.MS_SYNC); err != nil {
