@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -254,10 +255,10 @@ func (j *job) relayoutStreams(stdin io.Reader, o *output) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	if _, err := o.w.Write(j.dst.header); err != nil {
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	if _, err := o.w.Write(dst); err != nil {
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	return nil
 }
@@ -412,6 +413,19 @@ func createTemp(out string) (*os.File, error) {
 	return nil, fmt.Errorf("output: cannot create a temporary file beside %s", out)
 }
 
+// writeError reports err, from writing the output the user named name.
+// An *os.File's errors name their file already (the temporary file, or
+// /dev/stdout for "-"): only the cause is kept, so that the message names
+// the output once, as the user spelled it. errors.Is still sees the cause
+// (syscall.ENOSPC, say).
+func writeError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("write %s: %w", name, err)
+}
+
 // commit closes the output and moves the temporary file into place.
 func (o *output) commit() error {
 	if o.f == nil {
@@ -419,7 +433,7 @@ func (o *output) commit() error {
 	}
 	if err := o.f.Close(); err != nil {
 		o.removeTemp()
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	if o.tmp == "" {
 		return nil

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"github.com/tilecopy/tilecopy/internal/golden"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -600,4 +602,42 @@ func FuzzShapeText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fullWriter fails every write as a full /dev/stdout does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+}
+
+// TestWriteErrorNamesOutputOnce checks that a failed write names the
+// output once, as the user spelled it, and keeps the cause.
+func TestWriteErrorNamesOutputOnce(t *testing.T) {
+	in, _ := letterInput(t, "f32[2,3]")
+	inPath := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type writeCase struct {
+		name   string
+		out    string
+		stdout io.Writer
+		want   string // the whole stderr
+	}
+	tests := []writeCase{
+		{"stdout", "-", fullWriter{}, "relayout: convert: write stdout: no space left on device\n"},
+	}
+	if fi, err := os.Stat("/dev/full"); err == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+		tests = append(tests, writeCase{"/dev/full", "/dev/full", io.Discard, "relayout: convert: write /dev/full: no space left on device\n"})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run([]string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", inPath, tc.out}, strings.NewReader(""), tc.stdout, &stderr)
+			if code != exitError || stderr.String() != tc.want {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), exitError, tc.want)
+			}
+		})
+	}
 }
