@@ -186,6 +186,13 @@ type job struct {
 	// stepBudget overrides the bytes one step of a mapped run may touch
 	// (0: stepBudget); tests make steps small.
 	stepBudget int64
+	// stepPage overrides the page size planSteps counts a row's stretch
+	// in (0: the system's); tests shrink it so that small files take the
+	// steps of large ones.
+	stepPage int64
+	// onDrop, when set, is told of every range of the source that a
+	// mapped run drops from the page cache (tests count them).
+	onDrop func(off, n int64)
 }
 
 // runWithSignals runs the job, stopping it on SIGINT or SIGTERM.
