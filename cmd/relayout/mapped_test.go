@@ -167,7 +167,7 @@ func TestMappedSteps(t *testing.T) {
 		})
 	}
 	t.Logf("steps by source mode: %v", modes)
-	for _, m := range []sourceMode{sourceMapped, sourceRead, sourceCold} {
+	for _, m := range []sourceMode{sourceMapped, sourceRead, sourceCold, sourceWhole} {
 		if modes[m] == 0 {
 			t.Errorf("no case ran with the source %v", m)
 		}

@@ -344,7 +344,7 @@ func (m *mapping) release(from, to int64) error {
 		if err := unix.Madvise(m.read, unix.MADV_DONTNEED); err != nil {
 			return fmt.Errorf("madvise (memory for %s): %w", m.inFile.Name(), err)
 		}
-	case m.in != nil:
+	case m.in != nil && m.source != sourceWhole:
 		if err := unix.Madvise(m.in, unix.MADV_DONTNEED); err != nil {
 			return fmt.Errorf("madvise %s: %w", m.inFile.Name(), err)
 		}

@@ -31,11 +31,17 @@ const (
 	// (POSIX_FADV_DONTNEED), so that later faults map no pages around
 	// them; pages cached before stay cached.
 	sourceCold
+	// sourceWhole: the source is mapped and stays in the resident set
+	// from step to step. Every step of a very tall transpose reads most
+	// source pages, so that unmapping them after each step would only
+	// fault them all in again at the next; the steps bound the
+	// destination alone.
+	sourceWhole
 )
 
 // String names the mode, for tests' logs.
 func (m sourceMode) String() string {
-	return [...]string{"mapped", "read", "cold"}[m]
+	return [...]string{"mapped", "read", "cold", "whole"}[m]
 }
 
 // steps is how a mapped run divides a plan's chunks (Plan.Chunks) into
@@ -66,10 +72,11 @@ type steps struct {
 // × (stretch rounded up to pages) plus its destination range within
 // budget, and the source is read band by band (sourceRead) or, where the
 // bands cannot be named (a tiled source), mapped cold (sourceCold). A
-// plan whose rows alone exceed the budget (a very tall transpose) goes
-// one chunk per step and exceeds it; as every step then touches most
-// source pages, the source stays mapped and in the page cache
-// (sourceMapped), so that the steps do not read it again each.
+// plan whose rows alone exceed the budget (a very tall transpose, whose
+// rows share pages) has every step touch most source pages, and exceeds
+// the budget by the source's size: the source stays mapped and resident
+// for the whole run (sourceWhole), read from the file once, and the steps
+// take budget bytes of destination each.
 func planSteps(p *relayout.Plan, budget, page int64) steps {
 	n := p.Chunks()
 	st := steps{chunks: n, perStep: 1}
@@ -124,8 +131,9 @@ func planSteps(p *relayout.Plan, budget, page int64) steps {
 		}
 	}
 	st.perStep = lo
-	if cost(lo) > float64(budget) {
-		return st // every step reads most source pages: keep them cached
+	if cost(lo) > float64(budget) { // every step reads most source pages
+		st.source, st.perStep = sourceWhole, max(1, min(n, int64(float64(budget)/dstPerChunk)))
+		return st
 	}
 	st.source = sourceCold
 	if stride := run * dims[split]; len(l.Tiles) == 0 && stride%8 == 0 {

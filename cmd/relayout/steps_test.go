@@ -25,9 +25,9 @@ func TestPlanSteps(t *testing.T) {
 		{"f32[65536,256]", "f32[65536,256]{0,1}", sourceMapped, -1},
 		{"f32[64,64,64,64]", "f32[64,64,64,64]{0,1,2,3}", sourceMapped, -1},
 		// Taller: 3 GiB whose rows of 1 KiB share pages, so that every
-		// step reads every source page: one chunk a step, and the source
-		// stays cached rather than being read again by each step.
-		{"f32[3145728,256]", "f32[3145728,256]{0,1}", sourceMapped, 1},
+		// step reads every source page: the source stays resident, read
+		// once, and a step is 256 MiB of destination (21 rows of 12 MiB).
+		{"f32[3145728,256]", "f32[3145728,256]{0,1}", sourceWhole, 21},
 		// A tiled source has no simple bands: mapped cold.
 		{"f32[32768,24576]{1,0:T(8,128)}", "f32[32768,24576]{0,1}", sourceCold, 0},
 		// Packed two to a byte: 32768 source rows of 32 KiB, read in 128
