@@ -24,6 +24,7 @@ var (
 	ErrNotArray        = errors.New("not an array shape")
 	ErrUnsupportedPlan = errors.New("unsupported relayout")
 	ErrBadOptions      = errors.New("invalid options")
+	ErrOutOfRange      = errors.New("out of range")
 )
 
 // UnboundedDim is the size recorded for a dimension written "?" (unbounded
