@@ -641,3 +641,47 @@ func TestWriteErrorNamesOutputOnce(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribeIndexOffset(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // all of stdout (code 0) or a part of stderr
+	}{
+		{[]string{"describe", "u16[8,8]{1,0:T(2,4)(2,1,1,1)}", "--index", "6,5"}, exitOK, "index (6,5): element offset 51, byte 102\n"},
+		{[]string{"describe", "--offset", "17", "f32[3,5]{1,0:T(2,2)}"}, exitOK, "element offset 17 (byte 68): index (2,3)\n"},
+		{[]string{"describe", "f32[2,3,5]{2,1,0:T(2,4)}", "--index", "(1, 2, 3)"}, exitOK, "index (1,2,3): element offset 51, byte 204\n"},
+		{[]string{"describe", "f32[3,5]{1,0:T(2,4)}", "--offset", "9"}, exitOK, "element offset 9 (byte 36) is padding: no element is stored there\n"},
+		{[]string{"describe", "f32[3,5]{1,0:T(2,4)}", "--offset", "4"}, exitOK, "element offset 4 (byte 16): index (1,0)\n"},
+		{[]string{"describe", "s4[3,5]{1,0:E(4)}", "--index", "1,2"}, exitOK, "index (1,2): element offset 7, byte 3, bits 0-3\n"},
+		{[]string{"describe", "s4[3,5]{1,0:E(4)}", "--offset", "0"}, exitOK, "element offset 0 (byte 0, bits 4-7): index (0,0)\n"},
+		{[]string{"describe", "f32[]", "--index", ""}, exitOK, ""}, // no --index: the description
+		{[]string{"describe", "f32[3,5]", "--index", "3,0"}, exitError, "out of range: index (3,0)"},
+		{[]string{"describe", "f32[3,5]", "--index", "1"}, exitError, "an index of rank 1"},
+		{[]string{"describe", "f32[3,5]", "--offset", "15"}, exitError, "offset 15 is outside the 15 places"},
+		{[]string{"describe", "f32[3,5]", "--offset", "-1"}, exitError, "offset -1 is outside"},
+		{[]string{"describe", "f32[3,5]", "--index", "1,x"}, exitUsage, "is not an integer"},
+		{[]string{"describe", "f32[3,5]", "--offset", "two"}, exitUsage, "want an integer"},
+		{[]string{"describe", "f32[3,5]", "--offset", "1", "--index", "0,0"}, exitUsage, "exclude each other"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
+			r := runCLI(t, nil, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
+			}
+			switch {
+			case tc.code == exitOK && tc.want == "":
+				if !strings.Contains(r.stdout, "byte size:") {
+					t.Errorf("stdout %q, want the description", r.stdout)
+				}
+			case tc.code == exitOK:
+				if r.stdout != tc.want || r.stderr != "" {
+					t.Errorf("stdout %q, stderr %q; want %q", r.stdout, r.stderr, tc.want)
+				}
+			case !strings.Contains(r.stderr, tc.want):
+				t.Errorf("stderr %q lacks %q", r.stderr, tc.want)
+			}
+		})
+	}
+}
