@@ -147,3 +147,23 @@ func ExamplePlan_String() {
 	fmt.Println(first)
 	// Output: relayout f32[1000,1000]{1,0} -> f32[1000,1000]{0,1}
 }
+
+// Run a plan over []float32 slices: no byte conversion, no unsafe.
+func ExampleRunSlices() {
+	from, _ := relayout.ParseShape("f32[2,3]")
+	to, _ := relayout.ParseShape("f32[2,3]{1,0:T(2,2)}") // 2×2 tiles, padded
+	p, err := relayout.Compile(from, to, &relayout.Options{Pad: relayout.PadWith(-1)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	src := []float32{1, 2, 3, 4, 5, 6}
+	dst := make([]float32, p.DestinationSize()/4)
+	if err := relayout.RunSlices(p, dst, src); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(dst)
+	fmt.Println(relayout.RunSlices(p, dst[:5], src))
+	// Output:
+	// [1 2 4 5 3 -1 6 -1]
+	// buffer has the wrong size: destination holds 5 float32 elements, the plan's destination f32[2,3]{1,0:T(2,2)} needs 8
+}

@@ -19,7 +19,9 @@ type Options struct {
 	// Pad is what the destination's padding receives (zero by default).
 	Pad Padding
 	// Threads is the number of goroutines a Run may use; 0 means
-	// GOMAXPROCS, 1 the calling goroutine only. A destination under 4 MiB
+	// GOMAXPROCS (runtime.GOMAXPROCS(0) when Compile runs), 1 the calling
+	// goroutine only, and a negative count is an error (ErrBadOptions).
+	// A destination under 4 MiB
 	// always runs on the calling goroutine, as do the unpack and pack
 	// stages of sub-byte packed layouts that cannot run slab by slab.
 	Threads int
@@ -139,6 +141,9 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan, error) {
 	if opts == nil {
 		opts = &Options{}
+	}
+	if opts.Threads < 0 {
+		return nil, fmt.Errorf("%w: Threads %d: want 0 (GOMAXPROCS) or more", ErrBadOptions, opts.Threads)
 	}
 	fm, tm, pat, err := prepare(to, from, opts.Pad)
 	if err != nil {
@@ -343,10 +348,10 @@ func (p *Plan) From() Shape { return p.from.clone() }
 // To is the destination shape.
 func (p *Plan) To() Shape { return p.to.clone() }
 
-// threadCount maps Options.Threads to a goroutine count: 0 means
-// GOMAXPROCS.
+// threadCount maps Options.Threads, which compile has checked is not
+// negative, to a goroutine count: 0 means GOMAXPROCS.
 func threadCount(n int) int {
-	if n <= 0 {
+	if n == 0 {
 		return runtime.GOMAXPROCS(0)
 	}
 	return n

@@ -170,6 +170,36 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 	return from, to
 }
 
+// ChunkBand reports which elements chunks [lo, hi) move (see RunRange):
+// those whose index in logical dimension dim lies in [from, to), and no
+// others. A RunRange of those chunks reads no other element of the
+// source, so a caller that holds only part of the source (a file read a
+// band at a time) can run the chunks over a buffer where only the band's
+// elements are in place. ok is false when the chunks are not such a band:
+// a plan of one chunk, a plan with a packed sub-byte side, one whose
+// chunks are values of a dimension that the destination's tiling adds,
+// or a range out of [0, Chunks()].
+func (p *Plan) ChunkBand(lo, hi int64) (dim int, from, to int64, ok bool) {
+	n := p.Chunks()
+	if n <= 1 || lo < 0 || hi > n || lo > hi || p.stage != nil || p.from.isPacked() || p.to.isPacked() ||
+		p.mode != modeStrided && p.mode != modeGather {
+		return 0, 0, 0, false
+	}
+	l := p.splitLoop()
+	if l == nil || l.dim >= len(p.from.dims) {
+		return 0, 0, 0, false
+	}
+	// Value c of the split loop, the heaviest digit of its dim, starts at
+	// index c×w of that dim (as chunkWalker starts it), counted in the
+	// units that widen joined when the dim is the widened one.
+	k := l.w
+	if p.unit > 1 && l.dim == p.udim {
+		k *= p.unit
+	}
+	size := p.from.dims[l.dim]
+	return l.dim, min(lo*k, size), min(hi*k, size), true
+}
+
 // reach is how many elements, along the side whose stride stride
 // returns, one value of loop l spans: one plus how far the other loops
 // move from their first values to their last.

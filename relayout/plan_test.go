@@ -373,6 +373,8 @@ func TestCompileErrors(t *testing.T) {
 		{"overflow", NewShape(F64, []int64{1 << 40, 1 << 40}, nil), NewShape(F64, []int64{1 << 40, 1 << 40}, nil), nil, ErrOverflow},
 		{"nan for int", NewShape(S32, []int64{2}, nil), NewShape(S32, []int64{2}, nil), &Options{Pad: Padding{Kind: PadNaN}}, ErrBadPadding},
 		{"narrow width", f23, f23, &Options{Pad: Padding{Widths: []int64{1, 3}}}, ErrShapeMismatch},
+		{"negative threads", f23, f23, &Options{Threads: -1}, ErrBadOptions},
+		{"float pad overflows", f23, NewShape(F32, []int64{2, 3}, &Layout{MinorToMajor: []int{0, 1}, Tiles: []Tile{{4, 4}}}), &Options{Pad: PadWith(1e40)}, ErrBadPadding},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

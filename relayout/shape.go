@@ -23,6 +23,8 @@ var (
 	ErrBadPadding      = errors.New("invalid padding value")
 	ErrNotArray        = errors.New("not an array shape")
 	ErrUnsupportedPlan = errors.New("unsupported relayout")
+	ErrBadOptions      = errors.New("invalid options")
+	ErrOutOfRange      = errors.New("out of range")
 )
 
 // UnboundedDim is the size recorded for a dimension written "?" (unbounded

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -158,5 +159,88 @@ func TestForDevice(t *testing.T) {
 	}
 	if _, err := ForDevice(NewShape(F32, []int64{2}, nil), "gpu"); !errors.Is(err, ErrInvalidLayout) {
 		t.Errorf("unknown preset: err = %v", err)
+	}
+}
+
+// celsius is a type defined on float32: RunSlices takes it as a float32.
+type celsius float32
+
+func TestRunSlices(t *testing.T) {
+	// f32 transpose over []float32 and over a defined type.
+	from, to := parsePair(t, "f32[2,3]", "f32[2,3]{0,1}")
+	p, err := Compile(from, to, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]float32, 6)
+	if err := RunSlices(p, dst, []float32{1, 2, 3, 4, 5, 6}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float32{1, 4, 2, 5, 3, 6}; !slices.Equal(dst, want) {
+		t.Errorf("f32: %v, want %v", dst, want)
+	}
+	cdst := make([]celsius, 6)
+	if err := RunSlices(p, cdst, []celsius{1, 2, 3, 4, 5, 6}); err != nil || cdst[1] != 4 {
+		t.Errorf("celsius: %v, %v", cdst, err)
+	}
+	// bf16 into tiles, padding included, over []uint16.
+	from, to = parsePair(t, "bf16[3,3]", "bf16[3,3]{1,0:T(2,2)(2,1)}")
+	p, err = Compile(from, to, &Options{Pad: PadWith(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := []uint16{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'}
+	tiled := make([]uint16, p.DestinationSize()/2)
+	if err := RunSlices(p, tiled, src); err != nil {
+		t.Fatal(err)
+	}
+	const one = 0x3f80 // bf16 1.0
+	// The buffer of bf16[3,3]{1,0:T(2,2)(2,1)}: a d b e c f _ _ g _ h _ i _ _ _
+	if want := []uint16{'a', 'd', 'b', 'e', 'c', 'f', one, one, 'g', one, 'h', one, 'i', one, one, one}; !slices.Equal(tiled, want) {
+		t.Errorf("bf16: %x, want %x", tiled, want)
+	}
+	// s4 packed two to a byte, over []uint8: lengths count bytes.
+	from, to = parsePair(t, "s4[2,4]", "s4[2,4]{0,1:E(4)}")
+	p, err = Compile(from, to, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed := make([]uint8, 4)
+	if err := RunSlices(p, packed, []uint8{1, 2, 3, 4, 5, 6, 7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint8{0x15, 0x26, 0x37, 0x48}; !slices.Equal(packed, want) {
+		t.Errorf("s4: % x, want % x", packed, want)
+	}
+
+	f64, _ := parsePair(t, "f64[37,53]", "f64[37,53]{0,1}")
+	big, err := Compile(f64, f64.WithLayout(Layout{MinorToMajor: []int{0, 1}}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		err  error
+		want error
+		text string // in the message
+	}{
+		{"five float64s", RunSlices(big, make([]float64, 5), make([]float64, 37*53)), ErrBufferSize,
+			"destination holds 5 float64 elements, the plan's destination f64[37,53]{0,1} needs 1961"},
+		{"short source", RunSlices(big, make([]float64, 37*53), make([]float64, 7)), ErrBufferSize,
+			"source holds 7 float64 elements, the plan's source f64[37,53]{1,0} needs 1961"},
+		{"too wide", RunSlices(p, make([]uint16, 2), make([]uint16, 4)), ErrTypeMismatch, "uint16 is 2 bytes wide, an element of s4 1"},
+		{"too narrow", RunSlices(big, make([]float32, 2*1961), make([]float32, 2*1961)), ErrTypeMismatch, "float32 is 4 bytes wide"},
+		{"same slice", func() error { s := make([]float64, 1961); return RunSlices(big, s, s) }(), ErrOverlap, ""},
+		{"Transpose2D, five float64s", Transpose2D(make([]float64, 5), make([]float64, 6), 2, 3), ErrBufferSize,
+			"destination holds 5 float64 elements, the plan's destination f64[2,3]{0,1} needs 6"},
+	}
+	for _, tc := range tests {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, tc.err, tc.want)
+			continue
+		}
+		if msg := tc.err.Error(); !strings.Contains(msg, tc.text) || strings.Contains(msg, "bytes, its shape") {
+			t.Errorf("%s: %q does not say %q in elements", tc.name, msg, tc.text)
+		}
 	}
 }

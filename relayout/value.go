@@ -89,8 +89,9 @@ func (f minifloat) nanCode() uint64 {
 }
 
 // encode rounds v to the nearest value of the format, ties to even, and
-// returns its bit pattern. Values beyond the largest finite one become
-// infinity when the format has one and are an error otherwise.
+// returns its bit pattern. A finite value that rounds beyond the largest
+// finite one is an error, whether or not the format has infinities: only
+// an infinite v encodes as infinity.
 func (f minifloat) encode(t DType, v float64) (uint64, error) {
 	if math.IsNaN(v) {
 		if f.nan == nanNone {
@@ -147,10 +148,7 @@ func (f minifloat) encode(t DType, v float64) (uint64, error) {
 		code = f.roundEven(math.Ldexp(a, f.mantBits-emin), 0)
 	}
 	if code > f.maxCode() {
-		if f.nan != nanIEEE {
-			return 0, fmt.Errorf("%w: %v is out of range for %s", ErrBadPadding, v, t)
-		}
-		code = infCode
+		return 0, fmt.Errorf("%w: %v is out of range for %s", ErrBadPadding, v, t)
 	}
 	if code == 0 && f.nan == nanFNUZ {
 		sign = 0 // a negative value that rounds to zero is +0
@@ -179,12 +177,13 @@ func (f minifloat) roundEven(x float64, offset uint64) uint64 {
 //
 // Integer types (pred included, whose values are 0 and 1) need an integer
 // within the type's range. f32 and f64 convert as Go does, except
-// that every NaN becomes the type's quiet NaN. The smaller
+// that every NaN becomes the type's quiet NaN and that a finite value
+// that f32 cannot hold (it would round to ±inf) is an error. The smaller
 // float types round to nearest, ties to even, through one encoder
 // parameterised by their exponent and mantissa widths, bias, NaN and
-// infinity encoding and sign: NaN becomes the type's quiet NaN; a value
-// too large for the type becomes ±inf where the type has infinities and
-// is an error where it does not (no silent saturation); a value too small
+// infinity encoding and sign: NaN becomes the type's quiet NaN; a finite
+// value too large for the type is an error (neither silent saturation nor
+// a silent ±inf; ±inf itself encodes where the type has it); a value too small
 // becomes zero (f8e8m0fnu, which has no zero, rejects 0 and negatives and
 // rounds tiny values up to 2^-127). c64 and c128 take v as the real part,
 // with a zero imaginary part. Every error wraps ErrBadPadding.
@@ -196,7 +195,11 @@ func encodeValue(t DType, v float64) ([]byte, error) {
 	var bits uint64
 	switch t {
 	case F32, C64:
-		bits = uint64(math.Float32bits(float32(v)))
+		f := float32(v)
+		if math.IsInf(float64(f), 0) && !math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: %v is out of range for %s", ErrBadPadding, v, t)
+		}
+		bits = uint64(math.Float32bits(f))
 		if math.IsNaN(v) {
 			bits = dtypes[F32].nan
 		}

@@ -17,7 +17,10 @@ func TestEncodeValueKnown(t *testing.T) {
 		{F16, 1, []byte{0x00, 0x3c}},
 		{F16, -2, []byte{0x00, 0xc0}},
 		{F16, 65504, []byte{0xff, 0x7b}},
-		{F16, 65520, []byte{0x00, 0x7c}}, // ties to even: rounds to +inf
+		{F16, math.Inf(1), []byte{0x00, 0x7c}},
+		{F8E5M2, math.Inf(-1), []byte{0xfc}},
+		{F32, math.Inf(1), []byte{0x00, 0x00, 0x80, 0x7f}},
+		{F32, 0x1.fffffep127, []byte{0xff, 0xff, 0x7f, 0x7f}},
 		{F16, 0x1p-24, []byte{0x01, 0x00}},
 		{F16, 0x1p-26, []byte{0x00, 0x00}},
 		{F16, math.Copysign(0, -1), []byte{0x00, 0x80}},
@@ -89,6 +92,9 @@ func TestEncodeValueErrors(t *testing.T) {
 		{S4, 8}, {S4, -9}, {U4, 16}, {U8, -1}, {U8, 1.5}, {U8, 256}, {PRED, 2}, {PRED, -1},
 		{S1, 1}, {U1, 2}, {S64, 0x1p63}, {U64, 0x1p64}, {S32, math.NaN()}, {S32, math.Inf(1)},
 		{F8E4M3FN, 480}, {F8E4M3FN, 1e6}, {F8E4M3FN, math.Inf(1)},
+		// Finite values that would round to ±inf: out of range, not inf.
+		{F16, 65520}, {F16, -1e6}, {BF16, 1e39}, {F8E5M2, 61440}, {F32, 1e40}, {F32, -1e40},
+		{C64, 1e39}, {F32, math.MaxFloat64},
 		{F8E4M3FNUZ, math.Inf(-1)}, {F4E2M1FN, 7}, {F4E2M1FN, math.NaN()},
 		{F8E8M0FNU, 0}, {F8E8M0FNU, -1}, {F8E8M0FNU, 0x1p128}, {F8E8M0FNU, math.Inf(1)},
 		{Token, 0}, {Tuple, 0}, {InvalidType, 0},
@@ -249,6 +255,12 @@ func TestEncodeBF16MatchesFloat32Rounding(t *testing.T) {
 			continue
 		}
 		got, err := encodeValue(BF16, float64(v))
+		if want&0x7fff == 0x7f80 && !math.IsInf(float64(v), 0) { // a finite value rounding to ±inf
+			if !errors.Is(err, ErrBadPadding) {
+				t.Fatalf("bf16(%v) = % x, %v; want an out-of-range error", v, got, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -11,10 +12,15 @@ import (
 
 // cmdBench measures relayouts against the machine's copy limit: the
 // standard case set, named cases, a --from/--to pair or a --sweep (see
-// "relayout bench -h"). Bad arguments return a plain one-line error, so
-// they exit with status 1. Ctrl-C stops it between timed rounds.
+// "relayout bench -h"). Bad arguments (bench.ErrUsage) are usage errors,
+// which exit with status 2 as those of the other verbs do. Ctrl-C stops
+// it between timed rounds.
 func cmdBench(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return bench.Command(ctx, args, stdout, stderr)
+	err := bench.Command(ctx, args, stdout, stderr)
+	if errors.Is(err, bench.ErrUsage) {
+		return &usageError{msg: err.Error(), usage: "run \"relayout bench -h\" for the flags\n"}
+	}
+	return err
 }

@@ -16,7 +16,8 @@ func runBench(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// Bad arguments print one "relayout: bench: " line and exit with status 1.
+// Bad arguments print one "relayout: bench: " line, then where to find
+// the flags, and exit with status 2, as the other verbs' usage errors do.
 func TestBenchArgErrors(t *testing.T) {
 	tests := [][]string{
 		{"C99"},
@@ -28,11 +29,12 @@ func TestBenchArgErrors(t *testing.T) {
 	}
 	for _, args := range tests {
 		code, stdout, stderr := runBench(args...)
-		if code != exitError || stdout != "" {
-			t.Errorf("%q: status %d, stdout %q; want status %d and no output", args, code, stdout, exitError)
+		if code != exitUsage || stdout != "" {
+			t.Errorf("%q: status %d, stdout %q; want status %d and no output", args, code, stdout, exitUsage)
 		}
-		if !strings.HasPrefix(stderr, "relayout: bench: ") || strings.Count(stderr, "\n") != 1 {
-			t.Errorf("%q: stderr is not one \"relayout: bench: \" line: %q", args, stderr)
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if !strings.HasPrefix(first, "relayout: bench: ") || rest != "run \"relayout bench -h\" for the flags\n" {
+			t.Errorf("%q: stderr is not one \"relayout: bench: \" line and the pointer to -h: %q", args, stderr)
 		}
 	}
 }

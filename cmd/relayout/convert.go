@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -185,6 +186,13 @@ type job struct {
 	// stepBudget overrides the bytes one step of a mapped run may touch
 	// (0: stepBudget); tests make steps small.
 	stepBudget int64
+	// stepPage overrides the page size planSteps counts a row's stretch
+	// in (0: the system's); tests shrink it so that small files take the
+	// steps of large ones.
+	stepPage int64
+	// onDrop, when set, is told of every range of the source that a
+	// mapped run drops from the page cache (tests count them).
+	onDrop func(off, n int64)
 }
 
 // runWithSignals runs the job, stopping it on SIGINT or SIGTERM.
@@ -254,10 +262,10 @@ func (j *job) relayoutStreams(stdin io.Reader, o *output) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	if _, err := o.w.Write(j.dst.header); err != nil {
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	if _, err := o.w.Write(dst); err != nil {
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	return nil
 }
@@ -412,6 +420,19 @@ func createTemp(out string) (*os.File, error) {
 	return nil, fmt.Errorf("output: cannot create a temporary file beside %s", out)
 }
 
+// writeError reports err, from writing the output the user named name.
+// An *os.File's errors name their file already (the temporary file, or
+// /dev/stdout for "-"): only the cause is kept, so that the message names
+// the output once, as the user spelled it. errors.Is still sees the cause
+// (syscall.ENOSPC, say).
+func writeError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("write %s: %w", name, err)
+}
+
 // commit closes the output and moves the temporary file into place.
 func (o *output) commit() error {
 	if o.f == nil {
@@ -419,7 +440,7 @@ func (o *output) commit() error {
 	}
 	if err := o.f.Close(); err != nil {
 		o.removeTemp()
-		return fmt.Errorf("write %s: %w", o.name, err)
+		return writeError(o.name, err)
 	}
 	if o.tmp == "" {
 		return nil

@@ -22,15 +22,16 @@ func demoCmd(args []string, _ io.Reader, stdout, _ io.Writer) error {
 			"every result against the slow reference relayout (relayout.Reference) and\n"+
 			"prints each plan and how long one run of it took. It fails if a check fails.")
 	size := c.fs.Int("size", 1000, "the array is f32[`N`,N]")
-	threads := c.fs.Int("threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+	var threads int
+	registerThreads(c.fs, &threads)
 	if _, err := c.parse(args, 0, stdout); err != nil {
 		return err
 	}
 	if *size < 0 || *size > 1<<14 {
 		return c.usageErr("--size %d: want 0 to %d", *size, 1<<14)
 	}
-	opts := relayout.Options{Threads: *threads}
-	if opts.Threads <= 0 {
+	opts := relayout.Options{Threads: threads}
+	if opts.Threads == 0 {
 		opts.Threads = runtime.GOMAXPROCS(0)
 	}
 	return demo(stdout, *size, opts)

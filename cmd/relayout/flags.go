@@ -124,13 +124,30 @@ func (o *optionFlags) register(fs *flag.FlagSet, widths bool) {
 	if widths {
 		fs.StringVar(&o.padTo, "pad-to", "", "pad the destination's logical dims to `WIDTHS`, comma-separated, one per dim")
 	}
-	fs.IntVar(&o.threads, "threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+	registerThreads(fs, &o.threads)
+}
+
+// registerThreads adds the --threads flag to fs. A negative count is a
+// usage error, reported when the flags are parsed.
+func registerThreads(fs *flag.FlagSet, n *int) {
+	*n = 0
+	fs.Func("threads", "goroutines a run may use, `N` ≥ 0 (0: GOMAXPROCS, the default)", func(s string) error {
+		v, err := strconv.Atoi(s)
+		switch {
+		case err != nil:
+			return errors.New("not an integer")
+		case v < 0:
+			return errors.New("want 0 (GOMAXPROCS) or more")
+		}
+		*n = v
+		return nil
+	})
 }
 
 // options returns the relayout options the flags describe.
 func (o *optionFlags) options() (*relayout.Options, error) {
 	opts := &relayout.Options{Threads: o.threads}
-	if o.threads <= 0 {
+	if o.threads == 0 {
 		opts.Threads = runtime.GOMAXPROCS(0)
 	}
 	var err error

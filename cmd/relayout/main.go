@@ -75,10 +75,11 @@ func dispatch(table []verb, args []string, stdin io.Reader, stdout, stderr io.Wr
 		return exitUsage
 	}
 	name := args[0]
-	switch name {
-	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			// "relayout help VERB" is "relayout VERB -h".
+	if isHelp(name) {
+		if len(args) > 1 && !isHelp(args[1]) {
+			// "relayout help VERB" is "relayout VERB -h". "relayout help
+			// help" (or "help -h", "-h -h") is "relayout help": asking
+			// for the help of help must not ask again, and again.
 			return dispatch(table, []string{args[1], "-h"}, stdin, stdout, stderr)
 		}
 		writeHelp(stdout, table)
@@ -108,6 +109,15 @@ func dispatch(table []verb, args []string, stdin io.Reader, stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stderr, "relayout: unknown verb %q (run \"relayout help\" for the list)\n", name)
 	return exitUsage
+}
+
+// isHelp reports whether arg asks for the list of verbs.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // writeHelp prints the list of verbs in table.

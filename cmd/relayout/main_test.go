@@ -5,11 +5,13 @@ import (
 	"errors"
 	"github.com/tilecopy/tilecopy/internal/golden"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,6 +223,8 @@ func TestErrors(t *testing.T) {
 		{"output directory missing", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "$IN", "$DIR/no/out"}, six, nil},
 		{"bad pad", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad", "blue", "$IN", "$OUT"}, six, nil},
 		{"pad out of range", []string{"convert", "--from", "s8[2,3]", "--to", "s8[2,3]{0,1:T(4,4)}", "--pad", "300", "$IN", "$OUT"}, six[:6], nil},
+		{"float pad out of range", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1:T(4,4)}", "--pad", "1e40", "$IN", "$OUT"}, six, nil},
+		{"bf16 pad out of range", []string{"convert", "--from", "bf16[2,3]", "--to", "bf16[2,3]{0,1:T(4,4)}", "--pad", "-1e39", "$IN", "$OUT"}, six[:12], nil},
 		{"pad-to narrower", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "1,3", "$IN", "$OUT"}, six, nil},
 		{"pad-to wrong rank", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4", "$IN", "$OUT"}, six, nil},
 		{"pad-to not a number", []string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]", "--pad-to", "4,x", "$IN", "$OUT"}, six, nil},
@@ -267,6 +271,12 @@ func TestUsage(t *testing.T) {
 		{"-h", []string{"-h"}, exitOK, "convert"},
 		{"--help", []string{"--help"}, exitOK, "demo"},
 		{"help convert", []string{"help", "convert"}, exitOK, "-pad-to WIDTHS"},
+		{"help help", []string{"help", "help"}, exitOK, "verbs:"},
+		{"help -h", []string{"help", "-h"}, exitOK, "verbs:"},
+		{"-h -h", []string{"-h", "-h"}, exitOK, "verbs:"},
+		{"--help help", []string{"--help", "help"}, exitOK, "verbs:"},
+		{"-help --help", []string{"-help", "--help"}, exitOK, "verbs:"},
+		{"help help convert", []string{"help", "help", "convert"}, exitOK, "verbs:"},
 		{"convert -h", []string{"convert", "-h"}, exitOK, "usage: relayout convert"},
 		{"describe no shape", []string{"describe"}, exitUsage, ""},
 		{"describe two shapes", []string{"describe", "f32[2]", "f32[3]"}, exitUsage, ""},
@@ -276,6 +286,12 @@ func TestUsage(t *testing.T) {
 		{"flag without value", []string{"plan", "--from"}, exitUsage, ""},
 		{"plan extra argument", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "x"}, exitUsage, ""},
 		{"demo bad size", []string{"demo", "--size", "-1"}, exitUsage, ""},
+		{"plan negative threads", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "--threads", "-1"}, exitUsage, ""},
+		{"convert negative threads", []string{"convert", "--from", "f32[2]", "--to", "f32[2]", "--threads=-1", "a", "b"}, exitUsage, ""},
+		{"demo negative threads", []string{"demo", "--threads", "-2"}, exitUsage, ""},
+		{"pad negative threads", []string{"pad", "--from", "f32[2]", "--threads", "-1", "a", "b"}, exitUsage, ""},
+		{"unpad negative threads", []string{"unpad", "--to", "f32[2]", "--threads", "-1", "a", "b"}, exitUsage, ""},
+		{"threads not a number", []string{"plan", "--from", "f32[2]", "--to", "f32[2]", "--threads", "two"}, exitUsage, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -586,4 +602,86 @@ func FuzzShapeText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fullWriter fails every write as a full /dev/stdout does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+}
+
+// TestWriteErrorNamesOutputOnce checks that a failed write names the
+// output once, as the user spelled it, and keeps the cause.
+func TestWriteErrorNamesOutputOnce(t *testing.T) {
+	in, _ := letterInput(t, "f32[2,3]")
+	inPath := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type writeCase struct {
+		name   string
+		out    string
+		stdout io.Writer
+		want   string // the whole stderr
+	}
+	tests := []writeCase{
+		{"stdout", "-", fullWriter{}, "relayout: convert: write stdout: no space left on device\n"},
+	}
+	if fi, err := os.Stat("/dev/full"); err == nil && fi.Mode()&fs.ModeCharDevice != 0 {
+		tests = append(tests, writeCase{"/dev/full", "/dev/full", io.Discard, "relayout: convert: write /dev/full: no space left on device\n"})
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run([]string{"convert", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", inPath, tc.out}, strings.NewReader(""), tc.stdout, &stderr)
+			if code != exitError || stderr.String() != tc.want {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), exitError, tc.want)
+			}
+		})
+	}
+}
+
+func TestDescribeIndexOffset(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string // all of stdout (code 0) or a part of stderr
+	}{
+		{[]string{"describe", "u16[8,8]{1,0:T(2,4)(2,1,1,1)}", "--index", "6,5"}, exitOK, "index (6,5): element offset 51, byte 102\n"},
+		{[]string{"describe", "--offset", "17", "f32[3,5]{1,0:T(2,2)}"}, exitOK, "element offset 17 (byte 68): index (2,3)\n"},
+		{[]string{"describe", "f32[2,3,5]{2,1,0:T(2,4)}", "--index", "(1, 2, 3)"}, exitOK, "index (1,2,3): element offset 51, byte 204\n"},
+		{[]string{"describe", "f32[3,5]{1,0:T(2,4)}", "--offset", "9"}, exitOK, "element offset 9 (byte 36) is padding: no element is stored there\n"},
+		{[]string{"describe", "f32[3,5]{1,0:T(2,4)}", "--offset", "4"}, exitOK, "element offset 4 (byte 16): index (1,0)\n"},
+		{[]string{"describe", "s4[3,5]{1,0:E(4)}", "--index", "1,2"}, exitOK, "index (1,2): element offset 7, byte 3, bits 0-3\n"},
+		{[]string{"describe", "s4[3,5]{1,0:E(4)}", "--offset", "0"}, exitOK, "element offset 0 (byte 0, bits 4-7): index (0,0)\n"},
+		{[]string{"describe", "f32[]", "--index", ""}, exitOK, ""}, // no --index: the description
+		{[]string{"describe", "f32[3,5]", "--index", "3,0"}, exitError, "out of range: index (3,0)"},
+		{[]string{"describe", "f32[3,5]", "--index", "1"}, exitError, "an index of rank 1"},
+		{[]string{"describe", "f32[3,5]", "--offset", "15"}, exitError, "offset 15 is outside the 15 places"},
+		{[]string{"describe", "f32[3,5]", "--offset", "-1"}, exitError, "offset -1 is outside"},
+		{[]string{"describe", "f32[3,5]", "--index", "1,x"}, exitUsage, "is not an integer"},
+		{[]string{"describe", "f32[3,5]", "--offset", "two"}, exitUsage, "want an integer"},
+		{[]string{"describe", "f32[3,5]", "--offset", "1", "--index", "0,0"}, exitUsage, "exclude each other"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
+			r := runCLI(t, nil, tc.args...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr %q", r.code, tc.code, r.stderr)
+			}
+			switch {
+			case tc.code == exitOK && tc.want == "":
+				if !strings.Contains(r.stdout, "byte size:") {
+					t.Errorf("stdout %q, want the description", r.stdout)
+				}
+			case tc.code == exitOK:
+				if r.stdout != tc.want || r.stderr != "" {
+					t.Errorf("stdout %q, stderr %q; want %q", r.stdout, r.stderr, tc.want)
+				}
+			case !strings.Contains(r.stderr, tc.want):
+				t.Errorf("stderr %q lacks %q", r.stderr, tc.want)
+			}
+		})
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"io"
@@ -71,7 +72,7 @@ func TestConvertThreads(t *testing.T) {
 		if err := os.WriteFile(inPath, in, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, threads := range []string{"0", "1", "2", "3", "-1"} {
+		for _, threads := range []string{"0", "1", "2", "3"} {
 			t.Run(tc.to+"/threads="+threads, func(t *testing.T) {
 				out := filepath.Join(dir, "out.bin")
 				r := runCLI(t, nil, "convert", "--threads", threads, "--from", tc.from, "--to", tc.to, inPath, out)
@@ -117,7 +118,13 @@ func TestMappedSteps(t *testing.T) {
 		{"u2[1100,2000]{1,0:T(8,128)(8,1)E(4)}", "u2[1100,2000]", relayout.Padding{}, ""},
 		{"f32[0,5]", "f32[0,5]{1,0:T(8,128)}", relayout.Padding{}, ""},
 		{"f32[1000]", "f32[1000]{0:T(1024)}", relayout.Padding{}, ""},
+		// Transposes whose steps read bands (an untiled source, with
+		// units widened or not) or map a tiled source cold.
+		{"bf16[33,70]{0,1}", "bf16[33,70]", relayout.Padding{}, ""},
+		{"u8[30,7,12]", "u8[30,7,12]{0,2,1}", relayout.Padding{}, ""},
+		{"f32[40,300]{1,0:T(8,128)}", "f32[40,300]{0,1}", relayout.Padding{}, ""},
 	}
+	modes := map[sourceMode]int{}
 	for _, tc := range cases {
 		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
 			in, from := randomInput(t, tc.from, 2)
@@ -128,28 +135,42 @@ func TestMappedSteps(t *testing.T) {
 			if err := os.WriteFile(inPath, in, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, budget := range []int64{1, 5000, 1 << 20} {
-				for _, threads := range []int{1, 2} {
-					p, err := relayout.Compile(from, to, &relayout.Options{Pad: tc.pad, Threads: threads})
-					if err != nil {
-						t.Fatal(err)
+			for _, budget := range []int64{1, 5000, 20000, 1 << 20} {
+				// A page of 8 bytes makes small files take the steps of
+				// large ones: bands read, or a source mapped cold.
+				for _, page := range []int64{0, 8} {
+					for _, threads := range []int{1, 2} {
+						p, err := relayout.Compile(from, to, &relayout.Options{Pad: tc.pad, Threads: threads})
+						if err != nil {
+							t.Fatal(err)
+						}
+						st := planSteps(p, budget, cmp.Or(page, int64(os.Getpagesize())))
+						modes[st.source]++
+						out := filepath.Join(dir, "out.bin")
+						j := &job{verb: "convert", plan: p, src: source{name: inPath, shape: from},
+							dst: destination{name: out, shape: to}, threads: threads, progress: progressNever,
+							stepBudget: budget, stepPage: page}
+						if !j.mappable() {
+							t.Fatal("regular files are not mappable")
+						}
+						if err := j.run(context.Background(), func() {}, nil, io.Discard, io.Discard); err != nil {
+							t.Fatalf("budget %d, page %d, threads %d: %v", budget, page, threads, err)
+						}
+						if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+							t.Fatalf("budget %d, page %d, threads %d (source %v, %d of %d chunks a step): output differs from relayout.Reference",
+								budget, page, threads, st.source, st.perStep, st.chunks)
+						}
+						checkDir(t, dir, "in.bin", "out.bin")
 					}
-					out := filepath.Join(dir, "out.bin")
-					j := &job{verb: "convert", plan: p, src: source{name: inPath, shape: from},
-						dst: destination{name: out, shape: to}, threads: threads, progress: progressNever, stepBudget: budget}
-					if !j.mappable() {
-						t.Fatal("regular files are not mappable")
-					}
-					if err := j.run(context.Background(), func() {}, nil, io.Discard, io.Discard); err != nil {
-						t.Fatalf("budget %d, threads %d: %v", budget, threads, err)
-					}
-					if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
-						t.Fatalf("budget %d, threads %d: output differs from relayout.Reference", budget, threads)
-					}
-					checkDir(t, dir, "in.bin", "out.bin")
 				}
 			}
 		})
+	}
+	t.Logf("steps by source mode: %v", modes)
+	for _, m := range []sourceMode{sourceMapped, sourceRead, sourceCold, sourceWhole} {
+		if modes[m] == 0 {
+			t.Errorf("no case ran with the source %v", m)
+		}
 	}
 }
 
@@ -253,5 +274,9 @@ func TestProgress(t *testing.T) {
 	r := runCLI(t, nil, "convert", "--progress", "always", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", inPath, filepath.Join(dir, "out.bin"))
 	if r.code != 0 || !strings.Contains(r.stderr, "relayout convert: [") || !strings.Contains(r.stderr, "100%") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	// The total is the input's 24 bytes, counted once.
+	if !strings.Contains(r.stderr, " 24 B of 24 B") {
+		t.Errorf("the bar's total is not the input's 24 bytes: %q", r.stderr)
 	}
 }

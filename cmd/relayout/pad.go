@@ -96,7 +96,7 @@ func unpadCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c.fs.StringVar(&preset, "preset", relayout.PresetTPU, "the device layout `PRESET` (tpu)")
 	c.fs.StringVar(&to, "to", "", "the host `SHAPE`, in XLA shape text (required)")
 	c.fs.StringVar(&order, "order", "", "`C` (row-major) or F (column-major): the order of a .npy OUT (default C)")
-	c.fs.IntVar(&threads, "threads", 0, "goroutines a run may use (0: GOMAXPROCS)")
+	registerThreads(c.fs, &threads)
 	registerProgress(c.fs, &progress)
 	pos, err := c.parse(args, 2, stdout)
 	if err != nil {

@@ -12,13 +12,12 @@ import (
 type progressMode uint8
 
 const (
-	progressAuto   progressMode = iota // on a terminal, for jobs over progressMinBytes
+	progressAuto   progressMode = iota // on a terminal, for inputs over progressMinBytes
 	progressAlways                     // always, whatever stderr is
 	progressNever
 )
 
-// progressMinBytes is the job size (source plus destination bytes) from
-// which progressAuto draws a bar.
+// progressMinBytes is the input size from which progressAuto draws a bar.
 const progressMinBytes = 1 << 30
 
 // progressEvery is the least time between two redraws.
@@ -26,7 +25,7 @@ const progressEvery = 200 * time.Millisecond
 
 // registerProgress adds the --progress flag to fs.
 func registerProgress(fs *flag.FlagSet, mode *string) {
-	fs.StringVar(mode, "progress", "auto", "`WHEN` to draw a progress bar on stderr: auto (on a terminal, for jobs over 1 GiB), always or never")
+	fs.StringVar(mode, "progress", "auto", "`WHEN` to draw a progress bar on stderr: auto (on a terminal, for inputs over 1 GiB), always or never")
 }
 
 // parseProgress reads a --progress value.
@@ -42,8 +41,9 @@ func parseProgress(s string) (progressMode, error) {
 	return 0, fmt.Errorf("--progress %q: want auto, always or never", s)
 }
 
-// progress draws a one-line progress bar, redrawn in place with "\r".
-// A nil *progress draws nothing.
+// progress draws a one-line progress bar, redrawn in place with "\r": the
+// bytes of the input converted so far, of total (the input's size, counted
+// once: not the input and output together). A nil *progress draws nothing.
 type progress struct {
 	w     io.Writer
 	label string
@@ -55,8 +55,8 @@ type progress struct {
 	now   func() time.Time // the clock (tests replace it)
 }
 
-// newProgress returns the progress bar of a job of total bytes for mode,
-// or nil when there is none to draw.
+// newProgress returns the progress bar of a job whose input is total
+// bytes for mode, or nil when there is none to draw.
 func newProgress(mode progressMode, w io.Writer, label string, total int64) *progress {
 	switch mode {
 	case progressNever:
@@ -69,7 +69,7 @@ func newProgress(mode progressMode, w io.Writer, label string, total int64) *pro
 	return &progress{w: w, label: label, total: total, start: time.Now(), now: time.Now}
 }
 
-// update records that done bytes of the job are done and redraws the bar
+// update records that done bytes of the input are converted and redraws the bar
 // if it was last drawn long enough ago.
 func (pr *progress) update(done int64) {
 	if pr == nil {

@@ -114,7 +114,7 @@ func runPlan(dst, src []float64, rows, cols int, from, to []int) error {
 	if err != nil {
 		return fmt.Errorf("densemat: %w", err)
 	}
-	if err := p.Run(bytesOf(dst), bytesOf(src)); err != nil {
+	if err := relayout.RunSlices(p, dst, src); err != nil {
 		return fmt.Errorf("densemat: %w", err)
 	}
 	return nil
