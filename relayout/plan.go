@@ -177,7 +177,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		p.why = append(p.why, "the array has no elements: the destination is all padding")
 	case !fm.Exact() || !tm.Exact():
 		p.mode = modeElementwise
-		p.why = append(p.why, "combined (*) dims or tiles that split inside a tile: element by element through the index maps")
+		p.why = append(p.why, "tiles that split inside a tile, or inside a digit of combined (*) dims: element by element through the index maps")
 		p.elementTables()
 	default:
 		p.build()

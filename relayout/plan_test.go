@@ -1180,3 +1180,27 @@ func TestCopyPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestCombinedPlans checks that layouts with combined (*) tile dims whose
+// tiles divide them run as strided plans, and the others element by
+// element, each against the reference, streamed or not, on one and two
+// goroutines.
+func TestCombinedPlans(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		mode     planMode
+	}{
+		{"f32[4,6,64,64]{3,2,1,0}", "f32[4,6,64,64]{3,2,1,0:T(*,8,128)}", modeStrided},
+		{"f32[4,6,64,64]{3,2,1,0:T(*,8,128)}", "f32[4,6,64,64]{0,1,2,3}", modeStrided},
+		{"bf16[3,5,16,256]{3,2,1,0:T(*,8,128)(2,1)}", "bf16[3,5,16,256]{3,2,1,0:T(8,128)(2,1)}", modeStrided},
+		{"u8[3,5,4]{2,1,0}", "u8[3,5,4]{2,1,0:T(*,8)}", modeStrided},
+		{"f32[4,6,60,64]{3,2,1,0}", "f32[4,6,60,64]{3,2,1,0:T(*,8,128)}", modeElementwise},
+		{"u8[5,3,4]{2,1,0}", "u8[5,3,4]{2,1,0:T(*,*,8)}", modeElementwise},
+	} {
+		runVariants(t, 11, c.from, c.to, Padding{}, func(p *Plan) {
+			if p.mode != c.mode {
+				t.Errorf("%s -> %s: mode %d, want %d\n%s", c.from, c.to, p.mode, c.mode, p)
+			}
+		})
+	}
+}

@@ -80,8 +80,21 @@ type Map struct {
 	count    int64   // product of sizes
 	total    int64   // count rounded up to the tail alignment
 	bytes    int64
-	exact    bool // no combined dims and every in-tile split divides its parent
+	exact    bool // every node is a mixed-radix number of logical digits (see segs)
 	numZeros int
+	// segs holds each node's digits while exact: its value in mixed radix
+	// over them, major to minor, each a part of one logical dimension.
+	// tops says whether a node's most-major digit is the top digit of its
+	// dimension, bounded by the dimension's end alone.
+	segs [][]seg
+	tops []bool
+}
+
+// seg is a digit of a node: size values of logical dimension dim, each
+// adding weight to its index.
+type seg struct {
+	dim          int
+	weight, size int64
 }
 
 // New expands s, or returns an error wrapping ErrInvalid or ErrOverflow.
@@ -126,7 +139,7 @@ func New(s Spec) (*Map, error) {
 	cur := make([]int, rank)
 	for i := range rank {
 		d := s.MinorToMajor[rank-1-i]
-		cur[i] = m.add(node{kind: leafNode, size: s.Dims[d], dim: d})
+		cur[i] = m.add(node{kind: leafNode, size: s.Dims[d], dim: d}, []seg{{dim: d, weight: 1, size: s.Dims[d]}}, true)
 	}
 	for level, t := range s.Tiles {
 		var err error
@@ -162,9 +175,55 @@ func New(s Spec) (*Map, error) {
 	return m, nil
 }
 
-func (m *Map) add(n node) int {
+// add appends node n with its digits and their top flag (see segs).
+func (m *Map) add(n node, segs []seg, top bool) int {
 	m.nodes = append(m.nodes, n)
+	m.segs = append(m.segs, segs)
+	m.tops = append(m.tops, top)
 	return len(m.nodes) - 1
+}
+
+// splitSegs splits the digits l of a node (major to minor) at a tile of
+// t: inner the digits of the node's value mod t, outer those of its value
+// div t. A digit is cut where t falls inside it, which needs the cut to
+// divide it, unless it is the node's most-major digit and top (its values
+// end at its dimension's end): the places past that end are padding.
+// ok is false where t cannot be so formed: the tile splits inside a
+// digit, leaving places inside the tile that hold no element.
+func splitSegs(l []seg, t int64, top bool) (outer, inner []seg, ok bool) {
+	for _, g := range l {
+		if g.size == 0 { // an empty node: no element anywhere
+			return []seg{{dim: g.dim, weight: g.weight * t, size: 0}}, []seg{{dim: g.dim, weight: g.weight, size: t}}, true
+		}
+	}
+	p := int64(1) // the product of the digits that go inside whole
+	k := len(l) - 1
+	for k >= 0 && p*l[k].size <= t && t%(p*l[k].size) == 0 {
+		p *= l[k].size
+		k--
+	}
+	switch {
+	case p == t:
+		return slices.Clone(l[:k+1]), slices.Clone(l[k+1:]), true
+	case k < 0:
+		// The whole node fits in the tile, with room to spare: padding
+		// past its most-major digit, if that ends at its dimension's end.
+		if !top || len(l) == 0 {
+			return nil, nil, false
+		}
+		inner = slices.Clone(l)
+		inner[0].size *= t / p
+		return []seg{{dim: l[0].dim, weight: l[0].weight * inner[0].size, size: 1}}, inner, true
+	case t%p != 0:
+		return nil, nil, false
+	}
+	q, d := t/p, l[k]
+	if d.size%q != 0 && (k != 0 || !top) {
+		return nil, nil, false
+	}
+	inner = append([]seg{{dim: d.dim, weight: d.weight, size: q}}, l[k+1:]...)
+	outer = append(slices.Clone(l[:k]), seg{dim: d.dim, weight: d.weight * q, size: ceilDiv(d.size, q)})
+	return outer, inner, true
 }
 
 // applyTile expands the physical dimension list cur by one tile.
@@ -185,7 +244,8 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 		}
 	}
 	for len(cur) < k {
-		cur = append([]int{m.add(node{kind: zeroNode, size: 1, dim: -1 - m.numZeros})}, cur...)
+		z := -1 - m.numZeros
+		cur = append([]int{m.add(node{kind: zeroNode, size: 1, dim: z}, []seg{{dim: z, weight: 1, size: 1}}, true)}, cur...)
 		m.numZeros++
 	}
 	head := slices.Clone(cur[:len(cur)-k])
@@ -208,9 +268,12 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 					return nil, fmt.Errorf("%w: combined dimension", ErrOverflow)
 				}
 			}
-			id = m.add(node{kind: combineNode, size: size, parts: group})
+			var segs []seg
+			for _, g := range group {
+				segs = append(segs, m.segs[g]...)
+			}
+			id = m.add(node{kind: combineNode, size: size, parts: group}, segs, m.tops[group[0]])
 			m.ops = append(m.ops, id)
-			m.exact = false
 		}
 		dims = append(dims, id)
 		sizes = append(sizes, v)
@@ -221,32 +284,18 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 	for i, id := range dims {
 		p := m.nodes[id]
 		ts := sizes[i]
-		if !m.onTop(id) && p.size%ts != 0 {
-			m.exact = false // positions inside a tile that hold no element
+		var os, is []seg
+		if m.exact {
+			var ok bool
+			if os, is, ok = splitSegs(m.segs[id], ts, m.tops[id]); !ok {
+				m.exact = false // positions inside a tile that hold no element
+			}
 		}
-		outer[i] = m.add(node{kind: divNode, size: ceilDiv(p.size, ts), parent: id, t: ts})
-		inner[i] = m.add(node{kind: modNode, size: ts, parent: id, t: ts})
+		outer[i] = m.add(node{kind: divNode, size: ceilDiv(p.size, ts), parent: id, t: ts}, os, m.tops[id])
+		inner[i] = m.add(node{kind: modNode, size: ts, parent: id, t: ts}, is, false)
 		m.ops = append(m.ops, outer[i])
 	}
 	return append(append(head, outer...), inner...), nil
-}
-
-// onTop reports whether node id is a logical (or prepended) dimension or
-// reached from one through divisions only: its index is bounded by the
-// dimension's size alone, so a split that does not divide it leaves
-// padding only beyond the dimension's end.
-func (m *Map) onTop(id int) bool {
-	for {
-		n := m.nodes[id]
-		switch n.kind {
-		case leafNode, zeroNode:
-			return true
-		case divNode:
-			id = n.parent
-		default:
-			return false
-		}
-	}
 }
 
 // Rank is the number of logical dimensions.
@@ -282,39 +331,35 @@ func (m *Map) LogicalCount() int64 {
 	return n
 }
 
-// Exact reports whether the layout has no combined dimensions and no
-// positions inside a tile that hold no element other than those beyond a
-// dimension's end; Digits is defined only then.
+// Exact reports whether every physical dimension is a mixed-radix
+// number of digits of logical dimensions: no position inside a tile holds
+// no element, other than those beyond a dimension's end. Combined (*)
+// dimensions are exact where each tile splits them between or inside
+// digits that it divides (T(*,8,128) over [64,64,64]: the 8 divides the
+// combined dims' minor 64). Digits is defined only then.
 func (m *Map) Exact() bool { return m.exact }
 
-// Digits describes each physical dimension as a digit of one logical
-// dimension, major to minor; ok is false when Exact is false.
+// Digits lists the digits of the physical dimensions, major to minor:
+// each physical dimension is one digit of one logical dimension, or where
+// dimensions are combined, several, each with its own stride. The
+// offset of an index is the sum over the digits of its value times the
+// digit's stride. ok is false when Exact is false.
 func (m *Map) Digits() (digits []Digit, ok bool) {
 	if !m.exact {
 		return nil, false
 	}
-	digits = make([]Digit, len(m.phys))
 	for i, id := range m.phys {
-		dim, w := m.origin(id)
-		digits[i] = Digit{Dim: dim, Weight: w, Size: m.sizes[i], Stride: m.strides[i]}
+		segs := m.segs[id]
+		stride := m.strides[i]
+		first := len(digits)
+		for k := len(segs) - 1; k >= 0; k-- {
+			g := segs[k]
+			digits = append(digits, Digit{Dim: g.dim, Weight: g.weight, Size: g.size, Stride: stride})
+			stride *= g.size
+		}
+		slices.Reverse(digits[first:])
 	}
 	return digits, true
-}
-
-// origin returns the logical (or prepended) dimension a node derives from
-// and its weight, for maps without combined dimensions.
-func (m *Map) origin(id int) (dim int, weight int64) {
-	n := m.nodes[id]
-	switch n.kind {
-	case leafNode, zeroNode:
-		return n.dim, 1
-	case divNode:
-		d, w := m.origin(n.parent)
-		return d, w * n.t
-	case modNode:
-		return m.origin(n.parent)
-	}
-	panic("tiling: origin of a combined dimension")
 }
 
 // value computes a node's index from the logical index.
@@ -348,16 +393,17 @@ func (m *Map) Offset(idx []int64) int64 {
 	return off
 }
 
-// DimOffsets splits Offset by logical dimension where no dimension is
-// combined: tables[d][v] is the offset of the index whose dim d is v and
-// whose other dims are 0, and Offset(idx) is the sum over d of
-// tables[d][idx[d]], since each physical dimension then derives from one
-// logical dimension alone and is 0 at index 0. ok is false, with no
-// tables, where a dimension is combined. Unlike Digits it holds for
-// tiles that split inside a tile.
+// DimOffsets splits Offset by logical dimension: tables[d][v] is the
+// offset of the index whose dim d is v and whose other dims are 0, and
+// Offset(idx) is the sum over d of tables[d][idx[d]], since each physical
+// dimension then derives from one logical dimension alone, or is a
+// mixed-radix number of digits of several (Exact), and is 0 at index 0.
+// ok is false, with no tables, where a dimension is combined and the map
+// is not exact. Unlike Digits it holds for tiles that split inside a
+// tile where no dimension is combined.
 func (m *Map) DimOffsets() (tables [][]int64, ok bool) {
 	for _, n := range m.nodes {
-		if n.kind == combineNode {
+		if n.kind == combineNode && !m.exact {
 			return nil, false
 		}
 	}

@@ -267,3 +267,64 @@ func TestBitOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinedDigits checks which combined (*) tiles are exact, and that
+// the digits of those reproduce every offset.
+func TestCombinedDigits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		spec   Spec
+		exact  bool
+		digits int // digits of more than one value
+	}{
+		// The combined dims' minor 64 takes the 8 whole: rows of 64
+		// padded to 128, the rest one row index.
+		{"f32[4,6,64,64]{3,2,1,0:T(*,8,128)}", Spec{Dims: []int64{4, 6, 64, 64}, MinorToMajor: []int{3, 2, 1, 0}, Tiles: [][]int64{{Combine, 8, 128}}, ElementBits: 32}, true, 5},
+		// 8 does not divide the minor 60: a tile holds parts of two rows.
+		{"f32[4,6,60,64]{3,2,1,0:T(*,8,128)}", Spec{Dims: []int64{4, 6, 60, 64}, MinorToMajor: []int{3, 2, 1, 0}, Tiles: [][]int64{{Combine, 8, 128}}, ElementBits: 32}, false, 0},
+		// The tile takes the minor dim whole and 2 of the next.
+		{"u8[5,6,4]{2,1,0:T(*,8)}", Spec{Dims: []int64{5, 6, 4}, MinorToMajor: []int{2, 1, 0}, Tiles: [][]int64{{Combine, 8}}, ElementBits: 8}, true, 4},
+		// ... which needs the 2 to divide the next dim, or that dim to
+		// be the combination's top one: 5 rows, the last tile half
+		// padding past the end of the 5.
+		{"u8[3,5,4]{2,1,0:T(*,8)}", Spec{Dims: []int64{3, 5, 4}, MinorToMajor: []int{2, 1, 0}, Tiles: [][]int64{{Combine, 8}}, ElementBits: 8}, true, 4},
+		// Not in the middle of three: a tile would hold parts of rows
+		// of two values of the top dim.
+		{"u8[5,3,4]{2,1,0:T(*,*,8)}", Spec{Dims: []int64{5, 3, 4}, MinorToMajor: []int{2, 1, 0}, Tiles: [][]int64{{Combine, Combine, 8}}, ElementBits: 8}, false, 0},
+		// Three dims combined, then a second tile inside the first.
+		{"f32[3,4,8,16]{3,2,1,0:T(*,*,16)(4)}", Spec{Dims: []int64{3, 4, 8, 16}, MinorToMajor: []int{3, 2, 1, 0}, Tiles: [][]int64{{Combine, Combine, 16}, {4}}, ElementBits: 32}, true, 5},
+	} {
+		m, err := New(tc.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		digits, ok := m.Digits()
+		if ok != tc.exact || m.Exact() != tc.exact {
+			t.Errorf("%s: exact %v, want %v", tc.name, ok, tc.exact)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		n := 0
+		for _, d := range digits {
+			if d.Size > 1 {
+				n++
+			}
+		}
+		if n != tc.digits {
+			t.Errorf("%s: %d digits of more than one value, want %d: %+v", tc.name, n, tc.digits, digits)
+		}
+		idx := make([]int64, len(tc.spec.Dims))
+		for k := range m.LogicalCount() {
+			rem := k
+			for d := len(idx) - 1; d >= 0; d-- {
+				idx[d] = rem % tc.spec.Dims[d]
+				rem /= tc.spec.Dims[d]
+			}
+			if got, want := digitOffset(digits, idx), m.Offset(idx); got != want {
+				t.Fatalf("%s: %v: digit offset %d, want %d", tc.name, idx, got, want)
+			}
+		}
+	}
+}
