@@ -51,10 +51,10 @@ type TuneRow struct {
 // prefetch distance at Bytes, and copy() against the chosen streaming
 // copy at each size.
 type TuneReport struct {
-	Bytes   int64     `json:"bytes"`
-	Copy    TuneRow   `json:"copy"`
-	Streams []TuneRow `json:"streams"`
-	Sizes   []TuneRow `json:"sizes"`
+	Bytes   int64           `json:"bytes"`
+	Copy    TuneRow         `json:"copy"`
+	Streams []TuneRow       `json:"streams"`
+	Sizes   []TuneRow       `json:"sizes"`
 	Tuning  tilecopy.Tuning `json:"tuning"`
 }
 
