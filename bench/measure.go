@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/hugepage"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
@@ -244,9 +245,11 @@ func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, 
 }
 
 // touched returns a buffer of n bytes, every page written, holding a
-// pattern that starts with b.
+// pattern that starts with b, on huge pages where the system gives them
+// (hugepage.Alloc): the throughput of large transposes depends on the
+// page size, and a program that cares allocates so.
 func touched(n int64, b byte) []byte {
-	buf := make([]byte, n)
+	buf := hugepage.Alloc(int(n))
 	for i := range min(n, 4096) {
 		buf[i] = b + byte(i*7)
 	}

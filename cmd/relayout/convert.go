@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tilecopy/tilecopy/internal/hugepage"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
@@ -257,7 +258,7 @@ func (j *job) relayoutStreams(stdin io.Reader, o *output) error {
 	if err != nil {
 		return err
 	}
-	dst := make([]byte, j.plan.DestinationSize())
+	dst := hugepage.Alloc(int(j.plan.DestinationSize()))
 	if err := j.plan.Run(dst, src); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -299,7 +300,7 @@ func readInput(name string, offset, size int64, shape relayout.Shape, stdin io.R
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	buf := make([]byte, size)
+	buf := hugepage.Alloc(int(size))
 	if n, err := io.ReadFull(f, buf); err != nil { // the file shrank, or a read error
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, sizeError(name, int64(n), size, shape)
