@@ -272,8 +272,11 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 // the kernel and why it was chosen.
 func (p *Plan) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
-	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
+	fmt.Fprintf(&b, "relayout %s -> %s", p.from, p.to)
+	if !slices.Equal(p.tm.Dims(), p.to.dims) { // Padding.Widths
+		fmt.Fprintf(&b, ", padded to %s", p.widened())
+	}
+	fmt.Fprintf(&b, "\n  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
 	if p.copies {
 		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (tilecopy.Copy)%s\n", p.explainCopyThreads())
 	}
@@ -283,9 +286,10 @@ func (p *Plan) String() string {
 	}
 	fmt.Fprintf(&b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
 	if p.mode == modeStrided || p.mode == modeGather {
-		fmt.Fprintf(&b, "  dims (valid/held):")
-		for i, d := range p.dims {
-			fmt.Fprintf(&b, " d%d=%d/%d", i, d.n, d.e)
+		fmt.Fprintf(&b, "  dims (elements valid/held):")
+		for i := range p.dims {
+			n, e := p.dimElements(i)
+			fmt.Fprintf(&b, " d%d=%d/%d", i, n, e)
 		}
 		in := "counts and strides in elements"
 		switch {
@@ -326,7 +330,45 @@ func (p *Plan) String() string {
 	if p.tail[1] > p.tail[0] {
 		fmt.Fprintf(&b, "  tail padding: elements [%d,%d)\n", p.tail[0], p.tail[1])
 	}
+	if p.mode == modeStrided || p.mode == modeGather {
+		b.WriteString(planLegend)
+	}
 	return b.String()
+}
+
+// planLegend explains the terms of String's loop nest.
+const planLegend = `  legend: dN is planner dim N (the logical dims, then those the destination's
+    tiles add); valid/held: the dim's elements in the array / the places the
+    destination holds for it; weight: how far one value of the loop moves its
+    dim's index; ×N: the loop's values; dst, src: its strides in each buffer
+`
+
+// widened is the destination shape that Padding.Widths made: the dims
+// the destination's buffer is laid out for (DestinationSize is its size).
+func (p *Plan) widened() Shape {
+	s := p.to.clone()
+	s.dims = p.tm.Dims()
+	return s
+}
+
+// dimElements returns planner dim d's valid and held counts in elements:
+// where widen joined its runs into units, the dims count units, and the
+// last unit of a dim whose size is not a multiple of the unit holds part
+// elements.
+func (p *Plan) dimElements(d int) (valid, held int64) {
+	dm := p.dims[d]
+	if p.unit <= 1 || d != p.udim {
+		return dm.n, dm.e
+	}
+	k := p.unit
+	valid, held = dm.n*k, dm.e*k
+	if p.part != 0 {
+		valid = (dm.n-1)*k + p.part
+	}
+	if p.partHeld { // the dim's held places end in its partial unit
+		held = valid
+	}
+	return valid, held
 }
 
 func srcStride(p *Plan, l ploop) string {

@@ -1204,3 +1204,66 @@ func TestCombinedPlans(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanStringTerms checks, over random pairs, what String says of the
+// dims and sizes: each logical dim's valid count in elements is its size,
+// however the plan counts it (units where runs widen), no dim holds fewer
+// places than it has elements, the header's destination shape (widened
+// by Padding.Widths) is DestinationSize bytes, and the legend is there.
+func TestPlanStringTerms(t *testing.T) {
+	n := 3000
+	if testing.Short() {
+		n = 600
+	}
+	widened, united := 0, 0
+	for seed := range uint64(n) {
+		from, to, opts := randomPair(seed)
+		p, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		s := p.String()
+		header, _, _ := strings.Cut(s, "\n")
+		if opts.Pad.Widths != nil && !slices.Equal(opts.Pad.Widths, to.dims) {
+			widened++
+			_, text, ok := strings.Cut(header, ", padded to ")
+			w, err := ParseShape(text)
+			if !ok || err != nil {
+				t.Fatalf("seed %d: header %q names no widened shape (%v)", seed, header, err)
+			}
+			if size, err := w.ByteSize(); err != nil || size != p.DestinationSize() {
+				t.Fatalf("seed %d: header %q: %s is %d bytes, DestinationSize %d", seed, header, w, size, p.DestinationSize())
+			}
+		} else if strings.Contains(header, "padded to") {
+			t.Fatalf("seed %d: header %q without widths", seed, header)
+		}
+		if !strings.Contains(s, fmt.Sprintf("destination %d;", p.DestinationSize())) {
+			t.Fatalf("seed %d: String does not say DestinationSize %d:\n%s", seed, p.DestinationSize(), s)
+		}
+		_, line, ok := strings.Cut(s, "dims (elements valid/held):")
+		if !ok {
+			continue // a plan without a loop nest
+		}
+		if !strings.Contains(s, "legend: dN is planner dim N") {
+			t.Fatalf("seed %d: no legend:\n%s", seed, s)
+		}
+		if p.unit > 1 {
+			united++
+		}
+		line, _, _ = strings.Cut(line, "\n")
+		for f := range strings.FieldsSeq(line) {
+			var d int
+			var valid, held int64
+			if _, err := fmt.Sscanf(f, "d%d=%d/%d", &d, &valid, &held); err != nil {
+				t.Fatalf("seed %d: dims entry %q: %v", seed, f, err)
+			}
+			if d < len(from.dims) && valid != from.dims[d] || held < valid {
+				t.Fatalf("seed %d: %s -> %s: d%d=%d/%d, want %d valid elements\n%s", seed, from, to, d, valid, held, from.dims[d], s)
+			}
+		}
+	}
+	t.Logf("%d plans with widths, %d counting units", widened, united)
+	if widened == 0 || united == 0 {
+		t.Errorf("no plan with widths (%d) or counting units (%d)", widened, united)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -23,13 +24,16 @@ import (
 func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var f planFlags
 	var order, progress string
-	c := newCommand("convert", "convert [--from SHAPE] [--to SHAPE] [--order C|F] [--pad VALUE] [--pad-to WIDTHS] [--threads N] [--progress WHEN] IN OUT",
+	c := newCommand("convert", "convert [--from SHAPE] [--type TYPE] [--to SHAPE] [--order C|F] [--pad VALUE] [--pad-to WIDTHS] [--threads N] [--progress WHEN] IN OUT",
 		"convert reads IN, the raw little-endian bytes of an array laid out as --from,\n"+
 			"and writes OUT, the same array laid out as --to, padding included. IN must be\n"+
 			"exactly as large as --from says; \"-\" means stdin (IN) or stdout (OUT).\n"+
 			"A file named *.npy is a NumPy array file: as IN, its header gives the shape\n"+
 			"(--from, if given, must agree); as OUT, it gets a header and C or Fortran order\n"+
-			"(--order, or the plain row- or column-major layout of --to).\n"+
+			"(--order, or the plain row- or column-major layout of --to). IN \"-\" without\n"+
+			"--from is a .npy stream. The types NumPy lacks (bf16, f8e4m3fn, f8e5m2, s4...)\n"+
+			"are void dtypes in .npy files, as ml_dtypes saves them (\"|V2\", \"|V1\"):\n"+
+			"--type (or --from) names the type of a void IN; a 2-byte one is read as bf16.\n"+
 			"Regular files are mapped into memory and converted chunk by chunk, so files\n"+
 			"larger than the machine's memory convert in bounded memory.\n"+
 			"OUT is written to a temporary file beside it and renamed into place only when\n"+
@@ -45,7 +49,8 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	src, err := resolveSource(c, f.from, pos[0])
+	in := bufio.NewReader(stdin)
+	src, err := resolveSource(c, f.from, pos[0], f.typ, in)
 	if err != nil {
 		return err
 	}
@@ -62,7 +67,7 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	j := &job{verb: "convert", plan: p, src: src, dst: dst, threads: opts.Threads, progress: prog}
-	return j.runWithSignals(stdin, stdout, stderr)
+	return j.runWithSignals(in, stdout, stderr)
 }
 
 // source is what a conversion reads: a file or stdin, holding the array
@@ -86,26 +91,58 @@ type destination struct {
 func hasLayout(text string) bool { return strings.Contains(text, "{") }
 
 // resolveSource returns the source of a conversion from the file in and
-// the text of the --from flag, which may be empty for a .npy file. For a
-// .npy file, a given --from must have the header's element type and dims,
-// and a layout only if it is the file's order.
-func resolveSource(c *command, text, in string) (source, error) {
-	if !isNpy(in) {
-		if text == "" {
-			return source{}, c.usageErr("--from is required unless IN is a .npy file")
+// the text of the --from flag, which may be empty for a .npy file or a
+// .npy stream on stdin (in "-" without --from: read from stdin up to the
+// array's first byte). For .npy input, a given --from must have the header's element
+// type and dims, and a layout only if it is the file's order; a void
+// dtype (as NumPy saves ml_dtypes' types) takes the type of --type, else
+// of --from (typeText and text), else is guessed where it can be.
+func resolveSource(c *command, text, in, typeText string, stdin *bufio.Reader) (source, error) {
+	// Stdin is read as a .npy stream only without --from, which raw
+	// input needs: so raw input is never taken for one, and a raw
+	// conversion does not wait for its input before it starts.
+	npyIn := isNpy(in) || in == "-" && text == "" && stdin != nil && isNpyStream(stdin)
+	if !npyIn {
+		switch {
+		case typeText != "":
+			return source{}, c.usageErr("--type applies to a .npy IN")
+		case text == "":
+			return source{}, c.usageErr("--from is required unless IN is a .npy file or stream")
 		}
 		s, err := parseShape("--from", text)
 		return source{name: in, shape: s}, err
 	}
-	info, err := readNpyHeader(in)
+	var from relayout.Shape
+	voidType := relayout.InvalidType
+	if text != "" {
+		var err error
+		if from, err = parseShape("--from", text); err != nil {
+			return source{}, err
+		}
+		voidType = from.DType()
+	}
+	if typeText != "" {
+		t, err := relayout.ParseDType(typeText)
+		if err != nil || !t.IsArray() {
+			return source{}, c.usageErr("--type %q: not an element type (bf16, f8e4m3fn, s4, ...)", typeText)
+		}
+		voidType = t
+	}
+	var info npyInfo
+	var err error
+	if in == "-" {
+		info, err = readNpyStream(stdin, voidType)
+	} else {
+		info, err = readNpyHeader(in, voidType)
+	}
 	if err != nil {
 		return source{}, err
 	}
+	if typeText != "" && info.shape.DType() != voidType {
+		return source{}, fmt.Errorf("--type %s: the header of %s says %s; --type names the type of a void (V) dtype", typeText, in, info.shape.DType())
+	}
 	if text != "" {
-		s, err := parseShape("--from", text)
-		if err != nil {
-			return source{}, err
-		}
+		s := from
 		if s.DType() != info.shape.DType() || !slices.Equal(s.Dims(), info.shape.Dims()) {
 			return source{}, fmt.Errorf("--from %q does not match %s, whose header says %s",
 				text, in, info.shape)

@@ -164,6 +164,7 @@ func (o *optionFlags) options() (*relayout.Options, error) {
 // options. plan and convert share them.
 type planFlags struct {
 	from, to string
+	typ      string // --type, the element type of a void .npy IN (registerNpy)
 	optionFlags
 }
 
@@ -180,6 +181,12 @@ func (f *planFlags) registerNpy(fs *flag.FlagSet) {
 	f.registerShapes(fs,
 		"the source `SHAPE`, in XLA shape text (optional when IN is a .npy file, which says its shape)",
 		"the destination `SHAPE`, in XLA shape text (optional when OUT is a .npy file)")
+	registerType(fs, &f.typ)
+}
+
+// registerType adds the --type flag to fs.
+func registerType(fs *flag.FlagSet, typ *string) {
+	fs.StringVar(typ, "type", "", "the element `TYPE` of a .npy IN whose dtype is void, as ml_dtypes saves bf16, f8e4m3fn, f8e5m2, s4...")
 }
 
 func (f *planFlags) registerShapes(fs *flag.FlagSet, fromUsage, toUsage string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -84,7 +85,49 @@ func npyType(descr string) (relayout.DType, error) {
 	}
 }
 
-// npyDescr is the NumPy dtype string of an XLA element type.
+// npyVoid reports whether descr is a void dtype ("|V2", "<V1": raw bytes,
+// as NumPy saves the types ml_dtypes adds) and how many bytes wide.
+func npyVoid(descr string) (width int64, ok bool) {
+	code := strings.TrimLeft(descr, "<>|=")
+	if len(descr)-len(code) > 1 || !strings.HasPrefix(code, "V") {
+		return 0, false
+	}
+	w, err := strconv.ParseInt(code[1:], 10, 64)
+	if err != nil || w < 1 {
+		return 0, false
+	}
+	return w, true
+}
+
+// npyElementType maps the dtype string descr of a .npy header to an XLA
+// element type. A void dtype, as NumPy saves ml_dtypes' bfloat16,
+// float8_* and int4 arrays, is read as voidType when that is set (it must
+// be as wide); else a 2-byte one is bf16, ml_dtypes' only 2-byte type
+// (float16 has a code of its own), and a 1-byte one, which could be any
+// of its float8, int4 or int2 types, is an error asking for --type.
+func npyElementType(descr string, voidType relayout.DType) (relayout.DType, error) {
+	w, ok := npyVoid(descr)
+	switch {
+	case !ok:
+		return npyType(descr)
+	case voidType != relayout.InvalidType:
+		if int64(voidType.ByteWidth()) != w {
+			return 0, fmt.Errorf("dtype %q holds %d-byte elements; %s elements are %d bytes wide", descr, w, voidType, voidType.ByteWidth())
+		}
+		return voidType, nil
+	case w == 2:
+		return relayout.BF16, nil
+	case w == 1:
+		return 0, fmt.Errorf("dtype %q is a void type of 1 byte, as NumPy saves ml_dtypes' float8 and int4 types: say which with --type (f8e4m3fn, f8e5m2, s4, u4, ...)", descr)
+	}
+	return 0, fmt.Errorf("dtype %q is a void type of %d bytes, which no element type is known to save as: say which with --type", descr, w)
+}
+
+// npyDescr is the NumPy dtype string of an XLA element type. The types
+// NumPy lacks (bf16, the f8 types, s4 and the other sub-byte types,
+// which a .npy file holds one per byte) are written as a void type of
+// their width ("|V2" for bf16), as NumPy saves them from ml_dtypes: load
+// the file with NumPy and view it as the ml_dtypes type.
 func npyDescr(t relayout.DType) (string, error) {
 	for code, u := range npyTypes {
 		if u != t {
@@ -94,6 +137,9 @@ func npyDescr(t relayout.DType) (string, error) {
 			return "|" + code, nil
 		}
 		return "<" + code, nil
+	}
+	if t.IsArray() && t.ByteWidth() > 0 {
+		return fmt.Sprintf("|V%d", t.ByteWidth()), nil
 	}
 	return "", fmt.Errorf("%s has no NumPy dtype; a .npy file cannot hold it", t)
 }
@@ -111,8 +157,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // readNpyHeader reads the header of the .npy file name and checks that
-// the file holds exactly the array it describes.
-func readNpyHeader(name string) (npyInfo, error) {
+// the file holds exactly the array it describes. A void dtype is read as
+// voidType (see npyElementType).
+func readNpyHeader(name string, voidType relayout.DType) (npyInfo, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return npyInfo{}, fmt.Errorf("input: %w", err)
@@ -125,7 +172,7 @@ func readNpyHeader(name string) (npyInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return npyInfo{}, fmt.Errorf("input %s: a .npy input must be a regular file", name)
 	}
-	info, err := parseNpyHeader(f, fi.Size())
+	info, err := parseNpyHeader(f, fi.Size(), voidType)
 	if err != nil {
 		return npyInfo{}, fmt.Errorf("input %s: %w", name, err)
 	}
@@ -141,8 +188,32 @@ func readNpyHeader(name string) (npyInfo, error) {
 	return info, nil
 }
 
-// parseNpyHeader reads a .npy header from r, a file of size bytes.
-func parseNpyHeader(r io.Reader, size int64) (info npyInfo, err error) {
+// npyStreamHeaderMax is the largest header read from a stream, whose size
+// is not known beforehand (NumPy's own default limit is 10000 bytes).
+const npyStreamHeaderMax = 1 << 20
+
+// isNpyStream reports whether r starts with the magic of a .npy file.
+func isNpyStream(r *bufio.Reader) bool {
+	b, _ := r.Peek(len(npy.Magic))
+	return bytes.Equal(b, npy.Magic[:])
+}
+
+// readNpyStream reads the header of a .npy stream from r (stdin, for IN
+// "-"), leaving r at the array's first byte; the array's bytes are
+// counted as they are read. A void dtype is read as voidType.
+func readNpyStream(r *bufio.Reader, voidType relayout.DType) (npyInfo, error) {
+	info, err := parseNpyHeader(r, -1, voidType)
+	if err != nil {
+		return npyInfo{}, fmt.Errorf("input stdin: %w", err)
+	}
+	info.offset = 0 // the stream goes on from the array's first byte
+	return info, nil
+}
+
+// parseNpyHeader reads a .npy header from r, a file of size bytes (-1:
+// a stream of unknown size). A void dtype is read as voidType (see
+// npyElementType).
+func parseNpyHeader(r io.Reader, size int64, voidType relayout.DType) (info npyInfo, err error) {
 	// The reader allocates the header's declared length before reading
 	// it: check that length against the file first.
 	var prefix [12]byte
@@ -160,7 +231,10 @@ func parseNpyHeader(r io.Reader, size int64) (info npyInfo, err error) {
 		}
 		hdrLen = int64(binary.LittleEndian.Uint32(prefix[8:12])) + 12
 	}
-	if hdrLen > size {
+	switch {
+	case size < 0 && hdrLen > npyStreamHeaderMax:
+		return npyInfo{}, fmt.Errorf(".npy header of %d bytes: more than the %d read from a stream", hdrLen, npyStreamHeaderMax)
+	case size >= 0 && hdrLen > size:
 		return npyInfo{}, fmt.Errorf("truncated .npy header: %d bytes declared, the file has %d", hdrLen, size)
 	}
 	defer func() { // npyio indexes the header text without checking it
@@ -168,13 +242,19 @@ func parseNpyHeader(r io.Reader, size int64) (info npyInfo, err error) {
 			info, err = npyInfo{}, fmt.Errorf("malformed .npy header: %v", r)
 		}
 	}()
-	cr = &countingReader{r: io.MultiReader(bytes.NewReader(prefix[:cr.n]), r)}
-	rd, err := npy.NewReader(cr)
+	// The whole header, read here: a stream that ends inside it is
+	// truncated, not a header npyio would misread.
+	hdr := make([]byte, hdrLen)
+	n := copy(hdr, prefix[:cr.n])
+	if m, err := io.ReadFull(r, hdr[n:]); err != nil {
+		return npyInfo{}, fmt.Errorf("truncated .npy header: %d bytes declared, the input ends after %d", hdrLen, int64(n+m))
+	}
+	rd, err := npy.NewReader(bytes.NewReader(hdr))
 	if err != nil {
 		return npyInfo{}, fmt.Errorf("malformed .npy header: %w", err)
 	}
 	h := rd.Header.Descr
-	t, err := npyType(h.Type)
+	t, err := npyElementType(h.Type, voidType)
 	if err != nil {
 		return npyInfo{}, err
 	}
@@ -190,7 +270,7 @@ func parseNpyHeader(r io.Reader, size int64) (info npyInfo, err error) {
 	if _, err := s.ByteSize(); err != nil {
 		return npyInfo{}, fmt.Errorf("shape %v: %w", h.Shape, err)
 	}
-	return npyInfo{shape: s, fortran: h.Fortran, offset: cr.n}, nil
+	return npyInfo{shape: s, fortran: h.Fortran, offset: hdrLen}, nil
 }
 
 // npyHeader returns the header of a version 1.0 .npy file (2.0 when the

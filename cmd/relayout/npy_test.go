@@ -50,8 +50,163 @@ func TestNpyType(t *testing.T) {
 			t.Errorf("npyDescr(%v) = %q, %v; back %v, %v", dt, d, err, back, err2)
 		}
 	}
-	if _, err := npyDescr(relayout.BF16); err == nil {
-		t.Errorf("bf16 has a NumPy dtype")
+	for dt, want := range map[relayout.DType]string{relayout.BF16: "|V2", relayout.F8E5M2: "|V1", relayout.S4: "|V1"} {
+		if d, err := npyDescr(dt); err != nil || d != want {
+			t.Errorf("npyDescr(%v) = %q, %v; want %q, a void type as ml_dtypes saves it", dt, d, err, want)
+		}
+	}
+}
+
+func TestNpyElementType(t *testing.T) {
+	tests := []struct {
+		descr    string
+		voidType relayout.DType
+		want     relayout.DType
+		err      string
+	}{
+		{"|V2", relayout.InvalidType, relayout.BF16, ""},
+		{"<V2", relayout.InvalidType, relayout.BF16, ""},
+		{"|V2", relayout.F16, relayout.F16, ""},
+		{"|V1", relayout.F8E4M3FN, relayout.F8E4M3FN, ""},
+		{"|V1", relayout.S4, relayout.S4, ""},
+		{"|V1", relayout.InvalidType, 0, "--type"},
+		{"|V1", relayout.BF16, 0, "2 bytes wide"},
+		{"|V4", relayout.InvalidType, 0, "--type"},
+		{"|V16", relayout.C128, relayout.C128, ""},
+		{"<f4", relayout.BF16, relayout.F32, ""}, // not void: the header's type
+		{"|Vx", relayout.InvalidType, 0, "not supported"},
+		{"<>V2", relayout.InvalidType, 0, "not supported"},
+	}
+	for _, tc := range tests {
+		got, err := npyElementType(tc.descr, tc.voidType)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("npyElementType(%q, %v) = %v, %v; want %v", tc.descr, tc.voidType, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("npyElementType(%q, %v) error %v, want one saying %q", tc.descr, tc.voidType, err, tc.err)
+		}
+	}
+}
+
+// TestConvertNpyMLDtypes converts .npy files as NumPy saves ml_dtypes'
+// bfloat16, float8 and int4 arrays (void dtypes, built here by hand: no
+// ml_dtypes needed), from files and from stdin, against the oracle.
+func TestConvertNpyMLDtypes(t *testing.T) {
+	tests := []struct {
+		name  string
+		descr string // as the header says it
+		dt    relayout.DType
+		args  []string // besides IN and OUT
+		to    string   // the raw OUT's shape
+	}{
+		{"bfloat16", "|V2", relayout.BF16, []string{"--to", "bf16[3,70]{0,1}"}, "bf16[3,70]{0,1}"},
+		{"bfloat16 <V2 to tiles", "<V2", relayout.BF16, []string{"--to", "bf16[3,70]{1,0:T(8,128)(2,1)}"}, "bf16[3,70]{1,0:T(8,128)(2,1)}"},
+		{"float8_e5m2", "|V1", relayout.F8E5M2, []string{"--type", "f8e5m2", "--to", "f8e5m2[3,70]{0,1}"}, "f8e5m2[3,70]{0,1}"},
+		{"float8_e4m3fn by --from", "|V1", relayout.F8E4M3FN, []string{"--from", "f8e4m3fn[3,70]", "--to", "f8e4m3fn[3,70]{0,1}", "--pad", "nan"}, "f8e4m3fn[3,70]{0,1}"},
+		{"int4 packed", "|V1", relayout.S4, []string{"--type", "s4", "--to", "s4[3,70]{1,0:E(4)}"}, "s4[3,70]{1,0:E(4)}"},
+	}
+	dims := []int64{3, 70}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			from := npyShape(tc.dt, dims, false)
+			n, _ := from.ByteSize()
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i*7 + 3)
+				if tc.dt.IsSubByte() {
+					data[i] &= 0x7 // int4 values as ml_dtypes stores them, one per byte
+				}
+			}
+			to, err := relayout.ParseShape(tc.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pad := relayout.Padding{}
+			if slices.Contains(tc.args, "nan") {
+				pad.Kind = relayout.PadNaN
+			}
+			want := reference(t, data, from, to, pad)
+			h, err := npyHeader(tc.dt, dims, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h = bytes.Replace(h, []byte("'|V"), []byte("'"+tc.descr[:2]), 1)
+			if !bytes.Contains(h, []byte("'"+tc.descr+"'")) {
+				t.Fatalf("header %q lacks %q", h, tc.descr)
+			}
+			file := append(h, data...)
+			dir := t.TempDir()
+			in, out := filepath.Join(dir, "in.npy"), filepath.Join(dir, "out.bin")
+			if err := os.WriteFile(in, file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runCLI(t, nil, append(append([]string{"convert"}, tc.args...), in, out)...)
+			if got, _ := os.ReadFile(out); r.code != 0 || !bytes.Equal(got, want) {
+				t.Errorf("file: exit %d, stderr %q, output equal %v", r.code, r.stderr, bytes.Equal(got, want))
+			}
+			if !slices.Contains(tc.args, "--from") { // stdin with --from is raw
+				r = runCLI(t, file, append(append([]string{"convert"}, tc.args...), "-", "-")...)
+				if r.code != 0 || r.stdout != string(want) {
+					t.Errorf("stdin: exit %d, stderr %q, output equal %v", r.code, r.stderr, r.stdout == string(want))
+				}
+			}
+			// To a .npy OUT, in Fortran order: a void dtype of the
+			// element's width, as ml_dtypes saves it, then the array.
+			npyOut := filepath.Join(dir, "out.npy")
+			args := slices.DeleteFunc(slices.Clone(tc.args), func(a string) bool { return strings.HasPrefix(a, "--to") || a == tc.to })
+			r = runCLI(t, nil, append(append([]string{"convert", "--order", "F"}, args...), in, npyOut)...)
+			wantF := reference(t, data, from, npyShape(tc.dt, dims, true), relayout.Padding{})
+			hF, _ := npyHeader(tc.dt, dims, true)
+			got, _ := os.ReadFile(npyOut)
+			if r.code != 0 || !bytes.Equal(got, append(hF, wantF...)) || !bytes.Contains(hF, []byte(fmt.Sprintf("'|V%d'", tc.dt.ByteWidth()))) {
+				t.Errorf(".npy OUT: exit %d, stderr %q, header %q", r.code, r.stderr, got[:min(len(got), 64)])
+			}
+		})
+	}
+}
+
+// readHead returns the first n bytes of the file at path.
+func readHead(t *testing.T, path string, n int) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < n {
+		t.Fatalf("%s: %d bytes, %v; want %d", path, len(b), err, n)
+	}
+	return b[:n]
+}
+
+func TestConvertNpyTypeErrors(t *testing.T) {
+	dir := t.TempDir()
+	v1 := writeNpy(t, filepath.Join(dir, "v1.npy"), relayout.F8E5M2, []int64{2, 3}, false, make([]byte, 6))
+	f4 := writeNpy(t, filepath.Join(dir, "f4.npy"), relayout.F32, []int64{2, 3}, false, make([]byte, 24))
+	raw := filepath.Join(dir, "raw.bin")
+	if err := os.WriteFile(raw, make([]byte, 24), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bin")
+	tests := []struct {
+		name  string
+		args  []string
+		stdin []byte
+		code  int
+		want  string
+	}{
+		{"void 1 byte, no --type", []string{"convert", "--to", "f8e5m2[2,3]{0,1}", v1, out}, nil, exitError, "say which with --type"},
+		{"--type too wide", []string{"convert", "--type", "bf16", "--to", "bf16[2,3]{0,1}", v1, out}, nil, exitError, "2 bytes wide"},
+		{"--type on a typed dtype", []string{"convert", "--type", "s32", "--to", "s32[2,3]{0,1}", f4, out}, nil, exitError, "says f32"},
+		{"--type on raw IN", []string{"convert", "--type", "bf16", "--from", "f32[2,3]", "--to", "f32[2,3]{0,1}", raw, out}, nil, exitUsage, "--type applies to a .npy IN"},
+		{"--type not a type", []string{"convert", "--type", "float", "--to", "f32[2,3]{0,1}", f4, out}, nil, exitUsage, "not an element type"},
+		{"stdin neither .npy nor --from", []string{"convert", "--to", "f32[2,3]{0,1}", "-", out}, make([]byte, 24), exitUsage, "--from is required"},
+		{"stdin .npy header cut", []string{"convert", "--to", "f32[2,3]{0,1}", "-", out}, readHead(t, f4, 64), exitError, "input stdin: truncated .npy header: 128 bytes declared, the input ends after 64"},
+		{"stdin .npy data short", []string{"convert", "--to", "f32[2,3]{0,1}", "-", out}, readHead(t, f4, 128+20), exitError, "input stdin is too short: 20 bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runCLI(t, tc.stdin, tc.args...)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, tc.code, tc.want)
+			}
+		})
 	}
 }
 
@@ -83,7 +238,7 @@ func TestNpyHeader(t *testing.T) {
 		want := relayout.NewShape(tc.t, tc.dims, &l)
 		n, _ := want.ByteSize()
 		file := append(h, make([]byte, n)...)
-		info, err := parseNpyHeader(bytes.NewReader(file), int64(len(file)))
+		info, err := parseNpyHeader(bytes.NewReader(file), int64(len(file)), relayout.InvalidType)
 		if err != nil {
 			t.Fatalf("%v %v: %v", tc.t, tc.dims, err)
 		}
@@ -228,7 +383,6 @@ func TestConvertNpyErrors(t *testing.T) {
 	shortData := file("shortdata.npy", append(slices.Clone(h), data[:23]...))
 	longData := file("longdata.npy", append(slices.Clone(h), append(data, 0)...))
 	raw := file("raw.bin", data)
-	bf := file("bf.bin", data[:12])
 	dirNpy := filepath.Join(dir, "dir.npy")
 	if err := os.Mkdir(dirNpy, 0o755); err != nil {
 		t.Fatal(err)
@@ -248,7 +402,6 @@ func TestConvertNpyErrors(t *testing.T) {
 		{"--order with raw OUT", []string{"--order", "F", "--to", "f32[2,3]", c, filepath.Join(dir, "o.bin")}, exitUsage, "only when OUT is a .npy"},
 		{"--to tiled for .npy", []string{"--to", "f32[2,3]{1,0:T(2,2)}", c, out}, exitError, "C (row-major) or Fortran"},
 		{"--to and --order disagree", []string{"--to", "f32[2,3]{0,1}", "--order", "C", c, out}, exitError, "is not --order C"},
-		{"no NumPy dtype", []string{"--from", "bf16[2,3]", bf, out}, exitError, "no NumPy dtype"},
 		{"big-endian", []string{big, out}, exitError, "big-endian"},
 		{"unsupported dtype", []string{str, out}, exitError, "not supported"},
 		{"no magic", []string{magic, out}, exitError, "not a .npy file"},

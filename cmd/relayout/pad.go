@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -15,7 +16,7 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		opt                    optionFlags
 		printOnly              bool
 	)
-	c := newCommand("pad", "pad [--preset tpu] [--from SHAPE] [--pad VALUE] [--threads N] [--progress WHEN] IN OUT\n"+
+	c := newCommand("pad", "pad [--preset tpu] [--from SHAPE] [--type TYPE] [--pad VALUE] [--threads N] [--progress WHEN] IN OUT\n"+
 		"       relayout pad --print [--preset tpu] (--from SHAPE | IN)",
 		"pad lays the array in IN (laid out as --from; a .npy file says its own shape)\n"+
 			"out as the device preset wants it, padding and tiling in one pass, and writes it\n"+
@@ -26,6 +27,8 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			"stdout and converts nothing. \"relayout unpad\" undoes it.")
 	c.fs.StringVar(&preset, "preset", relayout.PresetTPU, "the device layout `PRESET` (tpu)")
 	c.fs.StringVar(&from, "from", "", "the source `SHAPE`, in XLA shape text (optional when IN is a .npy file)")
+	var typ string
+	registerType(c.fs, &typ)
 	c.fs.BoolVar(&printOnly, "print", false, "print the device shape on stdout; convert nothing")
 	opt.register(c.fs, false)
 	registerProgress(c.fs, &progress)
@@ -41,6 +44,7 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case !printOnly && len(pos) != 2:
 		return c.usageErr("want 2 argument(s), got %d", len(pos))
 	}
+	in := bufio.NewReader(stdin)
 	var src source
 	if len(pos) == 0 {
 		s, err := parseShape("--from", from)
@@ -48,7 +52,7 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 		src = source{shape: s}
-	} else if src, err = resolveSource(c, from, pos[0]); err != nil {
+	} else if src, err = resolveSource(c, from, pos[0], typ, in); err != nil {
 		return err
 	}
 	dev, err := relayout.ForDevice(src.shape, preset)
@@ -75,7 +79,7 @@ func padCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	j := &job{verb: "pad", plan: p, src: src, dst: destination{name: pos[1], shape: dev}, threads: opts.Threads, progress: prog}
-	if err := j.runWithSignals(stdin, stdout, stderr); err != nil {
+	if err := j.runWithSignals(in, stdout, stderr); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(stderr, "device shape: %s\n", dev)
