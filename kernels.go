@@ -104,8 +104,10 @@ func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride
 // CopyRunsStreamingUnfenced is CopyRunsStreaming without the store fence
 // at its end, for a caller that makes many calls and then one
 // StoreFence, before it hands the destination on (see Grid.Unfenced).
-// f32 [64,1000,1000] untiled from T(8,128), a call of 32 KiB a band of
-// tiles, ran at 0.66-0.78 of copy() fenced each call, 0.79-0.92 once.
+// A fence waits for the stores in flight to reach memory, so a caller of
+// many short calls (f32 [64,1000,1000] untiled from T(8,128), a call of
+// 32 KiB a band of tiles) runs faster with one fence at the end than with
+// one a call.
 // It is Stream{Unfenced: true}.CopyRuns.
 func CopyRunsStreamingUnfenced(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	Stream{Unfenced: true}.CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
@@ -200,18 +202,20 @@ type Grid struct {
 	// Ahead is how many bytes past each block's source rows the caller's
 	// next call reads, or 0: the grids of interleaves (tiles with (2,1)
 	// or (4,1) inside) prefetch there as they go, up to 32 KiB ahead,
-	// which rows a few lines long need (s8 [64,1000,1024] tiled to
-	// T(8,128)(4,1), one call a band of 8 rows of 1 KiB, prefetching the
-	// next band: 0.52-0.57 of copy() without, 0.88-0.93 with). The
-	// prefetches never fault, so any value is safe.
+	// which rows a few lines long need: the hardware prefetchers start
+	// over at each short row, and without the prefetch each band's reads
+	// wait on memory (s8 [64,1000,1024] tiled to T(8,128)(4,1), one call
+	// a band of 8 rows of 1 KiB, prefetching the next band, ran much
+	// faster with it). The prefetches never fault, so any value is safe.
 	Ahead int
 	// Unfenced lets TransposeGrid return before its non-temporal stores
 	// are ordered with the stores that follow, for a caller that makes
 	// many calls and then one StoreFence, before it hands the
 	// destination on (to another goroutine, a device or a file). A fence
-	// waits for the stores in flight to reach memory: s8 [64,1000,1024]
-	// tiled to T(8,128)(4,1), one call of 8 KiB a band, ran at 0.41 of
-	// copy() fenced each call and 0.54 fenced once.
+	// waits for the stores in flight to reach memory, and the next call's
+	// stores wait behind it (s8 [64,1000,1024] tiled to T(8,128)(4,1),
+	// one call of 8 KiB a band, ran faster fenced once than fenced each
+	// call).
 	Unfenced bool
 }
 
@@ -247,10 +251,10 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	// Interleaves whose destination is off the vector size for streaming
 	// (rows of odd length, untiled) take the grid kernel with plain
-	// stores rather than the staged groups: untiling s8 T(8,128)(4,1) to
-	// [10000,10000] row-major ran at 18-19.5 GB/s staged, 27-29 so, and
-	// bf16 T(8,128)(2,1) to [8000,8004] at 20-22 against 22-30 (relayout
-	// bench --runs 5, three rounds, Zen 5).
+	// stores rather than the staged groups, which move each byte twice,
+	// into the scratch tile and out, and here cannot stream whole lines
+	// in exchange (untiling s8 T(8,128)(4,1) to [10000,10000] row-major
+	// and bf16 T(8,128)(2,1) to [8000,8004] ran faster so).
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
@@ -259,8 +263,9 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	for a := range g.Outer {
 		for b := range g.Inner {
 			// The next block's source, for this one's last tile to
-			// prefetch (f32 [64,1024,1024] reversed, 1024 × 64 planes:
-			// 0.53-0.57 of copy() without, 0.69-0.72 with).
+			// prefetch, so that the next block's first reads do not wait
+			// on memory (f32 [64,1024,1024] reversed, 1024 × 64 planes,
+			// ran faster with it).
 			var after unsafe.Pointer
 			switch {
 			case b+1 < g.Inner:
@@ -348,14 +353,12 @@ func TransposeStreamThreshold() int { return ntThreshold }
 // from 1 MiB, and so, past L2, the transpose is compared with a copy that
 // leaves its destination out of the caches. Streaming there was as fast
 // or faster than ordinary stores, much faster at power-of-two strides,
-// whose rows crowd the L2 sets (go test -bench, AVX-512, Zen 5 with 1 MiB
-// of L2, GB/s ordinary against streamed): u8 2048² 22-24 against 43;
-// u8 4096² 7 against 36; u16 2048² 25 against 45; f32 1024² 47 against
-// 58-68 and 2048² 6.5 against 46; f32 1040² 74 against 82; f64 1024² 45
-// against 76; u8 1024² (1 MiB) 46 against 44, so not below 2 MiB. Rows
-// off lines take the skew twins or the staging tile when they stream,
-// which were slower at these sizes (f32 1064² 75 against 51), so they
-// keep the last-level cache's threshold.
+// whose rows crowd the L2 sets and evict each other's lines before they
+// are complete (go test -bench, AVX-512, a core with 1 MiB of L2: u8,
+// u16, f32 and f64 of 1024² to 4096²); at 1 MiB (u8 1024²) the two were
+// even, so not below 2 MiB. Rows off lines take the skew twins or the
+// staging tile when they stream, which were slower at these sizes (f32
+// 1064²), so they keep the last-level cache's threshold.
 const lineStreamBytes = 2 << 20
 
 func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {

@@ -355,18 +355,18 @@ func joinable(dst []byte, dstStride, dstStep int, n, rows, steps int) bool {
 // write, take the generic copy, unless they join into whole lines of the
 // destination (joinable).
 func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, st *Stream) {
-	// A run that starts inside a line begins and ends with ordinary stores
-	// over lines that non-temporal stores write too, which costs the more
-	// the shorter the runs: untiling f32[8001,8001] from T(8,32) (runs of
-	// 128 bytes) ran at 1.3-1.6 GB/s so, 17-19 with ordinary stores only;
-	// from T(8,128) (512 bytes) 13.6-13.9 against 24.2-24.6; from
-	// T(8,512) (2 KiB) 22-24 against 24.5-26.6; from T(4,2048) 28.4-29
-	// against 26.5-28.4 (relayout bench, Zen 5). At AVX-512 the part lines
-	// take masked stores of their own bytes instead (exactEnds), and no
-	// line mixes the two kinds of store: untiling f32 [5000,5000] from
-	// T(8,128) went from 24.6-27.3 GB/s (ordinary stores) to 35-40, from
-	// T(8,32), T(8,512) and T(4,2048) to [8001,8001] 18.5 to 19.8, 26.3
-	// to 28.5 and 25.7 to 27.1 (relayout bench --runs 5).
+	// A run that starts inside a line begins and ends with ordinary
+	// stores over lines that non-temporal stores write too, which costs
+	// the more the shorter the runs: a line written both ways is read
+	// from memory for the ordinary stores and evicted from the caches for
+	// the non-temporal ones. Untiling f32[8001,8001] from T(8,32) (runs
+	// of 128 bytes) ran far slower so than with ordinary stores only,
+	// from T(8,128) (512 bytes) still slower, from T(8,512) (2 KiB) about
+	// even, from T(4,2048) faster. At AVX-512 the part lines take masked
+	// stores of their own bytes instead (exactEnds), and no line mixes
+	// the two kinds of store: untiling f32 [5000,5000] from T(8,128), and
+	// [8001,8001] from T(8,32), T(8,512) and T(4,2048), ran faster than
+	// with ordinary stores.
 	if len(st.Prefetch) == 0 && joinable(dst, dstStride, dstStep, n, rows, steps) {
 		// Each run prefetches the next step's run, or its row's next
 		// line where the steps go along the rows (or there are none).
@@ -444,10 +444,10 @@ func pack4AVX2(dst *byte, src *byte, n int)
 
 // unpack4Asm unpacks the whole 64-element pieces of n 4-bit fields with
 // the AVX2 kernel and returns how many elements it did (none without
-// AVX2); pack4Asm packs them. On Zen 5 (go test -bench RepackBits
-// -benchtime 20x), 64 Mi elements unpack at 43-46 GB/s against 7 for the
-// generic word-at-a-time code, and pack at 42-45 against 10; copy() of
-// the packed bytes runs at 54.
+// AVX2); pack4Asm packs them. The kernel handles 64 fields with a few
+// shuffles where the generic code takes a word at a time, and runs
+// several times faster (go test -bench RepackBits), near the speed of a
+// copy() of the packed bytes.
 func unpack4Asm(dst, src []byte, n int, mask, sign byte) int {
 	m := n &^ 63
 	if m == 0 || !useAVX2 {
@@ -832,11 +832,10 @@ func shortFieldKernel(bits int, stream bool, dst *byte, src *byte, n int, perm *
 // (ShortFieldRows) take the short-row AVX2 kernel a 64-byte block at a
 // time; otherwise the whole 32-byte chunks of the rows take the AVX2
 // kernel. Either writes with non-temporal stores when stream is set and
-// the output is aligned for them; the rest goes to the generic code. On
-// Zen 5 (go test -bench TransposeFields -benchtime 20x), 32 MiB of 1-,
-// 2- and 4-bit fields run at 24-32 GB/s with ordinary stores against
-// 1.5-3.4 for the generic code and 53 for copy(); 32 KiB of short rows
-// (in cache) at 30-94 GB/s against 0.8-1.8.
+// the output is aligned for them; the rest goes to the generic code,
+// which moves a field at a time and is an order of magnitude slower, on
+// large arrays and on short rows in cache alike (go test -bench
+// TransposeFields).
 func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream bool) {
 	if !useAVX2 || rows == 0 || n == 0 {
 		transposeFieldsGeneric(dst, src, srcStride, rows, n, 0, bits)
@@ -1056,8 +1055,8 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 // prefetchAhead is the distance the interleave grids prefetch at for a
 // caller's Grid.Ahead: 0, no prefetch, past 32 KiB, where the lines
 // would leave L1 before they are read and the hardware prefetchers
-// follow such long rows anyway (bf16 [8192,16384] to T(8,128)(2,1), 256
-// KiB ahead: 0.81-0.86 of copy() against 0.89-1.13 without).
+// follow such long rows anyway (bf16 [8192,16384] to T(8,128)(2,1) ran
+// slower with 256 KiB ahead than without).
 func prefetchAhead(ahead int) int {
 	if ahead < -32<<10 || ahead > 32<<10 {
 		return 0
@@ -1639,14 +1638,13 @@ func stagedKernel(width int) kernelID {
 // The AVX2 kernel's own block reads half of each source line and leaves
 // the rest to a later strip, by which time, at the power-of-two strides
 // of large planes, the block's rows have evicted each other from their
-// L1 set, so every line was fetched twice (f32 8192² streamed that way:
-// 0.55 of copy(), against 0.65 staged). With the line kernels
-// (TILECOPY_CPU=avx2 relayout bench --runs 3, two alternated rounds,
-// staged then streamed): C3 0.69-0.73 → 0.87-0.88 (25.5 → 34.6 GB/s),
-// C4 0.69-0.70 → 0.84, C7 0.83-0.88 → 0.91-1.10; f64 [3000,5000] 0.64 →
-// 0.84, f32 2048² 0.57 → 0.73. The 1- and 2-byte gather kernels read
-// quarter and half lines too, and so stream from a copy of the source
-// (see transposeStreamedGather); at AVX2 they stream staged.
+// L1 set, so every line was fetched twice (f32 8192² streamed that way
+// ran slower than staged). The line kernels read each source line whole
+// within a block, and fetch it once: with them C3, C4 and C7, f64
+// [3000,5000] and f32 2048² ran faster streamed than staged
+// (TILECOPY_CPU=avx2 relayout bench). The 1- and 2-byte gather kernels
+// read quarter and half lines too, and so stream from a copy of the
+// source (see transposeStreamedGather); at AVX2 they stream staged.
 func streamKernel(width int) kernelID {
 	switch k := transposeKernel(width); k {
 	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
@@ -1712,10 +1710,10 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // and 2-byte elements go through transposeStreamedGather where their
 // source rows crowd the L1 sets (slabbed).
 //
-// On f32 8192² (Zen 5, ratio to copy()) this ran at 0.88-0.95 where the
-// staged tile (transposeStaged), which transposes into a cache-resident
-// buffer and then streams that out, ran at 0.68-0.75: there the
-// transposes and the memory traffic took turns.
+// This ran faster on f32 8192² than the staged tile (transposeStaged),
+// which transposes into a cache-resident buffer and then streams that
+// out: there the transposes and the memory traffic take turns, here they
+// overlap.
 //
 // With skew (a destination whose rows start off line boundaries, see
 // skewer; never for the gather kernels, which have no skew twins) it
@@ -1800,13 +1798,12 @@ type skewRow struct{ off, add int }
 // each row's first boundary is copied from that block, and what lies
 // after its last whole line from the last (finish).
 //
-// Before, such destinations took the plain kernels' band loop. On Zen 5
-// (relayout bench, two alternated rounds, ratio to copy()), f32
-// [8001,8001] went from 0.56-0.57 to 0.70-0.72, f32 [8191,8191] from
-// 0.31 to 0.71, f64 [8191,8191] from 0.47-0.48 to 0.71-0.75. The 1- and
-// 2-byte gather kernels were given skew twins too (VPERMI2B, VPERMI2W)
-// and were slower than what they replaced (u8 [8001,8001]: 0.32-0.42
-// against 0.38-0.44), so they have none.
+// Before, such destinations took the plain kernels' band loop, whose
+// ordinary stores read each destination line from memory before they
+// write it; f32 [8001,8001] and [8191,8191] and f64 [8191,8191] ran
+// faster streamed (relayout bench). The 1- and 2-byte gather kernels
+// were given skew twins too (VPERMI2B, VPERMI2W) and were slower than
+// what they replaced (u8 [8001,8001]), so they have none.
 type skewer struct {
 	k         kernelID
 	dst       []byte
@@ -1911,17 +1908,15 @@ func (t tileAhead) prefetch(srcStride, width, c int) *byte {
 // kernel k, bytes of it at srcStride, through transposeStreamedGather's
 // slabs rather than in place, as the other kernels do. In place is
 // faster where a block's source rows spread over the L1 sets (crowd):
-// the slabs' copy costs more than it saves. For 2-byte elements that
-// held up to a crowd of 4 at any size; for 1-byte ones only where no
-// two of a block's rows share a set, and up to 16 MiB: at 256 MiB the
-// slabs were faster. relayout bench --runs 3, Zen 5, ratio to copy(),
-// slabs then in place: u8 [320,400,500] reversed (500 × 320 planes at a
-// stride of 200000 bytes) 0.27-0.33 → 0.55-0.58; u16 0.46 → 0.51; u16
-// [2048,2080] transposed 0.61 → 0.91, [8192,8224] 0.72 → 0.81, crowd 2
-// [2048,2176] 0.60 → 0.88, crowd 4 [2048,2304] 0.63 → 0.76; u8
-// [2048,2112] 0.61 → 0.80, [4096,4160] 0.55 → 0.58, [8192,8256] 0.68 →
-// 0.69, [16384,16448] 0.66 → 0.45, and at crowd 2 and 4 (u8
-// [2048,2176], [2048,2304]) 0.56-0.58 → 0.51-0.56.
+// the slabs' copy costs more than it saves. For 2-byte elements that held
+// up to a crowd of 4 at any size; for 1-byte ones only where no two of a
+// block's rows share a set, and up to 16 MiB: at 256 MiB the slabs were
+// faster. The cases (relayout bench, slabs against in place): u8
+// [320,400,500] reversed (500 × 320 planes at a stride of 200000 bytes)
+// and u16 the same, u16 [2048,2080] and [8192,8224] transposed, at crowd
+// 2 [2048,2176] and at crowd 4 [2048,2304], u8 [2048,2112], [4096,4160]
+// and [8192,8256] ran faster in place; u8 [16384,16448], and u8 at crowd
+// 2 and 4 ([2048,2176], [2048,2304]), in slabs.
 func slabbed(k kernelID, srcStride, bytes int) bool {
 	c := crowd(srcStride, shapes[k].bj)
 	if k == k2AVX512 {
@@ -1941,14 +1936,12 @@ func slabbed(k kernelID, srcStride, bytes int) bool {
 // then finds every line in the caches and spreads over the L1 sets, and
 // streams its runs of copiedColBytes to the destination.
 //
-// On an Emerald Rapids VM (2 MiB L2, 48 KiB L1d, copy() of 256 MiB at
-// 12-15 GB/s; the slabs had run at 0.62-0.70 and 0.73-0.81 there with
-// tiles of 4 KiB rows) a throwaway test of TransposeStreaming against
-// copy(), nine to eleven alternated runs, median ratio: u8 16384² 0.64-
-// 0.67 by the slabs, 0.78-0.81 copied; u16 8192×16384 0.75-0.77 and
-// 0.82-0.85. Tiles of 256 to 1024 bytes of 64 to 256 rows ran at 0.60-
-// 0.77 for u8; the kernels' own prefetch of the next tile on top of the
-// copy's cost 0.05-0.07, so they prefetch the buffer instead.
+// On an Intel core (2 MiB L2, 48 KiB L1d), whose memory is far, u8 16384²
+// and u16 8192×16384 ran faster copied than by the slabs (a throwaway
+// test of TransposeStreaming against copy()). Tiles of 256 to 1024 bytes
+// of 64 to 256 rows ran slower for u8; the kernels' own prefetch of the
+// next tile on top of the copy's cost more than it brought, so they
+// prefetch the buffer instead.
 func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
@@ -1982,22 +1975,22 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 // 1- and 2-byte elements, which read 16 or 32 bytes of each of 64 or 32
 // source rows a block. Read in place, at a plane's power-of-two stride,
 // those rows share one L1 set and evict each other before the kernel
-// comes back for the rest of their lines (u8 16384² streamed that way:
-// 0.23 of copy()). So the tiles (stageRowBytes of each of
-// stageColBytes/2/width source rows) are cut into slabs of one line of
-// each of their rows, and each slab is copied into a buffer, its rows 64
-// bytes apart, where the kernel reads it. The copy of the next slab is
-// split among the kernel calls on this one, so that its loads, which
-// wait on one L1 set, overlap the transposes and stores; and each call
-// prefetches its share of the next tile, as transposeStreamed does.
+// comes back for the rest of their lines, so each line is fetched again
+// (u8 16384² streamed that way ran far below a copy). So the tiles
+// (stageRowBytes of each of stageColBytes/2/width source rows) are cut
+// into slabs of one line of each of their rows, and each slab is copied
+// into a buffer, its rows 64 bytes apart, where the kernel reads it. The
+// copy of the next slab is split among the kernel calls on this one, so
+// that its loads, which wait on one L1 set, overlap the transposes and
+// stores; and each call prefetches its share of the next tile, as
+// transposeStreamed does.
 //
-// Half of transposeStreamed's destination runs keeps the two slab
-// buffers (2 × 16 KiB for u8) in L1 beside the lines in flight. On Zen 5
-// (relayout bench, three alternated rounds, ratio to copy()) u8 16384²
-// ran at 0.59-0.62 and u16 8192×16384 at 0.77-0.81, where the staged
-// tile (transposeStaged) ran at 0.53-0.55 and 0.62-0.65. What u8 still
-// lacks is the copy's loads: a slab's lines share one L1 set and are
-// fetched one after another (taken from a hot buffer instead, 0.88).
+// Half of transposeStreamed's destination runs keeps the two slab buffers
+// (2 × 16 KiB for u8) in L1 beside the lines in flight. u8 16384² and u16
+// 8192×16384 ran faster so than through the staged tile (transposeStaged;
+// relayout bench). What u8 still lacks is the copy's loads: a slab's
+// lines share one L1 set and are fetched one after another (taken from a
+// hot buffer instead, the kernel ran much faster).
 func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, after unsafe.Pointer) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
@@ -2046,7 +2039,7 @@ const streamingStores = true
 
 // crowdWalks reports that transposeFast chooses the order of its direct
 // blocks from how their rows crowd the L1 sets (blockWalk): measured on
-// amd64 (Zen 5) only.
+// amd64 only.
 const crowdWalks = true
 
 // scratchBytes bounds the scratch tile of transposeStaged.
@@ -2080,8 +2073,8 @@ func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride i
 		// Half the extent each way: a tile of 1-byte elements has four
 		// times the source rows of an f32 one per byte of row, and its
 		// rows, at a plane's power-of-two stride, crowd the L2 sets the
-		// prefetched next tile must stay in (u8 16384², ratio to copy():
-		// 0.40 at 1024 × 512 bytes, 0.55 at 512 × 256).
+		// prefetched next tile must stay in (u8 16384² ran faster at
+		// 512 × 256 bytes than at 1024 × 512).
 		rb, cb = rb/2, cb/2
 	}
 	ti := max(rb/width/sh.bi, 1) * sh.bi
@@ -2156,8 +2149,8 @@ func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, f
 // reads and writes, where the grid's blocks continue each other's.
 //
 // On C6 (f32 [64,128,256,32] reversed, 32 × 64 blocks) with groups of
-// 128 KiB, Zen 5: 21-23 ms at 512 bytes, 24-27 at 1 KiB; 256 KiB
-// groups do no better.
+// 128 KiB, runs of 512 bytes did better than of 1 KiB; 256 KiB groups do
+// no better.
 const gridPieceBytes = 512
 
 // gridSplitBytes is the length of the destination rows (or source rows)
@@ -2184,8 +2177,8 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	}
 	// Only blocks whose short side's runs the next block continues: the
 	// groups join those runs. Others (each block a transpose of its own,
-	// f32 [64,128,256,32] to {2,1,3,0}) stream better whole: 32-36 GB/s
-	// against 14-17 cut.
+	// f32 [64,128,256,32] to {2,1,3,0}) stream better whole: cut into
+	// groups, they pay the scratch copy and gain no longer runs.
 	if cols >= rows && g.SrcInner != rows*width || rows > cols && g.DstInner != cols*width {
 		return false
 	}
@@ -2247,8 +2240,8 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 // copies each group out with ordinary stores, and the grouping serves
 // blocks whose runs are short on one side: the 2 × 128 blocks of 4-byte
 // units that a column-major s8 array makes in T(8,128)(4,1) read 8 bytes
-// of each source row block by block, 512 grouped (s8 [4001,4001]: 0.11
-// of copy() block by block, 0.25-0.28 grouped; relayout bench, Zen 5).
+// of each source row block by block, 512 grouped (s8 [4001,4001] ran much
+// faster grouped).
 //
 // It reports false, doing nothing, when the blocks are too large to group
 // or have no full register block.
@@ -2323,10 +2316,8 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	// r at row a*fullRows + r), and stream as m runs a destination row,
 	// side by side. Block by block, a strip of 32 rows of bytes is one
 	// kernel call of one register block. u8 [64,128,256,32] to {1,2,3,0},
-	// {0,2,3,1} and {1,2,0,3} (relayout bench --runs 3, Zen 5): 13.1,
-	// 12.1 and 13.3 GB/s block by block, 19.1, 14.2 and 17.9 stacked;
-	// wider elements, with more register blocks a strip, gained nothing
-	// (f32, u16, f64 within ±10%, f64 lower in both rounds).
+	// {0,2,3,1} and {1,2,0,3} ran faster stacked (relayout bench); wider
+	// elements, with more register blocks a strip, gained nothing.
 	stack := width == 1 && stream && !carry && short == 0 && mo > 1 && g.SrcOuter == srcRun && g.SrcInner != srcRun &&
 		dstRun%64 == 0 && fullRows == rows && fullCols == cols
 	if stack {
@@ -2406,10 +2397,9 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			// the next: each outer block's source rows, whole where the
 			// inner blocks continue them, else block by block, along
 			// the outer blocks where a group is a row of them (blocks
-			// narrower than a line; along the inner ones this
-			// prefetched the wrong blocks: 0.33-0.35 of copy() against
-			// 0.44-0.46 untiling s8 T(8,128)(4,1) to a column-major
-			// [16384,16384]).
+			// narrower than a line; along the inner ones this prefetched
+			// the wrong blocks, and untiling s8 T(8,128)(4,1) to a
+			// column-major [16384,16384] ran slower).
 			a2, b2 := nextGroup(a0, m, b0)
 			next := prefetchWalk{uintptr(sp) + uintptr(a2*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, fullCols, g.SrcInner}
 			switch {
