@@ -191,21 +191,19 @@ func lastLevelCache() int {
 // cores the L2, or llc where that is smaller.
 //
 // The L3 of an Intel server core is far (a mesh of slices, shared with
-// every core of the socket: on an Emerald Rapids VM whose cpuid reports
-// 300 MiB, copy() of 4 MiB ran at 28-31 GB/s, of 256 KiB at 83-92), and
-// the ordinary stores of a transpose whose rows scatter over it ran
-// well below a copy: relayout bench --runs 5, GB/s, with the
-// last-level cache's threshold then the L2's, alternated: f32 700²
-// transposed 7.4-10.3 → 18.0-21.5, 1000² 9.5-12.5 → 14.8-20.5, 3000²
-// 7.1 → 17.9; f32 [16,128,256,32] reversed 4.0-4.9 → 12.6-14.8, to
-// {2,1,3,0} 7.2-10.8 → 12.4-17.3; bf16 2000² to T(8,128)(2,1)
-// 16.8-21.5 → 17.6-21.3; s8 3000² from T(8,128)(4,1) 12.3-13.5 →
-// 10.0-15.0; f64 1000², u8 3000², u16 2000² and f32 2000² to and from
-// T(8,128) within ±5%. Run copies keep the last-level cache's
-// threshold (StreamThreshold): streamed from the L2's, f32 [1000,1000]
-// padded to [1008,1024] ran at 19.3-20.5 GB/s against 23.7-24.5. On a
-// Zen 5 (1 MiB of L2 a core, 32 MiB of L3 shared by eight) rows off
-// lines streamed slower than stored at L3 sizes (lineStreamBytes).
+// every core of the socket: a copy() of a few MiB runs well below one of
+// a few hundred KiB), and the ordinary stores of a transpose whose rows
+// scatter over it read each destination line from there before they write
+// it, which left such transposes well below a copy. Streamed from the
+// L2's size, f32 700², 1000² and 3000² transposed, f32 [16,128,256,32]
+// reversed and to {2,1,3,0}, and bf16 2000² to T(8,128)(2,1) ran faster;
+// s8 3000² from T(8,128)(4,1) varied either way, and f64 1000², u8 3000²,
+// u16 2000² and f32 2000² to and from T(8,128) stayed even (relayout
+// bench). Run copies keep the last-level cache's threshold
+// (StreamThreshold): streamed from the L2's, f32 [1000,1000] padded to
+// [1008,1024] ran slower. On an AMD core with 1 MiB of L2 and an L3
+// shared by eight, rows off lines streamed slower than stored at L3 sizes
+// (lineStreamBytes).
 func transposeStreamFrom(llc, l2 int, intel bool) int {
 	if intel && l2 > 0 {
 		return min(l2, llc)
@@ -217,15 +215,14 @@ func transposeStreamFrom(llc, l2 int, intel bool) int {
 // from which a plan's run copies stream (StreamThreshold), given the
 // last-level cache's size llc, on an Intel core when intel is set: llc,
 // or on Intel cores 96 MiB where that is less. The L3 that cpuid reports
-// there is the socket's (300 MiB on the Emerald Rapids VM), and a 2-core
-// VM held about 64 MiB of it: relayout bench --runs 5, GB/s, ordinary
-// stores then streamed, two rounds each, at some 64-70 MiB together f32
-// [3000,3000] padded to [3000,3072] 25.2-26.0 → 20.7-22.3, u16
-// [16,128,256,32] to {3,1,2,0} 17.1-18.2 → 14.8-16.0, f32 3000² from
-// T(8,128) 19.9-21.0 → 19.1-19.4; at 122-128 MiB f32 4000² to T(8,128)
-// 9.7 → 28.2, from it 11.9 → 23.3, f32 [16,128,256,32] to {3,1,2,0}
-// 10.4 → 18.9. (Runs of 16 and 32 bytes stream from the transposes'
-// threshold: see the plan's streamRuns.)
+// there is the whole socket's, hundreds of MiB, of which a 2-core VM held
+// about 64 MiB: with source and destination together at some 64-70 MiB,
+// f32 [3000,3000] padded to [3000,3072], u16 [16,128,256,32] to {3,1,2,0}
+// and f32 3000² from T(8,128) ran faster with ordinary stores, and at
+// 122-128 MiB, f32 4000² to and from T(8,128) and f32 [16,128,256,32] to
+// {3,1,2,0} ran far faster streamed (relayout bench). (Runs of 16 and 32
+// bytes stream from the transposes' threshold: see the plan's
+// streamRuns.)
 func runStreamFrom(llc int, intel bool) int {
 	if intel {
 		return min(llc, 96<<20)
@@ -266,26 +263,24 @@ func Blocks() Blocking {
 
 // blockingFor returns the blocking for an L1 data cache of l1d bytes and
 // an L2 of l2 bytes (either ≤ 0 when cpuid cannot tell: the sizes of the
-// machine the figures below come from are assumed), on an Intel core
-// when intel is set.
+// machine the blocking was tuned on are assumed), on an Intel core when
+// intel is set.
 //
-// The sizes were measured on a Zen 5 (48 KiB L1d, 1 MiB L2): a band of
-// 1 KiB; a staged tile of 1 KiB by 512 bytes (128 KiB of f32, chosen among
-// 256 B..4 KiB each way: the tile, its transposed copy and the next
-// tile's prefetched source share L2); groups of 128 KiB. The band scales
-// with L1d, and the tile's source rows and the groups with L2. The
-// destination runs (StageCol) stay at 512 bytes whatever the cache: that
-// is the shortest run non-temporal stores write at full speed (256 MiB in
-// runs of 256 bytes: 14-15 ms; of 512: 6.7-7.3; in one run: 5.2).
+// The sizes were tuned on an AMD core with 48 KiB L1d and 1 MiB L2: a
+// band of 1 KiB; a staged tile of 1 KiB by 512 bytes (128 KiB of f32,
+// chosen among 256 B..4 KiB each way: the tile, its transposed copy and
+// the next tile's prefetched source share L2); groups of 128 KiB. The
+// band scales with L1d, and the tile's source rows and the groups with
+// L2. The destination runs (StageCol) stay at 512 bytes whatever the
+// cache: that is the shortest run non-temporal stores wrote at full speed
+// (256 MiB in runs of 256 bytes took much longer than in runs of 512,
+// which took little longer than one run).
 //
 // An Intel core takes source rows twice as long for its L2, a quarter of
-// it for an f32 tile: on an Emerald Rapids VM (48 KiB L1d, 2 MiB L2),
-// relayout bench --runs 5, three alternated rounds, ratio to copy(),
-// 2 KiB then 4 KiB rows: u8 16384² 0.53-0.61 → 0.62-0.70, u16
-// 8192×16384 0.68-0.76 → 0.73-0.81, f32 8192² 0.84-0.97 → 0.97-1.11,
-// f64 4096×8192 1.04-1.10 → 1.11-1.23. Its memory is farther than Zen
-// 5's (copy() of 256 MiB at 12-15 GB/s, against 38-42), and longer runs
-// of each source row keep more of it in flight.
+// it for an f32 tile: its memory is farther, and longer runs of each
+// source row keep more of it in flight (u8 16384², u16 8192×16384, f32
+// 8192² and f64 4096×8192 transposed ran faster with rows of 4 KiB than
+// of 2 KiB; relayout bench).
 func blockingFor(l1d, l2 int, intel bool) Blocking {
 	b := Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}
 	if l1d > 0 {
@@ -332,19 +327,16 @@ var (
 // start off lines go through the staging tile (transposeStaged, which
 // carries each run's part lines to the next), on an Intel core when
 // intel is set; math.MaxInt, never, elsewhere, where they keep the
-// plain kernels (u8 8001² on a Zen 5: 0.43 of copy() plain, 0.38
+// plain kernels (u8 8001² on an AMD core ran a little faster plain than
 // staged).
 //
-// On an Intel core (Emerald Rapids VM) the plain kernels' ordinary
-// stores fell to 3.3-4.9 GB/s once source and destination outgrew some
-// 64 MiB, where the staged tiles ran at 7.2-8.5 (u8) and 9.6-12.9 (u16):
-// go test, one thread, GB/s plain then staged, u8 n²: 6000 3.7/7.9,
-// 7000 3.4/7.2, 8001 3.3-3.7/7.5-8.8, 9000 3.9/7.9, 10000 3.8-4.4/
-// 7.3-9.3, 12000 4.2/7.3; u16: 4200 4.4/11.4, 4400 5.0-9.3/11.3-11.7,
-// 4900 4.2/12.3, 6300 3.9/12.8, 7000 4.3-4.6/11.1-12.0, 8400 4.9/9.6
-// (5600 ran plain at 18-23, staged at 13-16). Below it the plain ones
-// did better: u8 3000 to 5500 9-13 against 7-9, u16 2400 to 4000 13-20
-// against 12-14.
+// On an Intel core the plain kernels' ordinary stores, each of which
+// reads its line from the far L3 or memory first, fell far below the
+// staged tiles' whole lines of non-temporal stores once source and
+// destination outgrew some 64 MiB, more of the L3 than a 2-core VM holds
+// (go test, one thread, u8 n² from 6000 to 12000, u16 n² from 4200 to
+// 8400, save u16 5600, which ran faster plain). Below it the plain ones
+// did better (u8 3000 to 5500, u16 2400 to 4000).
 func stagedOffLinesFrom(intel bool) int {
 	if intel {
 		return 32 << 20
@@ -452,11 +444,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// of 4 KiB crowd the same cache sets, dozens of rows each, and
 		// the plain kernels' stores evict each other: such rows of 1 and
 		// 2 bytes stream staged, carrying each tile's part lines to the
-		// next. relayout bench, u8 [N,N] transposed, ratio to copy(),
-		// plain then staged: N = 8191 0.18/0.35, 8190 0.22/0.33, 12289
-		// 0.13/0.38, 8188 0.25/0.36, 8186 0.34/0.36, 8184 0.39/0.35,
-		// 8001 0.43/0.38; u16 8190 0.29/0.51, 8188 0.47/0.49, 8001
-		// 0.51/0.51.
+		// next. Transposing u8 [N,N], staged ran faster for N = 8191,
+		// 8190, 12289, 8188 and 8186, at most 6 bytes from a multiple of
+		// 4 KiB, and plain for 8184 and 8001; u16 likewise (relayout
+		// bench).
 		near := dstStride % 4096
 		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
 		// So do all such rows on Intel cores once the destination or
@@ -464,11 +455,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// larger span, so that a plan split among threads along either
 		// dim chooses as it does in one call).
 		crowded = crowded || !aligned && width <= 2 && max(rows*dstStride, cols*srcStride) >= stagedOffLinesBytes
-		// Records (widths that are no power of two) stream staged at
-		// any alignment: their rows seldom start on lines, and the plain
+		// Records (widths that are no power of two) stream staged at any
+		// alignment: their rows seldom start on lines, and the plain
 		// kernel's stores fill the caches (u8 records of 3 bytes,
-		// [16384,5461], go test -bench TransposeImpl: 10.3 GB/s plain,
-		// 16.5 staged).
+		// [16384,5461], ran faster staged; go test -bench TransposeImpl).
 		if k := stagedKernel(width); k != kNone && (aligned || crowded || !pow2(width)) {
 			sh := shapes[k]
 			// Streamed rows are whole lines: tiles are a multiple of
@@ -507,15 +497,15 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// through the staging tile, copied out with copy(), once the block
 	// outgrows L1 (32 KiB): at power-of-two strides its destination rows
 	// share L1 sets and evict each other before the next strip completes
-	// them (2048x2048 u8: 2.6 GB/s direct, 18 staged; 128x128 u8: 50
-	// direct, 24 staged). So does any block of 64 KiB or more at strides
-	// that are multiples of 2 KiB, whose rows crowd a few cache sets,
-	// where blockWalk leaves the order to these rules (512x512 f32, when
-	// it still took this path at AVX-512: 0.36 of copy() in bands, 0.46-
-	// 0.64 staged; with the strides padded by 64 bytes bands are better,
-	// 0.67 against 0.45).
-	// The record kernels write part lines too, but faster direct (3-byte
-	// records, 512x170: 21 GB/s staged, 59 direct).
+	// them, so each line is fetched again for each part (2048x2048 u8 ran
+	// several times faster staged; 128x128 u8, which L1 holds, faster
+	// direct). So does any block of 64 KiB or more at strides that are
+	// multiples of 2 KiB, whose rows crowd a few cache sets, where
+	// blockWalk leaves the order to these rules (512x512 f32, when it
+	// still took this path at AVX-512, ran faster staged than in bands;
+	// with the strides padded by 64 bytes bands are better). The record
+	// kernels write part lines too, but faster direct (3-byte records,
+	// 512x170).
 	aliased := walk == walkStaged && (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
 	if streamingStores && (sh.bj*width < 64 && pow2(width) && rows*cols*width >= 32<<10 || aliased) {
 		unit := lineUnit(sh.bj, width)
@@ -552,13 +542,12 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 // transposes of 500 × 300, each plane's rows 1200 bytes on from the
 // last's: three in four start off lines. The skew twins, which join two
 // blocks' registers for each line and carry them through memory, ran at
-// half the streaming kernel's speed even in cache (f32 256×304 streamed:
-// 90 GB/s on lines, 47-49 by the skew twin), and the case at 0.34-0.35 of
-// copy(); shifted, 0.43-0.48 (f64 0.46-0.59 → 0.60-0.68; relayout bench
-// --runs 3, Zen 5). Large 2-D transposes to a start off lines run as
-// before (f32 8192² at +16 bytes: 28 GB/s skewed, 29.5 shifted). The 1-
-// and 2-byte gathers are left out: their streamed path on plane-sized
-// transposes ran at half the plain kernels' speed (u8 0.46-0.50 → 0.21).
+// about half the streaming kernel's speed even in cache (f32 256×304),
+// and the case, f64 too, ran faster shifted (relayout bench). Large 2-D
+// transposes to a start off lines run as before (f32 8192² at +16 bytes
+// ran about as fast skewed as shifted). The 1- and 2-byte gathers are
+// left out: their streamed path on plane-sized transposes ran at half the
+// plain kernels' speed (u8).
 //
 // It reports false, doing nothing, where the level has no such streaming
 // kernel (whose block is a line of each destination row), h is no
@@ -665,22 +654,18 @@ const splitRows = 128
 // the next.
 //
 // The gathers' calls write 32 or 64 destination rows: where more than 8
-// of those rows share a set (the L1 has 12 ways) the call's stores wait on
-// each other, so walkSplit makes calls of one block instead, as long as
-// the source rows crowd 8 a set or fewer (go test -bench, AVX-512, GB/s
-// along or diagonal → split: u8 [128,2048] 28 → 52-54; [256,1024] 55 →
-// 78-87; [512,2048] 25-26 → 42-43; u16 [128,1024] 56 → 71-87; with the
-// source rows crowding 16 a set, u8 [1024,1024], diagonal stays better:
-// 45 against 28).
+// of those rows share a set (the L1 has 12 ways) the call's stores wait
+// on each other, so walkSplit makes calls of one block instead, as long
+// as the source rows crowd 8 a set or fewer (go test -bench, AVX-512: u8
+// [128,2048], [256,1024] and [512,2048] and u16 [128,1024] ran faster
+// split than along or diagonal; with the source rows crowding 16 a set,
+// u8 [1024,1024], diagonal stays better).
 //
-// go test -bench TransposeCrowded, AVX-512, two runs, GB/s before (bands,
-// or staged at multiples of 2 KiB) and after: f32 [264,256] 46 → 83-88
-// along; [128,512] 56 → 83 along; [256,256] 66 → 86-89 along; [512,512]
-// 43-46 → 62-67 diagonal; [1024,256] 44-46 → 56-58 diagonal; [512,128]
-// 53 → 94-96 bands; f64 [256,64] 55-58 → 102-104 bands; [64,512] 62-63
-// → 82-83 along; [512,512] 48 → 55-56 diagonal. AVX2, one run before,
-// two after: f32 [264,256] 30 → 86-90; [256,256] 34 → 80-89; [512,512]
-// 49 → 55-61; [512,128] 56 → 88-92; f64 [256,64] 57 → 93-99.
+// The walks were chosen on these cases (go test -bench TransposeCrowded,
+// AVX-512 and AVX2), each faster than in bands, or staged at multiples of
+// 2 KiB, as before: f32 [264,256], [128,512] and [256,256] along,
+// [512,512] and [1024,256] diagonal, [512,128] bands; f64 [256,64] bands,
+// [64,512] along, [512,512] diagonal.
 func blockWalk(width int, sh kernelShape, dstStride, srcStride int) walk {
 	if !crowdWalks || !pow2(width) || sh.bj*width < 64 {
 		return walkStaged
@@ -787,8 +772,9 @@ func transposeEdges(width int, dst []byte, dstStride int, src []byte, srcStride 
 // of each row, whole chunks of weaveUnit: it runs the kernel's last chunk
 // again, ending at the edge, over elements done already (as kernelEdges
 // does for the block transposes). Before, the generic kernel moved the
-// rest: s8 [1000,1000] to T(8,128)(4,1), whose last tiles interleave 104
-// of their 128 columns, took 92 us a Run, 82-83 so.
+// rest an element at a time: s8 [1000,1000] to T(8,128)(4,1), whose last
+// tiles interleave 104 of their 128 columns, spent a good part of its Run
+// there.
 func weaveRest(width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols, done int, inverse bool) {
 	switch {
 	case inverse && done < cols:
@@ -807,9 +793,10 @@ func weaveRest(width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, s
 // transpose narrower than the block (rows < bi or cols < bj) or a
 // fullRows that is no multiple of bi is left to the generic kernel.
 //
-// The generic kernel moves bytes at 6-7 GB/s: before, the edges of u8
-// [2048,120] transposed (rows 120, 56 of them outside the crowd walk's
-// calls of 64) took most of its time.
+// The generic kernel moves an element at a time, several times slower
+// than the block kernels: before, the edges of u8 [2048,120] transposed
+// (rows 120, 56 of them outside the crowd walk's calls of 64) took most
+// of its time.
 func kernelEdges(k kernelID, width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols, fullRows, fullCols int) {
 	sh := shapes[k]
 	if rows < sh.bi || cols < sh.bj || fullRows%sh.bi != 0 {
@@ -841,11 +828,11 @@ func kernelEdges(k kernelID, width int, dst []byte, dstStride int, src []byte, s
 
 // fillRunsFast is FillRuns after its checks: runs shorter than 8 KiB with
 // a pattern of 1, 2, 4, 8, 16 or 32 bytes take the SIMD fill where the
-// level has one; longer runs and other patterns the generic fill. On Zen 5
-// (go test -bench FillRunsImpl) the SIMD fill writes 64-byte runs at 80-85
-// GB/s against 25 (zero, clear) and 4.6 (other patterns, doubling copies)
-// for the generic fill, 4 KiB runs at 80-85 against 48-56; from 64 KiB
-// runs on, clear is faster.
+// level has one; longer runs and other patterns the generic fill. The
+// SIMD fill writes a short run with a few vector stores where the generic
+// fill calls clear (zero) or doubles copies of the pattern, whose fixed
+// costs rule short runs (go test -bench FillRunsImpl: far faster at 64
+// bytes, still faster at 4 KiB); from 64 KiB runs on, clear is faster.
 func fillRunsFast(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	if n > 0 && rows > 0 && n < 8<<10 && 32%len(pattern) == 0 {
 		var pat [32]byte
