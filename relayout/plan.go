@@ -792,12 +792,12 @@ func (p *Plan) chooseKernel() {
 		// Short runs scattered over the source: rows that continue the
 		// destination runs, each call prefetching the runs of the next
 		// (the source rows shifted by the next loop's step), which the
-		// hardware prefetchers do not follow. Measured at 256 MiB on Zen
-		// 5 against the source order below, ratio to copy(): runs of 64
-		// bytes 0.43 -> 0.63, 128 0.61 -> 0.68, 256 0.68 -> 0.71, 512
-		// even, 1 KiB 0.79 -> 0.71. Where the plan would take this order
-		// anyway (row-major to T(8,128) f32, 512-byte runs), the
-		// prefetch alone gives 0.65-0.67 -> 0.72-0.76.
+		// hardware prefetchers do not follow. At 256 MiB this order ran
+		// faster than the source order below for runs of 64 to 256 bytes,
+		// even at 512 and slower at 1 KiB, whose runs the hardware
+		// prefetchers follow. Where the plan would take this order anyway
+		// (row-major to T(8,128) f32, 512-byte runs), the prefetch alone
+		// gains.
 		if run := p.inner.size * p.width; tilecopy.Prefetching() && run >= 64 && run <= 512 {
 			for i := len(p.loops) - 1; i >= 0; i-- {
 				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size*one && l.src != p.inner.size*one {
@@ -812,8 +812,8 @@ func (p *Plan) chooseKernel() {
 		}
 		// Rows that continue the source runs make each step read one
 		// contiguous block; the destination side of a run copy tolerates
-		// scattered runs better (f32 [64,128,256,32] perm (0,2,1,3): 0.59
-		// of copy() against 0.52 with destination-contiguous rows).
+		// scattered runs better (f32 [64,128,256,32] perm (0,2,1,3) ran
+		// faster so than with destination-contiguous rows).
 		for i := len(p.loops) - 1; i >= 0; i-- {
 			if l := p.loops[i]; eligible(l) && l.src == p.inner.src*p.inner.size {
 				pick(i)
@@ -831,8 +831,8 @@ func (p *Plan) chooseKernel() {
 		p.continueKernel()
 		// A destination past the last-level cache streams, whatever the
 		// size of one kernel call's block (NHWC to NCHW f32
-		// [64,256,128,32], 4 MiB per call: 0.48 of copy() with ordinary
-		// stores, 0.82-0.89 streamed, relayout bench C7).
+		// [64,256,128,32], 4 MiB per call, ran much faster streamed than
+		// with ordinary stores; relayout bench C7).
 		if p.transposePast() {
 			p.stream = true
 			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.TransposeStreamThreshold): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
@@ -849,23 +849,22 @@ func (p *Plan) chooseKernel() {
 }
 
 // streamBlockBytes is the source block a streamed run copy reads for each
-// step where its rows continue the source runs. Measured at 256 MiB
-// against copy() in one process (relayout bench, two rounds), for f32
-// [64,128,256,32] perm (0,2,1,3) (128-byte runs) and untiling f32
-// T(8,128) (512-byte runs): 1 KiB 0.85/0.82-0.88, 2 KiB 0.99-1.07/
-// 0.84-0.89, 4 KiB 1.05-1.12/1.02-1.10, 8 KiB 0.77-0.79/1.04-1.16.
+// step where its rows continue the source runs. Of blocks of 1 to 8 KiB,
+// 4 KiB did best at 256 MiB against copy() in one process (relayout
+// bench), for f32 [64,128,256,32] perm (0,2,1,3) (128-byte runs) and
+// untiling f32 T(8,128) (512-byte runs, as fast at 8 KiB).
 const streamBlockBytes = 4096
 
 // pastCaches reports whether the plan's source and destination together
 // outgrow the last-level cache (streamMin): the destination is then
 // written with non-temporal stores, since its lines would be evicted
 // before anyone read them back. Counting the destination alone left
-// arrays between half the cache and the cache on ordinary stores, and
-// slower (relayout bench --runs 5, two rounds, ratio to copy(), before
-// and after): f32 2560² transposed 0.39-0.54 and 0.59-0.60, tiled
-// T(8,128) 0.65-0.68 and 0.95-0.97; s8 4096² to T(8,128)(4,1)
-// 0.44-0.54 and 0.63-0.73; f32 2048² transposed 0.38-0.39 and
-// 0.52-0.55; s4 8000² to the tpu preset 0.55 and 0.59-0.62.
+// arrays between half the cache and the cache on ordinary stores, which
+// still read each destination line from memory first though the source's
+// lines push it out of the cache before anyone reads it, and slower
+// (relayout bench: f32 2560² and 2048² transposed, f32 2560² tiled
+// T(8,128), s8 4096² to T(8,128)(4,1) and s4 8000² to the tpu preset all
+// ran faster since).
 func (p *Plan) pastCaches() bool { return p.dstBytes+p.srcBytes >= p.streamMin }
 
 // transposePast is pastCaches for the block transposes, whose threshold
@@ -894,16 +893,16 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 	// side, lines joined from several runs (tilecopy.CopyRunsStreaming),
 	// and its steps read on along the source rows, whose lines the
 	// calls share. u8 [64,128,256,32] to NumPy's transpose (1,2,0,3),
-	// runs of 32 bytes, ran at 9 GB/s with memmove a run, rows that
+	// runs of 32 bytes, ran far slower with a memmove a run and rows that
 	// continue the source.
 	//
 	// Such runs stream from the transposes' threshold, not the plan's:
 	// stored plainly, each line takes two or four runs from as many
-	// steps, fetched again for each where the rows are far apart. u8
-	// [N,128,256,32] to {3,1,2,0} on an Intel core (Emerald Rapids VM,
-	// L2 2 MiB, L3 as cpuid says 300 MiB), relayout bench --runs 5,
-	// GB/s, plain then streamed: N = 4 6.2 → 22.7, 16 5.5 → 21.8, 32 3.7
-	// → 20.3, 64 3.1 → 21.2.
+	// steps, fetched again for each where the rows are far apart, and a
+	// plain store to a line not in the cache reads it from memory first.
+	// u8 [N,128,256,32] to {3,1,2,0} on an Intel core, whose L3 is far,
+	// ran several times faster streamed for N from 4 to 64 (relayout
+	// bench).
 	short := run == 16 || run == 32
 	past := p.pastCaches() || short && p.transposePast()
 	if !tilecopy.Streaming() || !past || (run < 64 || run%64 != 0) && !short {
@@ -941,9 +940,9 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 		// merged one (its scale values to each value of the heavier
 		// dim): the cut's heavy part is still a merged loop, of scale/k
 		// values to each, and its light part adds nothing to the dim's
-		// index, as a merged loop of k values to each. u8
-		// [64,128,256,32] to NumPy's transpose (2,0,1,3), whose rows
-		// merge the first two dims, ran at 7.6-9.4 GB/s uncut.
+		// index, as a merged loop of k values to each. u8 [64,128,256,32]
+		// to NumPy's transpose (2,0,1,3), whose rows merge the first two
+		// dims, ran slowly uncut.
 		if k := blockRows(rows.scale, run, shortRunBytes); short && rows.scale > 1 && k*run%64 == 0 {
 			p.loops[i] = ploop{dim: rows.dim, w: 1, size: rows.size / k, scale: rows.scale / k, dst: rows.dst * k, src: rows.src * k}
 			rows.size, rows.scale = k, k
@@ -971,10 +970,9 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 // shortRunBytes is how many bytes of the destination a streamed copy of
 // runs shorter than a line writes a call, side by side: u8
 // [64,128,256,32] to NumPy's transpose (0,2,1,3) (rows of 128 runs 8 KiB
-// apart in the source) and (2,1,0,3) (64 runs 1 MiB apart) ran at 19
-// GB/s in calls of 4 KiB, 27 in calls of 1 KiB (25 and 19 at 2 KiB;
-// relayout bench --runs 3, Zen 5): the fewer rows, the fewer of their
-// lines the caches hold from one step to the next.
+// apart in the source) and (2,1,0,3) (64 runs 1 MiB apart) ran fastest in
+// calls of 1 KiB, of 1 to 4 KiB (relayout bench): the fewer rows, the
+// fewer of their lines the caches must hold from one step to the next.
 const shortRunBytes = 1024
 
 // blockRows returns the divisor of size that makes rows runs of run bytes
@@ -997,11 +995,10 @@ func blockRows(size, run, target int64) int64 {
 // one whose next step continues where the last kernel call stopped:
 // first, one that puts the next block right after a contiguous
 // destination block; else one that does so on the source; else one that
-// extends the source rows. Measured on 256 MiB cases in one process
-// against the destination order: bf16/s8 untiling T(8,128)(2,1)/(4,1)
-// 0.39/0.30 -> 0.58/0.53 of copy(), the 4-D reversal 0.15 -> 0.19,
-// tiling unchanged at 0.54/0.52 (putting the source first there gave
-// 0.38/0.27).
+// extends the source rows. On 256 MiB cases in one process this order ran
+// faster than the destination order untiling bf16 and s8 from
+// T(8,128)(2,1) and (4,1) and on the 4-D reversal, and left tiling as it
+// was (putting the source first there was slower).
 func (p *Plan) continueKernel() {
 	o, l := p.outer, &p.inner
 	n := len(p.loops)

@@ -54,12 +54,12 @@ type fieldPlan struct {
 
 // fieldBatchMin and fieldBatchesMax bound the batches of a 4-bit field
 // plan: fieldBatchesMax batches or more must hold fieldBatchMin packed
-// bytes each. Each batch is two kernel calls and their setup, about 130
-// ns on Zen 5, so the many small batches of the 4-bit tilings with (2,1)
-// or (4,1) inside (128 and 256 bytes) are faster through the staged plan,
-// unpacked and packed again (relayout bench --runs 3, s4 [4096,4096] from
-// row-major, GB/s: to T(8,128)(2,1)E(4) 0.9 as a field plan, 13.5 staged;
-// to T(8,128)(4,1)E(4) 3.0 and 13.5; back from (2,1) 1.05 and 14.4).
+// bytes each. Each batch is two kernel calls and their setup, a fixed
+// cost, so the many small batches of the 4-bit tilings with (2,1) or
+// (4,1) inside (128 and 256 bytes) are faster through the staged plan,
+// unpacked and packed again (relayout bench, s4 [4096,4096] from
+// row-major to T(8,128)(2,1)E(4) and T(8,128)(4,1)E(4), and back from
+// (2,1): several times faster staged).
 // 2-bit fields have no unpacking kernels and stay (see below).
 const (
 	fieldBatchMin   = 1 << 10
@@ -113,9 +113,9 @@ func planFields(p, mid *Plan) *fieldPlan {
 	// bytes, in.src/e apart). Other rows of fewer than 32 bytes leave it
 	// to the generic code, and 4-bit fields then go faster unpacked and
 	// packed again by the staged plan's kernels (s4 8192² untiled from
-	// T(8,128)(8,1)E(4) through the generic field pass: 0.027 of copy(),
-	// against 0.045 staged); 2-bit fields, with no such kernels, are
-	// faster here even so (0.005 against 0.003).
+	// T(8,128)(8,1)E(4) through the generic field pass ran slower than
+	// staged); 2-bit fields, with no such kernels, are faster here even
+	// so.
 	short := tilecopy.ShortFieldRows(int(in.src/e), int(o.size/e), st.srcBits)
 	batches := int64(1)
 	for _, l := range mid.loops {
@@ -131,14 +131,13 @@ func planFields(p, mid *Plan) *fieldPlan {
 		stream: mid.stream, streamMin: mid.streamMin, parallelism: &p.parallelism,
 	}
 	// Where the level has it, a transpose of onePassMin bytes or more
-	// takes one pass (relayout bench --runs 5 S1, s4 8192², three rounds:
-	// 0.22-0.25 of copy() in two passes, 0.38-0.43 in one; on two threads
-	// 0.25-0.28 and 0.41-0.50; with TILECOPY_CPU=avx2, two rounds,
-	// 0.21-0.22 and 0.33-0.35; u2 and u1 16384², two rounds, 0.24-0.25
-	// and 0.36-0.39). Only whole tiles (unit() fields each way,
+	// takes one pass, which reads and writes the array once where the two
+	// passes go through a temporary (relayout bench S1, s4 8192², on one
+	// thread and two, also with TILECOPY_CPU=avx2; u2 and u1 16384²: all
+	// faster in one pass). Only whole tiles (unit() fields each way,
 	// destination rows and batches on whole lines) go: the edges of the
-	// one pass go a byte at a time (the tpu preset's short rows untiled:
-	// 0.03 of copy() where the two passes run at 0.31).
+	// one pass go a byte at a time (the tpu preset's short rows untiled
+	// so ran an order of magnitude slower than in two passes).
 	u := f.unit()
 	f.onePass = !unpackDst && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.PackedOnePass() &&
 		f.rows%u == 0 && f.cols%u == 0 && f.dstRow/e%64 == 0
@@ -156,31 +155,26 @@ func planFields(p, mid *Plan) *fieldPlan {
 // unpackRunMin is the size of the stages' whole-array temporary (the
 // unpacked source) from which a Run of a field plan with an unpacked
 // destination runs in bands too; below it the stages run faster.
-// relayout bench --runs 5, two rounds, transposed to a byte an element,
-// ratio to copy(), stages against bands: s4 4096² 0.18-0.19 against
-// 0.16; s4 [2,4096,4096] 0.25 against 0.23-0.24; s4 8192² 0.21-0.25
-// against 0.21-0.23; u2 16384² 0.08-0.09 against 0.09; u1 16384² 0.07
-// against 0.09-0.10.
+// Transposed to a byte an element (relayout bench), the stages ran as
+// fast as the bands or faster for s4 4096², s4 [2,4096,4096] and s4
+// 8192², the bands a little faster for u2 and u1 16384².
 const unpackRunMin = 128 << 20
 
 // fieldBandBytes is about how large a chunk's temporary may grow: a
 // batch whose temporary would be larger runs in bands of its destination
 // rows, each through a temporary of about that size, so that a mapped
 // run goes in steps of bounded memory. Bands that keep the temporary in
-// L2 are slower, not faster: s4 8192² transposed (S1, a 32 MiB
-// temporary whole; relayout bench --runs 5, ratio to copy()) ran at
-// 0.24-0.26 whole, 0.24-0.25 in bands of 8 MiB, 0.22-0.24 of 16 MiB,
-// 0.22 of 4 MiB, 0.19 of 2 MiB and 1 MiB, and 0.24 of 256 KiB.
+// L2 are slower, not faster: s4 8192² transposed (S1, a 32 MiB temporary
+// whole; relayout bench) ran about as fast whole as in bands of 8 MiB or
+// of 256 KiB, and slower in bands of 16 MiB and of 1 to 4 MiB.
 const fieldBandBytes = 8 << 20
 
 // onePassMin is the packed destination size from which a field plan
 // takes the one-pass transpose, which writes with
-// non-temporal stores: s4 transposed (relayout bench --runs 5, two
-// rounds, ratio to copy(), two passes against one) 1024² (512 KiB)
-// 0.26-0.29 against 0.20-0.29; 2048² 0.20-0.21 against 0.33-0.34; 2944²
-// 0.32-0.36 against 0.47-0.50; 4096² (8 MiB, where the two passes do
-// not stream) 0.13 against 0.38-0.40. (A plan's streamMin, which tests
-// lower, lowers it too.)
+// non-temporal stores: s4 transposed (relayout bench, two passes against
+// one) ran about even at 1024² (512 KiB) and faster in one pass from
+// 2048² on, most at 4096² (8 MiB), where the two passes do not stream. (A
+// plan's streamMin, which tests lower, lowers it too.)
 const onePassMin = 1 << 20
 
 // unit is the step of band sizes, the destination rows of a tile of the

@@ -10,10 +10,10 @@ import (
 // parallelMinBytes is the destination size below which a Run stays on the
 // calling goroutine whatever Options.Threads says: starting goroutines and
 // sharing caches costs more than it gains on a smaller array. Measured
-// with BenchmarkSplit (2-core Zen 5 VM, 3 runs each, time with two
-// goroutines over time with one) for an f32 transpose, a 4-D permutation
-// and tiling bf16: 256 KiB 1.75/2.33/2.09, 1 MiB 1.05/1.16/1.04, 2 MiB
-// 0.98/1.08/0.93, 4 MiB 0.68/0.92/0.84, 8 MiB 0.62/0.79/0.73.
+// with BenchmarkSplit on a 2-core VM (time with two goroutines over time
+// with one) for an f32 transpose, a 4-D permutation and tiling bf16: two
+// goroutines were slower at 1 MiB and below, about even at 2 MiB, and
+// faster for all three from 4 MiB on.
 const parallelMinBytes = 4 << 20
 
 // parallelism is how a Run may share out its work: the plan's, which its
@@ -52,9 +52,9 @@ func (p *Plan) chunks() int {
 // outermost loop has values enough for every thread and steps through
 // the destination in whole lines, that loop: every block then stays
 // whole. RunRange keeps splitLoop, whose chunks are contiguous parts of
-// the destination. (C6, f32 [64,128,256,32] reversed, on 2 threads:
-// 0.23-0.24 of a 2-goroutine copy() with its 32-row blocks cut in two,
-// 0.56-0.64 whole; relayout bench --threads 2 C6.)
+// the destination. (C6, f32 [64,128,256,32] reversed, on 2 threads ran
+// far faster with its 32-row blocks whole than cut in two; relayout bench
+// --threads 2 C6.)
 func (p *Plan) threadLoop() *ploop {
 	l := p.splitLoop()
 	if l == nil || l != p.outer || len(p.loops) == 0 || p.kern != kernTranspose {

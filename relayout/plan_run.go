@@ -49,9 +49,9 @@ func (p *Plan) Run(dst, src []byte) error {
 // holds, with the buffers an earlier walk allocated, or a new one. A Run
 // allocates nothing once the pool has its walkers. Each allocation
 // costs more than the run of a small array where the heap is large and
-// its fresh pages fault (the bench's f32[32,32] transpose took 2.5 µs a
-// Run on average, 150 ns at the median: one in thirty hit a fault of
-// 40-180 µs; Zen 5 VM).
+// its fresh pages fault (the bench's f32[32,32] transpose averaged many
+// times its median time a Run: the few Runs that hit a page fault took
+// hundreds of times longer).
 func (p *Plan) newWalker(dst, src []byte) *walker {
 	w, _ := p.walkers.Get().(*walker)
 	if w == nil {
@@ -537,10 +537,9 @@ const bandBytes = 24 << 10
 // at dOff (see band), into the walker's band buffer with plain stores,
 // then copies it out as one run of non-temporal stores, which prefetches
 // the next box's source (as many bytes on from its first as the loop
-// outside steps). Untiling s8 T(8,128)(4,1) to [64,1000,1000]:
-// 0.39-0.42 of copy() in place, 0.50-0.60 so (relayout bench, Zen 5);
-// without the prefetch the band gained nothing, its reads and its writes
-// each waiting for the other.
+// outside steps). Untiling s8 T(8,128)(4,1) to [64,1000,1000] ran faster
+// so than in place (relayout bench); without the prefetch the band gained
+// nothing, its reads and its writes each waiting for the other.
 func (w *walker) stageBand(lv int, n, dOff, sOff int64, pad, in bool) {
 	B := w.p.offBytes()
 	if w.bandBuf == nil {
@@ -742,11 +741,11 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// elements and padding together, and then to the destination as
 	// whole lines of non-temporal stores: written in place, the plain
 	// stores of its ragged rows and its padding would each read the lines
-	// they write from memory first. f32[64,1000,1000] to T(8,128): 23.1-23.3
-	// GB/s in place, 26.1-27.5 so (relayout bench, Zen 5). The block
-	// transposes of s8 and bf16 to their tiles did not gain here, a
-	// rectangle at a time, so they write in place; kernelRow stages
-	// their rows of rectangles (stageRow).
+	// they write from memory first (f32[64,1000,1000] to T(8,128) ran
+	// faster so than in place; relayout bench). The block transposes of
+	// s8 and bf16 to their tiles did not gain here, a rectangle at a
+	// time, so they write in place; kernelRow stages their rows of
+	// rectangles (stageRow).
 	//
 	// A larger rectangle whose rows continue each other in the
 	// destination goes through the buffer a group of rows at a time,
@@ -886,7 +885,8 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 		if rowStride == n*p.step {
 			// Rows that continue each other (the padding of a tile's
 			// last rows, say): one run. s8 [1000,1000] to T(8,128)(4,1)
-			// filled 24 runs of 4 bytes a tile, at 3.5 ns each.
+			// filled 24 runs of 4 bytes a tile, each at the cost of a
+			// call.
 			n, rows = n*rows, 1
 		}
 		B := p.offBytes()
@@ -996,11 +996,10 @@ func (p *Plan) offBytes() int64 { return p.width / p.step }
 // Where the destination holds padding it is filled first, at the speed
 // of a fill, and each element then put in place: a walk of the
 // destination place by place paid the inverse map at every padding
-// place, and the maps cost tens of ns a place (s4 [13,16,11,1,1,1] to a
-// three-level tiling whose 33 MB were all but 1287 bytes padding took
-// 2.6 s a Run, Zen 5). Each element's offsets are sums of per-dim
-// tables where the plan has them (scatter), else they come from the
-// index maps.
+// place, and the maps cost far more than a store (s4 [13,16,11,1,1,1] to
+// a three-level tiling whose 33 MB were all but 1287 bytes padding took
+// seconds a Run). Each element's offsets are sums of per-dim tables where
+// the plan has them (scatter), else they come from the index maps.
 func (p *Plan) runElementwise(dst, src []byte) {
 	places, dims := p.tm.Elements(), p.to.dims
 	n := product(dims)
@@ -1026,9 +1025,9 @@ func (p *Plan) runElementwise(dst, src []byte) {
 // scatter moves the elements of an elementwise plan with offset tables
 // (elementTables) whose dims before d are fixed, at destination offset
 // dOff and source offset sOff. Elements of 1, 2, 4 and 8 bytes move as
-// one load and store: with a copy call each, f32 [1024,1024] to
-// T(8,128)(3,1) ran at 3.0 GB/s against 7.4, u8 [4096,4096] to
-// {0,1:T(8,128)(4,3)} at 0.68 against 2.8 (relayout bench, Zen 5).
+// one load and store, several times faster than with a copy call each
+// (relayout bench: f32 [1024,1024] to T(8,128)(3,1), u8 [4096,4096] to
+// {0,1:T(8,128)(4,3)}).
 func (p *Plan) scatter(dst, src []byte, d int, dOff, sOff int64) {
 	dt, st := p.offsets[0][d], p.offsets[1][d]
 	n := p.to.dims[d]

@@ -57,19 +57,18 @@ type staged struct {
 // slabBytes is about how many destination bytes of the byte plan a slab
 // of a staged plan covers: the unpacked source and the destination
 // before packing then stay in the level-2 cache between the stages.
-// Measured on the 2-core Zen 5 VM, s4 8192² row-major bytes to the tpu
-// preset's T(8,128)(8,1)E(4) and back (relayout bench --runs 5
-// --from/--to, two rounds, ratio to copy() up/down): the whole array at
-// once 0.23-0.25/0.21-0.25; slabs of 64 KiB 0.25-0.27/0.21; 256 KiB
-// 0.32-0.33/0.25-0.27; 1 MiB 0.35-0.36/0.34-0.36; 4 MiB 0.37/0.37-0.38.
+// Slabs of 1 MiB and more ran faster than the whole array at once or
+// slabs of 64 and 256 KiB on s4 8192² row-major bytes to the tpu preset's
+// T(8,128)(8,1)E(4) and back (relayout bench --from/--to, a 2-core VM
+// with 1 MiB of L2 a core).
 const slabBytes = 1 << 20
 
 // wideSlabs is how many times slabBytes the slabs of a widened byte plan
 // (chooseSlabs) cover: each reads a run of every source row, longer in
 // larger slabs. s4 8192² column-major, a value a byte, to
-// T(8,128)(8,1)E(4) by chunk ranges (go test -bench
-// RunRange/s4-colmajor ./relayout, MB/s, two rounds): 1 MiB slabs
-// 11100-11300, 2 MiB 14100-14300, 4 MiB 13900-15800, 8 MiB 15700-16400.
+// T(8,128)(8,1)E(4) by chunk ranges (go test -bench RunRange/s4-colmajor
+// ./relayout) ran faster in slabs of 2 MiB or more than of 1 MiB, fastest
+// at 8 MiB.
 const wideSlabs = 4
 
 // slabs is how a staged plan runs slab by slab: values [c*per,
@@ -161,7 +160,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	// destination reads a little of every source row (a transpose): it
 	// would unpack all of that, and even unpacked, reading in such strips
 	// costs more than the stages do whole (s4 8192² row-major bytes to
-	// packed column-major: 0.22 of copy() whole, 0.12 in slabs). From an
+	// packed column-major ran faster whole than in slabs). From an
 	// unpacked source such slabs still bound a mapped run's memory.
 	if sl.count <= 1 {
 		return nil
@@ -325,7 +324,7 @@ func compileStaged(p *Plan, opts *Options) error {
 // takeWideSlabs lets Runs take range-only slabs of a widened byte plan
 // where there is no unit plan: the whole-array stages would run the byte
 // plan in runs (u2 8192², column-major a value a byte, to
-// T(8,128)(8,1)E(4): 1.9 GB/s whole, 14.7-17 in slabs).
+// T(8,128)(8,1)E(4), ran several times faster in slabs).
 func (st *staged) takeWideSlabs() {
 	if sl := st.slabs; sl != nil && sl.rangeOnly && sl.unit() > 1 && st.units == nil {
 		sl.rangeOnly = false
@@ -384,16 +383,13 @@ func compileStages(p *Plan, opts *Options) error {
 	st.streamDst = p.pastCaches()
 	switch {
 	case st.unpack && st.pack:
-		// Slabs of (8,1) tiles that move the fields direct come first
-		// (s4 8192² to T(8,128)(8,1)E(4) and back, relayout bench --runs
-		// 5, two rounds: 0.64-0.69 and 0.61-0.65 of copy() against
-		// 0.24-0.28 and 0.27-0.30 as fields); otherwise the field plan
-		// transposes without unpacking. Slabs of (8,1) tiles that unpack
-		// the row-major side into a temporary are no faster than the
-		// field plan (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back,
-		// relayout bench --runs 5, two rounds: 14.4-14.6 and 16.3-16.5
-		// GB/s in such slabs, 16.4-16.9 and 13.6-14.0 as fields; with
-		// TILECOPY_CPU=generic 1.4 and 1.4-1.5 against 1.3 and 2.3-2.4).
+		// Slabs of (8,1) tiles that move the fields direct come first (s4
+		// 8192² to T(8,128)(8,1)E(4) and back ran far faster so than as
+		// fields; relayout bench); otherwise the field plan transposes
+		// without unpacking. Slabs of (8,1) tiles that unpack the
+		// row-major side into a temporary are no faster than the field
+		// plan (s4 8192² from T(8,128)(8,1)E(4) to E(4) and back, also
+		// with TILECOPY_CPU=generic).
 		if err := st.chooseSlabs(p, opts, slabBytes); err != nil {
 			return err
 		}
@@ -444,9 +440,8 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 	// caches by the time the slab comes back for the next. Widened, it
 	// transposes the runs as elements, a whole line of each source row a
 	// block. s4 8192² so by chunk ranges (go test -bench
-	// RunRange/s4-colmajor ./relayout, two rounds): 1.9 GB/s in runs,
-	// 14.1-14.3 widened; relayout convert of s4 16384², a mapped run:
-	// 11.1 s, then 1.0.
+	// RunRange/s4-colmajor ./relayout) and relayout convert of s4 16384²,
+	// a mapped run, ran an order of magnitude faster widened.
 	wide, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64, true)
 	if err != nil || wide.unit == 1 || !wide.wholeUnits() {
 		return nil // slabs count their strides in whole units
