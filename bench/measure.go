@@ -121,9 +121,10 @@ type op struct {
 // early with ctx's error when ctx is done.
 //
 // The cases share one source and one destination buffer, as large as the
-// largest case needs, allocated and touched once: a page's first touch can
-// cost more than moving it (tens of µs a page in some VMs), and a fresh
-// pair of buffers per case would pay that again every time.
+// largest case needs, allocated and touched once: a page's first touch
+// can cost more than moving it (a page fault in a VM can take far longer
+// than the copy of the page), and a fresh pair of buffers per case would
+// pay that again every time.
 func Run(ctx context.Context, cases []Case, cfg Config) ([]Result, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Runs < 1 {
