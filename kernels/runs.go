@@ -318,8 +318,9 @@ func (g *gen) copyRunsStream(l *level) {
 		g.JZ(operand.LabelRef("overlapTail"))
 		// The masked store starts at the tail's own line (R10+AX), not at
 		// the run's last 64 bytes (R8), which would reach into the last
-		// line the non-temporal stores wrote: untiling f32 [5000,5000]
-		// from T(8,128) so ran at 15 GB/s against 30-32.
+		// line the non-temporal stores wrote, and a line written both
+		// ways is read from memory for the one and evicted for the other
+		// (untiling f32 [5000,5000] from T(8,128) so ran far slower).
 		g.Comment("Exact ends: the tail alone, its n-AX bytes under a mask, loaded")
 		g.Comment("under it too (no byte past the run is read).")
 		g.Load(g.Param("n"), r15)

@@ -247,12 +247,11 @@ func (g *gen) rowsAhead(k int, scratch ...reg.Register) {
 }
 
 // deweavePrefetch is how far ahead of its loads a de-interleave grid
-// prefetches its source. Measured on Zen 5 (relayout bench --runs 5,
-// three alternated rounds, ratio to copy()), untiling bf16 T(8,128)(2,1)
-// (T5) and s8 T(8,128)(4,1) (T6): none 0.81-0.88 and 0.68-0.72, 512
-// bytes 0.92-0.97 and 0.81-0.84, 1 KiB 0.84-0.97 and 0.82-0.83. The
-// interleaves (tiling, T2 and T3), whose source is 2 or 4 rows, gained
-// nothing from it at 256 or 512 bytes.
+// prefetches its source. Untiling bf16 T(8,128)(2,1) (T5) and s8
+// T(8,128)(4,1) (T6) ran faster with 512 bytes than with none, and as
+// fast as or faster than with 1 KiB (relayout bench). The interleaves
+// (tiling, T2 and T3), whose source is 2 or 4 rows, gained nothing from
+// it at 256 or 512 bytes.
 const deweavePrefetch = 512
 
 // gridStep moves a grid's corners d and s on by the strides named
@@ -457,11 +456,11 @@ func (g *gen) weaveStages(s weaveSpec, v []reg.VecPhysical, widths []int) []reg.
 // gathers each lane's elements by r into pieces of 16/e bytes, and
 // log2(e) rounds of unpacks of such pieces, pairing register i with
 // i + e/2, transpose the e×e pieces of each lane. For 8 rows of bytes
-// that is 8 VPSHUFB and 24 unpacks for 256 bytes where weaveStages'
-// pairs took 72 shuffles, most across lanes (8×4096 bytes in cache: 47
-// GB/s before, 118 after); for 4 rows, 4 and 8 where they took 24. Two
-// rows keep weavePair's 6 shuffles: as lanes they ran no faster (in
-// cache, 2×4096 words: 113-116 GB/s against 121-134).
+// that is 8 VPSHUFB and 24 unpacks for 256 bytes where weaveStages' pairs
+// took 72 shuffles, most across lanes (8×4096 bytes in cache ran much
+// faster so); for 4 rows, 4 and 8 where they took 24. Two rows
+// keep weavePair's 6 shuffles: as lanes they ran no faster (in cache,
+// 2×4096 words).
 func (g *gen) deweaveLanes(e, w int) []reg.VecPhysical {
 	return g.deweaveLanesFrom(e, w, func(off int) operand.Mem { return at(si, off) })
 }
