@@ -1,0 +1,338 @@
+package relayout
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tilecopy/tilecopy"
+)
+
+// Element type conversions: what a plan between shapes of different
+// element types does to each element, one element at a time. The bulk
+// conversions of the common pairs (tilecopy.ConvertF32ToBF16 and the
+// like) must give the same bits; the tests hold them to these.
+//
+// Floating-point types (f64, f32, bf16, f16 and the 8-bit floats with a
+// sign and a NaN) convert among themselves as XLA's convert and
+// ml_dtypes do, which this code follows as the formats' definitions
+// describe them (not checked here against their sources):
+//
+//   - A finite value rounds once, from its exact value, to the nearest
+//     value of the destination, ties to even; subnormals of either side
+//     are kept, so widening is exact.
+//   - A value beyond the largest finite one after rounding becomes ±inf
+//     where the destination has infinities. Where it has none (f8e4m3fn,
+//     the fnuz types) it becomes NaN, as ml_dtypes' non-saturating
+//     conversion does: its float8_e4m3fn has no infinity, and the
+//     "infinity" an overflow rounds to is the NaN pattern (S.1111.111,
+//     sign kept). ±inf converts the same way.
+//   - NaN stays NaN, and a quiet one: the sign and the top bits of the
+//     payload are kept and the quiet bit is set, as x86's VCVTPS2PH,
+//     VCVTPH2PS and VCVTNEPS2BF16 do with a NaN operand. A destination
+//     with a single NaN pattern gets it (with the sign for f8e4m3fn's
+//     S.1111.111; the fnuz types' NaN is the -0 pattern).
+//   - fnuz destinations have no -0: a negative value that rounds to zero
+//     becomes +0.
+//
+// Integer types (s1 to s64, u1 to u64) convert among themselves: the
+// source is sign-extended (signed) or zero-extended (unsigned), then
+// the destination keeps its low bits, two's complement wrapping as
+// XLA's convert does (C++'s conversion of an integer to a narrower
+// integer type); with Options.Saturate a value out of the destination's
+// range becomes its nearest bound instead.
+//
+// Other pairs (an integer and a float, complex types, pred, f4e2m1fn,
+// f8e8m0fnu, tuples and tokens) are not converted: Compile refuses them
+// with ErrTypeMismatch.
+
+// floatFormat returns the format of a float type that conversions take:
+// the minifloats with a sign and a NaN, and f32 and f64 in the same
+// terms.
+func floatFormat(t DType) (minifloat, bool) {
+	switch t {
+	case F32:
+		return minifloat{expBits: 8, mantBits: 23, bias: 127, nan: nanIEEE, signed: true}, true
+	case F64:
+		return minifloat{expBits: 11, mantBits: 52, bias: 1023, nan: nanIEEE, signed: true}, true
+	case F4E2M1FN, F8E8M0FNU:
+		return minifloat{}, false // no NaN, or no sign and no zero
+	}
+	return minifloatFormat(t)
+}
+
+// isIntType reports whether t is a signed or unsigned integer type (not
+// pred).
+func isIntType(t DType) bool {
+	switch t {
+	case S1, S2, S4, S8, S16, S32, S64, U1, U2, U4, U8, U16, U32, U64:
+		return true
+	}
+	return false
+}
+
+// checkConvertible returns an error wrapping ErrTypeMismatch unless
+// elements of type from convert to type to (see the rules above).
+func checkConvertible(from, to DType) error {
+	if from == to {
+		return nil
+	}
+	_, ff := floatFormat(from)
+	_, tf := floatFormat(to)
+	if (ff && tf) || (isIntType(from) && isIntType(to)) {
+		return nil
+	}
+	return fmt.Errorf("%w: no conversion from %s to %s (conversions are between float types f64 f32 bf16 f16 f8*, or between integer types s1-s64 u1-u64)",
+		ErrTypeMismatch, from, to)
+}
+
+// conversion converts the bit pattern of one element (in the source
+// type's natural width, in the low bits) to the destination's.
+type conversion func(x uint64) uint64
+
+// newConversion returns the conversion from type from to type to, which
+// checkConvertible has accepted.
+func newConversion(from, to DType, saturate bool) conversion {
+	if from == to {
+		return func(x uint64) uint64 { return x }
+	}
+	if isIntType(from) {
+		fb, tb := from.Bits(), to.Bits()
+		fs, ts := from.IsSigned(), to.IsSigned()
+		return func(x uint64) uint64 { return convertInt(x, fb, fs, tb, ts, saturate) }
+	}
+	f, _ := floatFormat(from)
+	t, _ := floatFormat(to)
+	return func(x uint64) uint64 { return convertFloat(f, t, x) }
+}
+
+// convertInt converts the integer x, fb bits wide (signed when fs), to
+// tb bits (signed when ts): wrapping, or clamped when saturate.
+func convertInt(x uint64, fb int, fs bool, tb int, ts, saturate bool) uint64 {
+	mask := func(b int) uint64 {
+		if b >= 64 {
+			return ^uint64(0)
+		}
+		return uint64(1)<<b - 1
+	}
+	x &= mask(fb)
+	neg := false
+	if fs {
+		x = uint64(int64(x<<(64-fb)) >> (64 - fb)) // sign-extended
+		neg = int64(x) < 0
+	}
+	if saturate {
+		hi := mask(tb) // the largest value of to, as a non-negative number
+		if ts {
+			hi >>= 1
+		}
+		switch {
+		case neg && !ts:
+			x = 0
+		case neg && int64(x) < -int64(hi)-1:
+			x = uint64(-int64(hi) - 1)
+		case !neg && x > hi:
+			x = hi
+		}
+	}
+	return x & mask(tb)
+}
+
+// magnitude returns the bits of x below f's sign bit.
+func (f minifloat) magnitude(x uint64) uint64 {
+	return x & (uint64(1)<<(f.expBits+f.mantBits) - 1)
+}
+
+// finite returns the value of the finite magnitude pattern m.
+func (f minifloat) finite(m uint64) float64 {
+	e := int(m >> f.mantBits)
+	frac := m & (uint64(1)<<f.mantBits - 1)
+	if e == 0 {
+		return math.Ldexp(float64(frac), 1-f.bias-f.mantBits)
+	}
+	return math.Ldexp(float64(frac|uint64(1)<<f.mantBits), e-f.bias-f.mantBits)
+}
+
+// convertFloat converts the pattern x of format f to format t (see the
+// rules at the top of this file).
+func convertFloat(f, t minifloat, x uint64) uint64 {
+	neg := x&f.signBit() != 0
+	m := f.magnitude(x)
+	var sign uint64
+	if neg {
+		sign = t.signBit()
+	}
+	expAll := uint64(1)<<f.expBits - 1
+	frac := m & (uint64(1)<<f.mantBits - 1)
+	switch {
+	case f.nan == nanIEEE && m>>f.mantBits == expAll && frac != 0,
+		f.nan == nanFN && m == f.nanCode(),
+		f.nan == nanFNUZ && neg && m == 0:
+		// NaN: the payload's top bits, quieted.
+		var payload uint64
+		switch f.nan {
+		case nanIEEE:
+			payload = frac
+		case nanFNUZ:
+			sign = 0 // the sign bit is what makes the pattern NaN
+		}
+		return t.nanOf(sign, payload, f.mantBits)
+	case f.nan == nanIEEE && m>>f.mantBits == expAll:
+		if t.nan == nanIEEE {
+			return sign | (uint64(1)<<t.expBits-1)<<t.mantBits
+		}
+		return t.nanOf(sign, 0, 0)
+	}
+	a := f.finite(m)
+	if a == 0 {
+		if t.nan == nanFNUZ {
+			return 0
+		}
+		return sign
+	}
+	code := t.round(a)
+	if code > t.maxCode() {
+		if t.nan == nanIEEE {
+			return sign | (uint64(1)<<t.expBits-1)<<t.mantBits
+		}
+		return t.nanOf(sign, 0, 0)
+	}
+	if code == 0 && t.nan == nanFNUZ {
+		return 0
+	}
+	return sign | code
+}
+
+// nanOf returns t's quiet NaN with sign (t's sign bit or 0) and, for
+// IEEE formats, the top bits of payload, a fraction of payloadBits bits.
+func (t minifloat) nanOf(sign, payload uint64, payloadBits int) uint64 {
+	switch t.nan {
+	case nanFNUZ:
+		return t.signBit() // the one NaN, the -0 pattern
+	case nanFN:
+		return sign | t.nanCode()
+	}
+	if payloadBits > t.mantBits {
+		payload >>= payloadBits - t.mantBits
+	} else {
+		payload <<= t.mantBits - payloadBits
+	}
+	return sign | t.nanCode() | payload
+}
+
+// round returns the magnitude pattern of the positive finite value a
+// rounded to t, ties to even; a pattern beyond maxCode means overflow.
+func (t minifloat) round(a float64) uint64 {
+	emin := 1 - t.bias
+	_, exp := math.Frexp(a)
+	e := exp - 1
+	if e >= emin {
+		n := t.roundEven(math.Ldexp(a, t.mantBits-e), uint64(e+t.bias)<<t.mantBits-uint64(1)<<t.mantBits)
+		return uint64(e+t.bias)<<t.mantBits + n - uint64(1)<<t.mantBits
+	}
+	return t.roundEven(math.Ldexp(a, t.mantBits-emin), 0)
+}
+
+// converter converts runs of elements between two buffers of different
+// element types. Elements are addressed by element offset; a packed
+// side (storage bits under 8) holds its elements as tiling.Map.BitOffset
+// places them. Unpacked sub-byte elements are written sign- or
+// zero-extended to their byte, as the plans hold them.
+type converter struct {
+	from, to         DType
+	srcBits, dstBits int64 // storage bits per element
+	one              conversion
+	// bulk, when set, converts n unpacked elements at once (the common
+	// float pairs' kernels).
+	bulk func(dst, src []byte, n int)
+}
+
+// newConverter returns the converter from elements of type from stored
+// in srcBits bits to elements of type to in dstBits bits.
+func newConverter(from, to DType, srcBits, dstBits int64, saturate bool) *converter {
+	c := &converter{from: from, to: to, srcBits: srcBits, dstBits: dstBits, one: newConversion(from, to, saturate)}
+	c.bulk = bulkConversion(from, to)
+	return c
+}
+
+// run converts n elements: source elements [sOff, sOff+n) of src into
+// destination elements [dOff, dOff+n) of dst.
+func (c *converter) run(dst []byte, dOff int64, src []byte, sOff, n int64) {
+	if n <= 0 {
+		return
+	}
+	if c.bulk != nil && c.srcBits >= 8 && c.dstBits >= 8 {
+		sw, dw := c.srcBits/8, c.dstBits/8
+		c.bulk(dst[dOff*dw:(dOff+n)*dw], src[sOff*sw:(sOff+n)*sw], int(n))
+		return
+	}
+	for i := range n {
+		c.put(dst, dOff+i, c.one(c.get(src, sOff+i)))
+	}
+}
+
+// get returns source element off's pattern in the low bits.
+func (c *converter) get(src []byte, off int64) uint64 {
+	return getElement(src, off, c.srcBits)
+}
+
+// put writes v as destination element off.
+func (c *converter) put(dst []byte, off int64, v uint64) {
+	if c.to.IsSubByte() && c.to.IsSigned() && c.dstBits >= 8 {
+		v = uint64(widenSubByte(byte(v), c.to))
+	}
+	putElement(dst, off, c.dstBits, v)
+}
+
+// getElement returns element off of a buffer of bits-bit elements.
+func getElement(b []byte, off, bits int64) uint64 {
+	switch bits {
+	case 8:
+		return uint64(b[off])
+	case 16:
+		return uint64(binary.LittleEndian.Uint16(b[2*off:]))
+	case 32:
+		return uint64(binary.LittleEndian.Uint32(b[4*off:]))
+	case 64:
+		return binary.LittleEndian.Uint64(b[8*off:])
+	}
+	bit := off * bits
+	return uint64(b[bit/8]>>(8-bits-bit%8)) & (uint64(1)<<bits - 1)
+}
+
+// putElement writes the low bits of v as element off of a buffer of
+// bits-bit elements.
+func putElement(b []byte, off, bits int64, v uint64) {
+	switch bits {
+	case 8:
+		b[off] = byte(v)
+	case 16:
+		binary.LittleEndian.PutUint16(b[2*off:], uint16(v))
+	case 32:
+		binary.LittleEndian.PutUint32(b[4*off:], uint32(v))
+	case 64:
+		binary.LittleEndian.PutUint64(b[8*off:], v)
+	default:
+		bit := off * bits
+		shift := 8 - bits - bit%8
+		mask := byte(1)<<bits - 1
+		b[bit/8] = b[bit/8]&^(mask<<shift) | (byte(v)&mask)<<shift
+	}
+}
+
+// bulkConversion returns the kernel that converts unpacked runs of from
+// elements to to elements, or nil where there is none (the elements then
+// convert one at a time).
+func bulkConversion(from, to DType) func(dst, src []byte, n int) {
+	switch {
+	case from == F32 && to == BF16:
+		return tilecopy.ConvertF32ToBF16
+	case from == BF16 && to == F32:
+		return tilecopy.ConvertBF16ToF32
+	case from == F32 && to == F16:
+		return tilecopy.ConvertF32ToF16
+	case from == F16 && to == F32:
+		return tilecopy.ConvertF16ToF32
+	}
+	return nil
+}
