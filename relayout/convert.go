@@ -236,8 +236,8 @@ func (t minifloat) round(a float64) uint64 {
 // converter converts runs of elements between two buffers of different
 // element types. Elements are addressed by element offset; a packed
 // side (storage bits under 8) holds its elements as tiling.Map.BitOffset
-// places them. Unpacked sub-byte elements are written sign- or
-// zero-extended to their byte, as the plans hold them.
+// places them. Sub-byte elements are written sign- or zero-extended to
+// their byte or field, as the plans hold them.
 type converter struct {
 	from, to         DType
 	srcBits, dstBits int64 // storage bits per element
@@ -276,9 +276,11 @@ func (c *converter) get(src []byte, off int64) uint64 {
 	return getElement(src, off, c.srcBits)
 }
 
-// put writes v as destination element off.
+// put writes v as destination element off: a sub-byte value
+// sign-extended first, as unpacked elements hold it and as fields wider
+// than the value keep it (writeElement).
 func (c *converter) put(dst []byte, off int64, v uint64) {
-	if c.to.IsSubByte() && c.to.IsSigned() && c.dstBits >= 8 {
+	if c.to.IsSubByte() {
 		v = uint64(widenSubByte(byte(v), c.to))
 	}
 	putElement(dst, off, c.dstBits, v)

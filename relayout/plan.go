@@ -23,6 +23,15 @@ type Options struct {
 	// always runs on the calling goroutine, as do the unpack and pack
 	// stages of sub-byte packed layouts that cannot run slab by slab.
 	Threads int
+	// Saturate makes a conversion from an integer type to a narrower one
+	// clamp values out of the destination's range to its nearest bound;
+	// without it they wrap (the destination keeps the low bits), as
+	// XLA's convert does. Other conversions ignore it.
+	Saturate bool
+	// inCache says that the plan writes a temporary that stays in the
+	// caches (a conversion plan's slabs): it never streams, transposes
+	// included.
+	inCache bool
 }
 
 // Plan is a compiled relayout from one layout to another. It is immutable
@@ -32,10 +41,11 @@ type Plan struct {
 	fm, tm   *tiling.Map
 	srcBytes int64
 	parallelism
-	width  int64   // bytes per element (per unit, when unit > 1)
-	unit   int64   // elements each moved element holds: 1, or the runs widen joins
-	widens bool    // whether build may widen (not in a staged plan's byte plans)
-	stage  *staged // set when a side packs sub-byte elements
+	width  int64       // bytes per element (per unit, when unit > 1)
+	unit   int64       // elements each moved element holds: 1, or the runs widen joins
+	widens bool        // whether build may widen (not in a staged plan's byte plans)
+	stage  *staged     // set when a side packs sub-byte elements
+	conv   *converting // set when the element types differ
 	dtype  DType
 	pat    []byte // one padding element, natural width (a unit's, when unit > 1)
 	// step is the offset one moved element spans in the plan's offsets,
@@ -122,8 +132,11 @@ type ploop struct {
 }
 
 // Compile plans the relayout of arrays laid out as from into arrays laid
-// out as to. Both must be static dense arrays of the same element type and
-// logical dimensions. Compiling costs microseconds; running the plan costs
+// out as to. Both must be static dense arrays of the same logical
+// dimensions. Where their element types differ, the plan converts each
+// element as it moves it (float types among themselves, integer types
+// among themselves: see Options.Saturate); other pairs fail with
+// ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	return compile(from, to, opts, int64(tilecopy.StreamThreshold()), true)
@@ -147,6 +160,12 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
 		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
 		transposeMin: min(streamMin, int64(tilecopy.TransposeStreamThreshold())), unit: 1, step: 1,
+	}
+	if from.dtype != to.dtype {
+		return compileConvert(p, opts)
+	}
+	if opts.inCache {
+		p.streamMin, p.transposeMin = math.MaxInt64, math.MaxInt64
 	}
 	if from.isPacked() || to.isPacked() {
 		if widens {
@@ -242,6 +261,10 @@ func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "relayout %s -> %s\n", p.from, p.to)
 	fmt.Fprintf(&b, "  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
+	if p.conv != nil {
+		p.conv.explain(&b)
+		return b.String()
+	}
 	if p.stage != nil {
 		p.stage.explain(&b)
 		return b.String()

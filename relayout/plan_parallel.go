@@ -97,6 +97,9 @@ func (p *Plan) chooseSplit() {
 // slabs the stages run in. A plan that cannot be split (an empty array,
 // combined dims, packed sides that do not run in slabs) has one chunk.
 func (p *Plan) Chunks() int64 {
+	if p.conv != nil {
+		return p.conv.chunks()
+	}
 	if p.stage != nil {
 		return p.stage.chunks()
 	}
@@ -129,6 +132,10 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 	if n == 1 {
 		return p.Run(dst, src)
 	}
+	if p.conv != nil {
+		p.conv.runSlabs(dst, src, lo, hi)
+		return nil
+	}
 	if p.stage != nil {
 		p.stage.runChunks(dst, src, lo, hi)
 		return nil
@@ -154,6 +161,9 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 			return 0, 0
 		}
 		return 0, p.dstBytes
+	}
+	if p.conv != nil {
+		return p.conv.chunkRange(lo, hi)
 	}
 	if p.stage != nil {
 		return p.stage.chunkRange(lo, hi)

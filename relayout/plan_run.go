@@ -17,6 +17,9 @@ func (p *Plan) Run(dst, src []byte) error {
 	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
 		return err
 	}
+	if p.conv != nil {
+		return p.conv.run(dst, src)
+	}
 	if p.stage != nil {
 		return p.stage.run(dst, src)
 	}

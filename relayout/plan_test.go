@@ -186,7 +186,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		return false
 	}
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
-	refErr := Reference(want, src, to, from, opts.Pad)
+	refErr := ReferenceOptions(want, src, to, from, &opts)
 	if streamMin < 0 {
 		streamMin = int64(tilecopy.StreamThreshold())
 	}

@@ -1,0 +1,293 @@
+package relayout
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// converting is how a plan between element types runs (Plan.conv): a
+// plan between shapes of one type (mid) and the element conversion
+// (convert.go) before or after it.
+//
+// Relayout first: mid relayouts the source, at its own type, into the
+// destination's layout unpacked; the conversion then writes the
+// destination. Where mid splits into chunks that write disjoint,
+// ordered stretches of its destination (slabs), a slab of about
+// slabBytes runs into a temporary that stays in the caches and is
+// converted into the destination at once, so that source and
+// destination are each touched once. mid writes a padding pattern of
+// the source type whose conversion is the destination's (zero, NaN,
+// ±inf and values both types hold); where there is none, or a pattern
+// only the destination holds (an s32 array padded with s32's lowest,
+// from s8), the plan converts first.
+//
+// Convert first: the whole source is converted, in its own layout, to
+// the destination's type in a temporary, which mid (compiled as any
+// plan) relayouts into the destination.
+type converting struct {
+	mid    *Plan
+	before bool       // convert first; else relayout first
+	cv     *converter // source type to destination type
+
+	dstCount int64 // destination elements
+	srcCount int64 // source elements
+	dstBits  int64 // destination storage bits per element
+	width    int64 // bytes per element of the intermediate
+
+	// Relayout-first slabs, or loop == nil: values [c*per, (c+1)*per)
+	// of mid's split loop make slab c.
+	loop  *ploop
+	per   int64
+	count int64
+
+	*parallelism // the plan's
+	temps        sync.Pool
+}
+
+// compileConvert completes p, a plan between shapes of different
+// element types (which prepare has checked convert), as a conversion
+// plan.
+func compileConvert(p *Plan, opts *Options) (*Plan, error) {
+	from, to, fm, tm := p.from, p.to, p.fm, p.tm
+	p.width, p.logical = int64(to.dtype.ByteWidth()), fm.LogicalCount() > 0
+	var err error
+	c := &converting{dstCount: tm.Elements(), srcCount: fm.Elements(), dstBits: tm.ElementBits(), parallelism: &p.parallelism}
+	p.conv = c
+	srcWidth := int64(from.dtype.ByteWidth() * 8)
+	if srcPat, ok := padBefore(from.dtype, to.dtype, p.pat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
+		midOpts := &Options{Pad: Padding{Widths: opts.Pad.Widths, raw: srcPat}, Threads: opts.Threads, inCache: true}
+		if c.mid, err = compile(from, withType(to, from.dtype), midOpts, math.MaxInt64, false); err != nil {
+			return nil, err
+		}
+		c.cv = newConverter(from.dtype, to.dtype, srcWidth, tm.ElementBits(), opts.Saturate)
+		c.width = srcWidth / 8
+		c.planSlabs(slabBytes)
+		return p, nil
+	}
+	c.before = true
+	if c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, true); err != nil {
+		return nil, err
+	}
+	c.width = int64(to.dtype.ByteWidth())
+	c.cv = newConverter(from.dtype, to.dtype, fm.ElementBits(), 8*c.width, opts.Saturate)
+	return p, nil
+}
+
+// withType returns s with element type t, unpacked.
+func withType(s Shape, t DType) Shape {
+	c := s.clone()
+	c.dtype = t
+	if c.layout != nil {
+		c.layout.ElementSizeInBits = 0
+	}
+	return c
+}
+
+// padBefore returns the padding pattern of type from whose conversion to
+// type to is pat (the destination's padding, as an unpacked element
+// holds it), and whether there is one. When the destination holds no
+// padding (none), any pattern will do.
+func padBefore(from, to DType, pat []byte, saturate, none bool) ([]byte, bool) {
+	out := make([]byte, from.ByteWidth())
+	if none {
+		return out, true
+	}
+	want := getElement(pat, 0, int64(len(pat)*8))
+	if to.Bits() < 64 {
+		want &= uint64(1)<<to.Bits() - 1
+	}
+	back := newConversion(to, from, saturate)(want)
+	if newConversion(from, to, saturate)(back) != want {
+		return nil, false
+	}
+	putElement(out, 0, int64(len(out)*8), back)
+	if from.IsSubByte() {
+		out[0] = widenSubByte(out[0], from)
+	}
+	return out, true
+}
+
+// planSlabs sets the relayout-first slabs of about target bytes of the
+// intermediate, where mid's chunks write disjoint, ordered stretches of
+// its destination (as staged.planSlabs asks of a byte plan).
+func (c *converting) planSlabs(target int64) {
+	mid := c.mid
+	if mid.stage != nil || mid.mode != modeStrided || mid.Chunks() <= 1 {
+		return
+	}
+	all := append(slices.Clone(mid.loops), mid.inner)
+	if mid.outer != nil {
+		all = append(all, *mid.outer)
+	}
+	for _, l := range all {
+		if l.dst < 0 || l.src < 0 {
+			return
+		}
+	}
+	l := mid.splitLoop()
+	if l.dst <= 0 || mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst {
+		return
+	}
+	// A slab of a packed destination starts on a whole byte, so that
+	// slabs on different goroutines write different bytes.
+	align := l.scale
+	if c.dstBits < 8 {
+		per := 8 / gcd(8, l.dst*c.dstBits)
+		align = align * per / gcd(align, per)
+	}
+	c.per = max(align, target/(l.dst*c.width)/align*align)
+	c.count = ceilDiv(l.size, c.per)
+	if c.count <= 1 {
+		return
+	}
+	c.loop = l
+}
+
+// slabElements returns the destination elements [from, to) of slab k.
+func (c *converting) slabElements(k int64) (from, to int64) {
+	l := c.loop
+	v0, v1 := k*c.per, min((k+1)*c.per, l.size)
+	from, to = min(v0*l.dst, c.dstCount), min(v1*l.dst, c.dstCount)
+	if v1 == l.size {
+		to = c.dstCount
+	}
+	return from, to
+}
+
+// tempBytes is the size of one temporary: a slab's intermediate, or the
+// whole intermediate.
+func (c *converting) tempBytes() int64 {
+	w := c.width
+	switch {
+	case c.before:
+		return c.srcCount * w
+	case c.loop != nil:
+		return max(c.per*c.loop.dst, c.dstCount-(c.count-1)*c.per*c.loop.dst) * w
+	}
+	return c.dstCount * w
+}
+
+// run runs the plan; the buffers have been checked.
+func (c *converting) run(dst, src []byte) error {
+	if c.loop != nil {
+		shareOut(c.count, min(c.goroutines(), c.count), func(lo, hi int64) { c.runSlabs(dst, src, lo, hi) })
+		return nil
+	}
+	tmp := getTemp(&c.temps, c.tempBytes())
+	defer c.temps.Put(tmp)
+	if c.before {
+		c.convertShared((*tmp)[:c.tempBytes()], 0, src, 0, c.srcCount)
+		if err := c.mid.Run(dst, *tmp); err != nil {
+			return fmt.Errorf("after converting: %w", err)
+		}
+		return nil
+	}
+	if err := c.mid.Run(*tmp, src); err != nil {
+		return fmt.Errorf("before converting: %w", err)
+	}
+	c.convertShared(dst, 0, *tmp, 0, c.dstCount)
+	c.clearTail(dst)
+	return nil
+}
+
+// convertShared converts n elements as converter.run does, shared among
+// the plan's goroutines in parts that start on whole bytes of a packed
+// destination.
+func (c *converting) convertShared(dst []byte, dOff int64, src []byte, sOff, n int64) {
+	const part = 1 << 14 // elements, a multiple of 8
+	shareOut(ceilDiv(n, part), min(c.goroutines(), ceilDiv(n, part)), func(lo, hi int64) {
+		lo, hi = lo*part, min(hi*part, n)
+		c.cv.run(dst, dOff+lo, src, sOff+lo, hi-lo)
+	})
+}
+
+// clearTail clears the bits of a packed destination's last byte beyond
+// its last element, as Reference leaves them.
+func (c *converting) clearTail(dst []byte) {
+	if c.dstBits >= 8 {
+		return
+	}
+	if r := c.dstCount * c.dstBits % 8; r != 0 {
+		dst[len(dst)-1] &^= byte(0xff) >> r
+	}
+}
+
+// runSlabs runs slabs [lo, hi) one after another through one temporary.
+func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
+	tmp := getTemp(&c.temps, c.tempBytes())
+	defer c.temps.Put(tmp)
+	mid, l := c.mid, c.loop
+	for k := lo; k < hi; k++ {
+		from, to := c.slabElements(k)
+		stage := (*tmp)[:(to-from)*c.width]
+		v0, v1 := k*c.per, min((k+1)*c.per, l.size)
+		w, dOff, sOff, ok := mid.chunkWalker(stage, src, l, v0, v1)
+		if ok {
+			w.walk(0, dOff-from, sOff, false)
+		}
+		mid.putWalker(w)
+		if f, t := max(mid.tail[0], from), min(mid.tail[1], to); f < t {
+			mid.fillElements(stage, f-from, t-from)
+		}
+		c.cv.run(dst, from, stage, 0, to-from)
+		if to == c.dstCount {
+			c.clearTail(dst)
+		}
+	}
+}
+
+// chunks is the number of chunks RunRange takes: the slabs, or 1.
+func (c *converting) chunks() int64 {
+	if c.loop == nil {
+		return 1
+	}
+	return c.count
+}
+
+// chunkRange returns the destination bytes slabs [lo, hi) write into.
+func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
+	f, _ := c.slabElements(lo)
+	_, t := c.slabElements(hi - 1)
+	from = f * c.dstBits / 8
+	if t == c.dstCount {
+		return from, c.dstBytes
+	}
+	return from, (t*c.dstBits + 7) / 8
+}
+
+// explain describes the conversion for Plan.String.
+func (c *converting) explain(b *strings.Builder) {
+	mid := c.mid
+	if c.before {
+		fmt.Fprintf(b, "  stage 1: convert the source in its own layout from %s to %s (%d elements), into a temporary of %d bytes\n",
+			c.cv.from, c.cv.to, c.srcCount, c.tempBytes())
+		b.WriteString("  stage 2: relayout at the destination's type:\n")
+	} else {
+		fmt.Fprintf(b, "  stage 1: relayout at the source's type (%s) into the destination's layout; its padding %x converts to the destination's:\n",
+			c.cv.from, mid.pat)
+	}
+	for line := range strings.Lines(mid.String()) {
+		if c.loop != nil && strings.HasPrefix(line, "  chunks:") {
+			continue // the slabs share out the work instead
+		}
+		b.WriteString("    " + line)
+	}
+	if !c.before {
+		fmt.Fprintf(b, "  stage 2: convert from %s to %s (%d elements)\n", c.cv.from, c.cv.to, c.dstCount)
+	}
+	kernel := "one element at a time"
+	if c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8 {
+		kernel = fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
+	}
+	fmt.Fprintf(b, "  conversion: %s\n", kernel)
+	if c.loop != nil {
+		fmt.Fprintf(b, "  the stages run slab by slab, each slab's intermediate converted while it is in the caches: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
+			c.count, c.per, c.loop.dim, c.per*c.loop.dst, c.threads)
+		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", c.tempBytes())
+		return
+	}
+	fmt.Fprintf(b, "  the stages run one after the other over the whole array; temporary memory: %d bytes per concurrent Run\n", c.tempBytes())
+}
