@@ -37,11 +37,13 @@ type converting struct {
 	dstBits  int64 // destination storage bits per element
 	width    int64 // bytes per element of the intermediate
 
-	// Relayout-first slabs, or loop == nil: values [c*per, (c+1)*per)
-	// of mid's split loop make slab c.
-	loop  *ploop
-	per   int64
-	count int64
+	// Slabs, or loop == nil: values [c*per, (c+1)*per) of mid's split
+	// loop make slab c. Converting first, a slab converts the source
+	// elements those values read (sReach: how many one value reads).
+	loop   *ploop
+	per    int64
+	count  int64
+	sReach int64
 
 	*parallelism // the plan's
 	temps        sync.Pool
@@ -51,29 +53,90 @@ type converting struct {
 // element types (which prepare has checked convert), as a conversion
 // plan.
 func compileConvert(p *Plan, opts *Options) (*Plan, error) {
-	from, to, fm, tm := p.from, p.to, p.fm, p.tm
-	p.width, p.logical = int64(to.dtype.ByteWidth()), fm.LogicalCount() > 0
-	var err error
-	c := &converting{dstCount: tm.Elements(), srcCount: fm.Elements(), dstBits: tm.ElementBits(), parallelism: &p.parallelism}
-	p.conv = c
-	srcWidth := int64(from.dtype.ByteWidth() * 8)
-	if srcPat, ok := padBefore(from.dtype, to.dtype, p.pat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
-		midOpts := &Options{Pad: Padding{Widths: opts.Pad.Widths, raw: srcPat}, Threads: opts.Threads, inCache: true}
-		if c.mid, err = compile(from, withType(to, from.dtype), midOpts, math.MaxInt64, false); err != nil {
-			return nil, err
-		}
-		c.cv = newConverter(from.dtype, to.dtype, srcWidth, tm.ElementBits(), opts.Saturate)
-		c.width = srcWidth / 8
-		c.planSlabs(slabBytes)
-		return p, nil
-	}
-	c.before = true
-	if c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, true); err != nil {
+	p.width, p.logical = int64(p.to.dtype.ByteWidth()), p.fm.LogicalCount() > 0
+	p.conv = &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), parallelism: &p.parallelism}
+	if err := p.conv.choose(p, opts, slabBytes); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// choose plans how c runs p, with slabs of about target bytes.
+func (c *converting) choose(p *Plan, opts *Options, target int64) error {
+	from, to, fm, tm := p.from, p.to, p.fm, p.tm
+	var err error
+	c.loop = nil
+	// Convert first, slab by slab, where the plan at the destination's
+	// type reads a short stretch of the source for each part of the
+	// destination: it then writes the destination as any plan does,
+	// streaming where that is large.
+	c.before = true
 	c.width = int64(to.dtype.ByteWidth())
 	c.cv = newConverter(from.dtype, to.dtype, fm.ElementBits(), 8*c.width, opts.Saturate)
-	return p, nil
+	if c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, false); err != nil {
+		return err
+	}
+	if c.planSourceSlabs(target) {
+		return nil
+	}
+	if srcPat, ok := padBefore(from.dtype, to.dtype, p.pat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
+		c.before = false
+		c.width = int64(from.dtype.ByteWidth())
+		midOpts := &Options{Pad: Padding{Widths: opts.Pad.Widths, raw: srcPat}, Threads: opts.Threads, inCache: true}
+		if c.mid, err = compile(from, withType(to, from.dtype), midOpts, math.MaxInt64, false); err != nil {
+			return err
+		}
+		c.cv = newConverter(from.dtype, to.dtype, 8*c.width, tm.ElementBits(), opts.Saturate)
+		c.planSlabs(target)
+		return nil
+	}
+	// Convert the whole source first.
+	c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, true)
+	return err
+}
+
+// planSourceSlabs sets the convert-first slabs of about target bytes of
+// converted source, and reports whether there are any: where mid splits
+// into chunks and one value of its split loop reads a stretch of the
+// source not much longer than the values' stride (row-major to tiles
+// and back, not a transpose, whose every chunk reads a little of every
+// source row).
+func (c *converting) planSourceSlabs(target int64) bool {
+	mid := c.mid
+	if mid.stage != nil || mid.mode != modeStrided || mid.Chunks() <= 1 || mid.unit != 1 || mid.step != 1 {
+		return false
+	}
+	all := append(slices.Clone(mid.loops), mid.inner)
+	if mid.outer != nil {
+		all = append(all, *mid.outer)
+	}
+	for _, l := range all {
+		if l.src < 0 {
+			return false
+		}
+	}
+	l := mid.splitLoop()
+	if l.src <= 0 {
+		return false
+	}
+	reach := mid.reach(l, func(o *ploop) int64 { return o.src })
+	c.per = max(l.scale, target/(l.src*c.width)/l.scale*l.scale)
+	c.count = ceilDiv(l.size, c.per)
+	// One value reads little past where the next starts, and a slab's
+	// temporary stays within a few slabs' worth.
+	if c.count <= 1 || reach > 2*l.scale*l.src || ((c.per-1)*l.src+reach)*c.width > 4*max(target, slabBytes) {
+		return false
+	}
+	c.loop, c.sReach = l, reach
+	return true
+}
+
+// sourceElements returns the source elements [from, to) that slab k of
+// a convert-first plan reads.
+func (c *converting) sourceElements(k int64) (from, to int64) {
+	l := c.loop
+	v0, v1 := k*c.per, min((k+1)*c.per, l.size)
+	return min(v0*l.src, c.srcCount), min((v1-1)*l.src+c.sReach, c.srcCount)
 }
 
 // withType returns s with element type t, unpacked.
@@ -162,6 +225,13 @@ func (c *converting) slabElements(k int64) (from, to int64) {
 func (c *converting) tempBytes() int64 {
 	w := c.width
 	switch {
+	case c.before && c.loop != nil:
+		n := int64(0)
+		for _, k := range []int64{0, c.count - 1} { // the last may be shorter
+			from, to := c.sourceElements(k)
+			n = max(n, to-from)
+		}
+		return n * w
 	case c.before:
 		return c.srcCount * w
 	case c.loop != nil:
@@ -220,6 +290,23 @@ func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
 	tmp := getTemp(&c.temps, c.tempBytes())
 	defer c.temps.Put(tmp)
 	mid, l := c.mid, c.loop
+	if c.before {
+		for k := lo; k < hi; k++ {
+			from, to := c.sourceElements(k)
+			stage := (*tmp)[:(to-from)*c.width]
+			c.cv.run(stage, 0, src, from, to-from)
+			v0, v1 := k*c.per, min((k+1)*c.per, l.size)
+			w, dOff, sOff, ok := mid.chunkWalker(dst, stage, l, v0, v1)
+			if ok {
+				w.walk(0, dOff, sOff-from, false)
+			}
+			mid.putWalker(w)
+			if v1 == l.size && mid.tail[1] > mid.tail[0] {
+				mid.fillElements(dst, mid.tail[0], mid.tail[1])
+			}
+		}
+		return
+	}
 	for k := lo; k < hi; k++ {
 		from, to := c.slabElements(k)
 		stage := (*tmp)[:(to-from)*c.width]
@@ -249,6 +336,10 @@ func (c *converting) chunks() int64 {
 
 // chunkRange returns the destination bytes slabs [lo, hi) write into.
 func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
+	if c.before {
+		l := c.loop
+		return c.mid.DestinationRange(lo*c.per/l.scale, min(hi*c.per, l.size)/l.scale)
+	}
 	f, _ := c.slabElements(lo)
 	_, t := c.slabElements(hi - 1)
 	from = f * c.dstBits / 8
@@ -262,8 +353,7 @@ func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
 func (c *converting) explain(b *strings.Builder) {
 	mid := c.mid
 	if c.before {
-		fmt.Fprintf(b, "  stage 1: convert the source in its own layout from %s to %s (%d elements), into a temporary of %d bytes\n",
-			c.cv.from, c.cv.to, c.srcCount, c.tempBytes())
+		fmt.Fprintf(b, "  stage 1: convert the source in its own layout from %s to %s (%d elements)\n", c.cv.from, c.cv.to, c.srcCount)
 		b.WriteString("  stage 2: relayout at the destination's type:\n")
 	} else {
 		fmt.Fprintf(b, "  stage 1: relayout at the source's type (%s) into the destination's layout; its padding %x converts to the destination's:\n",
@@ -283,9 +373,15 @@ func (c *converting) explain(b *strings.Builder) {
 		kernel = fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
 	}
 	fmt.Fprintf(b, "  conversion: %s\n", kernel)
-	if c.loop != nil {
+	switch {
+	case c.loop != nil && c.before:
+		fmt.Fprintf(b, "  the stages run slab by slab, each slab's converted source relayouted while it is in the caches: %d slabs of %d values of d%d (%d source elements each, at most); a Run shares them among up to %d goroutines\n",
+			c.count, c.per, c.loop.dim, c.tempBytes()/c.width, c.threads)
+	case c.loop != nil:
 		fmt.Fprintf(b, "  the stages run slab by slab, each slab's intermediate converted while it is in the caches: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			c.count, c.per, c.loop.dim, c.per*c.loop.dst, c.threads)
+	}
+	if c.loop != nil {
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", c.tempBytes())
 		return
 	}

@@ -49,20 +49,23 @@ func TestConvertMatchesReference(t *testing.T) {
 	if testing.Short() {
 		n = 1200
 	}
-	ran, slabbed, before := 0, 0, 0
+	ran, slabbed, before, sourceSlabs := 0, 0, 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := convertPair(seed)
 		var plan *Plan
 		if checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) { plan = p }) {
 			ran++
-			if c := plan.conv; c != nil && c.before {
+			switch c := plan.conv; {
+			case c != nil && c.before && c.loop != nil:
+				sourceSlabs++
+			case c != nil && c.before:
 				before++
-			} else if c != nil && c.loop != nil {
+			case c != nil && c.loop != nil:
 				slabbed++
 			}
 		}
 	}
-	t.Logf("%d of %d cases ran; %d converted first, %d in slabs", ran, n, before, slabbed)
+	t.Logf("%d of %d cases ran; %d converted first in slabs, %d converted first whole, %d relayouted first in slabs", ran, n, sourceSlabs, before, slabbed)
 	if ran < n/2 || before == 0 {
 		t.Errorf("%d of %d cases ran, %d converting first: too few", ran, n, before)
 	}
@@ -76,7 +79,7 @@ func TestConvertSlabs(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	slabbed := 0
+	slabbed, sourceSlabs := 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := convertPair(seed)
 		r := rand.New(rand.NewPCG(seed, 0x51ab5))
@@ -86,15 +89,19 @@ func TestConvertSlabs(t *testing.T) {
 		ok := checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) {
 			plan = p
 			p.parallelMin = 0
-			if c := p.conv; c != nil && !c.before {
-				c.loop = nil
-				c.planSlabs(target)
+			if p.conv != nil {
+				if err := p.conv.choose(p, &opts, target); err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
 			}
 		})
 		if !ok || plan.conv == nil {
 			continue
 		}
-		if plan.conv.loop != nil {
+		switch c := plan.conv; {
+		case c.loop != nil && c.before:
+			sourceSlabs++
+		case c.loop != nil:
 			slabbed++
 		}
 		src := fillRandom(plan.SourceSize(), seed)
@@ -104,9 +111,9 @@ func TestConvertSlabs(t *testing.T) {
 		}
 		checkRunRange(t, seed, plan, src, want, r)
 	}
-	t.Logf("%d cases ran in slabs", slabbed)
-	if slabbed < n/20 {
-		t.Errorf("only %d of %d cases ran in slabs", slabbed, n)
+	t.Logf("%d cases ran in slabs of converted source, %d in slabs relayouted first", sourceSlabs, slabbed)
+	if sourceSlabs < n/40 || slabbed < n/40 {
+		t.Errorf("only %d and %d of %d cases ran in slabs", sourceSlabs, slabbed, n)
 	}
 }
 
