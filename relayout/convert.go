@@ -14,19 +14,25 @@ import (
 // like) must give the same bits; the tests hold them to these.
 //
 // Floating-point types (f64, f32, bf16, f16 and the 8-bit floats with a
-// sign and a NaN) convert among themselves as XLA's convert and
-// ml_dtypes do, which this code follows as the formats' definitions
-// describe them (not checked here against their sources):
+// sign and a NaN) convert among themselves by the rules below. What they
+// rely on: the formats' definitions (fields, bias, which patterns are
+// NaN and inf), IEEE 754's round to nearest even, and, for what those
+// leave open (overflow in a type without infinity, NaN payloads), a
+// recollection of XLA's convert and ml_dtypes' float8 conversions that
+// was not checked against their sources here (neither was at hand).
+// f32 to f16 is checked bit for bit against NumPy's astype(np.float16)
+// (TestConvertF32ToF16NumPy), f64 to f32 against Go's conversion.
 //
 //   - A finite value rounds once, from its exact value, to the nearest
 //     value of the destination, ties to even; subnormals of either side
 //     are kept, so widening is exact.
 //   - A value beyond the largest finite one after rounding becomes ±inf
 //     where the destination has infinities. Where it has none (f8e4m3fn,
-//     the fnuz types) it becomes NaN, as ml_dtypes' non-saturating
-//     conversion does: its float8_e4m3fn has no infinity, and the
-//     "infinity" an overflow rounds to is the NaN pattern (S.1111.111,
-//     sign kept). ±inf converts the same way.
+//     the fnuz types) it becomes NaN: ml_dtypes' float8_e4m3fn has no
+//     infinity, and its non-saturating conversion (the default, which
+//     astype uses) returns for an overflow the type's "infinity", which
+//     is the NaN pattern S.1111.111 (sign kept). ±inf converts the same
+//     way. There is no saturating float conversion here.
 //   - NaN stays NaN, and a quiet one: the sign and the top bits of the
 //     payload are kept and the quiet bit is set, as x86's VCVTPS2PH,
 //     VCVTPH2PS and VCVTNEPS2BF16 do with a NaN operand. A destination
