@@ -3,7 +3,8 @@ package relayout
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+	"math/bits"
+	"sync"
 
 	"github.com/tilecopy/tilecopy"
 )
@@ -149,16 +150,6 @@ func (f minifloat) magnitude(x uint64) uint64 {
 	return x & (uint64(1)<<(f.expBits+f.mantBits) - 1)
 }
 
-// finite returns the value of the finite magnitude pattern m.
-func (f minifloat) finite(m uint64) float64 {
-	e := int(m >> f.mantBits)
-	frac := m & (uint64(1)<<f.mantBits - 1)
-	if e == 0 {
-		return math.Ldexp(float64(frac), 1-f.bias-f.mantBits)
-	}
-	return math.Ldexp(float64(frac|uint64(1)<<f.mantBits), e-f.bias-f.mantBits)
-}
-
 // convertFloat converts the pattern x of format f to format t (see the
 // rules at the top of this file).
 func convertFloat(f, t minifloat, x uint64) uint64 {
@@ -189,14 +180,21 @@ func convertFloat(f, t minifloat, x uint64) uint64 {
 		}
 		return t.nanOf(sign, 0, 0)
 	}
-	a := f.finite(m)
-	if a == 0 {
+	if m == 0 {
 		if t.nan == nanFNUZ {
 			return 0
 		}
 		return sign
 	}
-	code := t.round(a)
+	// The value is sig·2^exp.
+	sig, exp := frac, int(m>>f.mantBits)
+	if exp == 0 {
+		exp = 1 - f.bias - f.mantBits
+	} else {
+		sig |= uint64(1) << f.mantBits
+		exp -= f.bias + f.mantBits
+	}
+	code := t.round(sig, exp)
 	if code > t.maxCode() {
 		if t.nan == nanIEEE {
 			return sign | (uint64(1)<<t.expBits-1)<<t.mantBits
@@ -226,17 +224,37 @@ func (t minifloat) nanOf(sign, payload uint64, payloadBits int) uint64 {
 	return sign | t.nanCode() | payload
 }
 
-// round returns the magnitude pattern of the positive finite value a
-// rounded to t, ties to even; a pattern beyond maxCode means overflow.
-func (t minifloat) round(a float64) uint64 {
+// round returns the magnitude pattern of the value sig·2^exp (sig > 0,
+// under 2^63) rounded to t, ties to even; a pattern beyond maxCode means
+// overflow. In integers: the value's leading bit gives its binade in t
+// (or t's subnormals), whose spacing 2^q it is rounded to a multiple n
+// of; the pattern of a normal is its biased exponent over the mantissa
+// field plus n - 2^mantBits, which carries into the exponent when n
+// rounds up to the next binade, and that of a subnormal is n.
+func (t minifloat) round(sig uint64, exp int) uint64 {
+	lead := bits.Len64(sig) - 1 + exp // the value is in [2^lead, 2^(lead+1))
 	emin := 1 - t.bias
-	_, exp := math.Frexp(a)
-	e := exp - 1
-	if e >= emin {
-		n := t.roundEven(math.Ldexp(a, t.mantBits-e), uint64(e+t.bias)<<t.mantBits-uint64(1)<<t.mantBits)
-		return uint64(e+t.bias)<<t.mantBits + n - uint64(1)<<t.mantBits
+	q := emin - t.mantBits
+	if lead >= emin {
+		q = lead - t.mantBits
 	}
-	return t.roundEven(math.Ldexp(a, t.mantBits-emin), 0)
+	var n uint64
+	switch s := q - exp; {
+	case s <= 0:
+		n = sig << -s // exact: a wider format's value, or a narrower one's
+	case s > 63:
+		n = 0 // under half the spacing
+	default:
+		n = sig >> s
+		rem, half := sig&(uint64(1)<<s-1), uint64(1)<<(s-1)
+		if rem > half || rem == half && n&1 == 1 {
+			n++
+		}
+	}
+	if lead < emin {
+		return n
+	}
+	return uint64(lead+t.bias)<<t.mantBits + n - uint64(1)<<t.mantBits
 }
 
 // converter converts runs of elements between two buffers of different
@@ -251,6 +269,11 @@ type converter struct {
 	// bulk, when set, converts n unpacked elements at once (the common
 	// float pairs' kernels).
 	bulk func(dst, src []byte, n int)
+	// table, for sources of 16 bits or fewer, holds what put writes for
+	// each source pattern (conversionTable); mask keeps a pattern's
+	// natural bits.
+	table []uint64
+	mask  uint64
 }
 
 // newConverter returns the converter from elements of type from stored
@@ -258,7 +281,41 @@ type converter struct {
 func newConverter(from, to DType, srcBits, dstBits int64, saturate bool) *converter {
 	c := &converter{from: from, to: to, srcBits: srcBits, dstBits: dstBits, one: newConversion(from, to, saturate)}
 	c.bulk = bulkConversion(from, to)
+	if c.bulk == nil && from.Bits() <= 16 {
+		c.table = conversionTable(from, to, saturate, c.one)
+		c.mask = uint64(1)<<from.Bits() - 1
+	}
 	return c
+}
+
+// tableKey names a conversion table.
+type tableKey struct {
+	from, to DType
+	saturate bool
+}
+
+// tables holds the conversion tables made so far ([]uint64 by tableKey):
+// at most 2^16 entries each, made once per process.
+var tables sync.Map
+
+// conversionTable returns the table of the conversion one from type from
+// (16 bits or fewer) to type to: entry x is one(x), sign-extended or
+// masked to a byte for a sub-byte destination, as put writes it.
+func conversionTable(from, to DType, saturate bool, one conversion) []uint64 {
+	key := tableKey{from, to, saturate}
+	if t, ok := tables.Load(key); ok {
+		return t.([]uint64)
+	}
+	t := make([]uint64, 1<<from.Bits())
+	for x := range t {
+		v := one(uint64(x))
+		if to.IsSubByte() {
+			v = uint64(widenSubByte(byte(v), to))
+		}
+		t[x] = v
+	}
+	got, _ := tables.LoadOrStore(key, t)
+	return got.([]uint64)
 }
 
 // run converts n elements: source elements [sOff, sOff+n) of src into
@@ -267,13 +324,58 @@ func (c *converter) run(dst []byte, dOff int64, src []byte, sOff, n int64) {
 	if n <= 0 {
 		return
 	}
-	if c.bulk != nil && c.srcBits >= 8 && c.dstBits >= 8 {
-		sw, dw := c.srcBits/8, c.dstBits/8
-		c.bulk(dst[dOff*dw:(dOff+n)*dw], src[sOff*sw:(sOff+n)*sw], int(n))
+	sw, dw := c.srcBits/8, c.dstBits/8
+	if c.srcBits < 8 || c.dstBits < 8 {
+		for i := range n {
+			x := c.get(src, sOff+i)
+			if c.table != nil {
+				putElement(dst, dOff+i, c.dstBits, c.table[x&c.mask])
+			} else {
+				c.put(dst, dOff+i, c.one(x))
+			}
+		}
 		return
 	}
+	s, d := src[sOff*sw:(sOff+n)*sw], dst[dOff*dw:(dOff+n)*dw]
+	switch {
+	case c.bulk != nil:
+		c.bulk(d, s, int(n))
+	case c.table != nil:
+		convertRun(d, dw, s, sw, n, func(x uint64) uint64 { return c.table[x&c.mask] })
+	case c.to.IsSubByte():
+		convertRun(d, dw, s, sw, n, func(x uint64) uint64 { return uint64(widenSubByte(byte(c.one(x)), c.to)) })
+	default:
+		convertRun(d, dw, s, sw, n, c.one)
+	}
+}
+
+// convertRun writes conv of each of the n elements of s, sw bytes each,
+// into d, dw bytes each.
+func convertRun(d []byte, dw int64, s []byte, sw int64, n int64, conv func(uint64) uint64) {
+	le := binary.LittleEndian
 	for i := range n {
-		c.put(dst, dOff+i, c.one(c.get(src, sOff+i)))
+		var x uint64
+		switch sw {
+		case 1:
+			x = uint64(s[i])
+		case 2:
+			x = uint64(le.Uint16(s[2*i:]))
+		case 4:
+			x = uint64(le.Uint32(s[4*i:]))
+		default:
+			x = le.Uint64(s[8*i:])
+		}
+		v := conv(x)
+		switch dw {
+		case 1:
+			d[i] = byte(v)
+		case 2:
+			le.PutUint16(d[2*i:], uint16(v))
+		case 4:
+			le.PutUint32(d[4*i:], uint32(v))
+		default:
+			le.PutUint64(d[8*i:], v)
+		}
 	}
 }
 

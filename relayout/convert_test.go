@@ -411,3 +411,37 @@ func TestConverterPacked(t *testing.T) {
 		t.Errorf("unpacked s4: %x, want ff 07 f8", one)
 	}
 }
+
+// TestConvertMatchesEncode checks the conversions from f64 against the
+// padding encoder (minifloat.encode, value.go), which rounds in float64
+// arithmetic: random f64 values around each type's range, NaN and
+// overflow aside (the encoder refuses overflow where there is no
+// infinity).
+func TestConvertMatchesEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	for _, ty := range []DType{F16, BF16, F8E5M2, F8E4M3, F8E4M3FN, F8E4M3B11FNUZ, F8E3M4, F8E5M2FNUZ, F8E4M3FNUZ} {
+		f, _ := floatFormat(ty)
+		compared := 0
+		for range 100000 {
+			x := r.Uint64()
+			// Exponents from well under the subnormals to past the top.
+			x = x&0x800fffffffffffff | uint64(1023-f.bias-f.mantBits-3+r.IntN(f.bias+f.mantBits+(1<<f.expBits)-f.bias+6))<<52
+			if r.IntN(4) == 0 { // a tie or close to one
+				x &^= 1<<(52-f.mantBits) - 1
+				x |= uint64(r.IntN(3)) << (51 - f.mantBits)
+			}
+			v := math.Float64frombits(x)
+			want, err := f.encode(ty, v)
+			if err != nil {
+				continue
+			}
+			if got := convertBits(F64, ty, x); got != want {
+				t.Fatalf("f64 %#x (%g) to %s: %#x, the encoder gives %#x", x, v, ty, got, want)
+			}
+			compared++
+		}
+		if compared < 50000 {
+			t.Errorf("%s: only %d of 100000 values compared", ty, compared)
+		}
+	}
+}
