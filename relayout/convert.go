@@ -265,6 +265,7 @@ func (t minifloat) round(sig uint64, exp int) uint64 {
 type converter struct {
 	from, to         DType
 	srcBits, dstBits int64 // storage bits per element
+	saturate         bool
 	one              conversion
 	// bulk, when set, converts n unpacked elements at once (the common
 	// float pairs' kernels).
@@ -279,7 +280,7 @@ type converter struct {
 // newConverter returns the converter from elements of type from stored
 // in srcBits bits to elements of type to in dstBits bits.
 func newConverter(from, to DType, srcBits, dstBits int64, saturate bool) *converter {
-	c := &converter{from: from, to: to, srcBits: srcBits, dstBits: dstBits, one: newConversion(from, to, saturate)}
+	c := &converter{from: from, to: to, srcBits: srcBits, dstBits: dstBits, saturate: saturate, one: newConversion(from, to, saturate)}
 	c.bulk = bulkConversion(from, to)
 	if c.bulk == nil && from.Bits() <= 16 {
 		c.table = conversionTable(from, to, saturate, c.one)

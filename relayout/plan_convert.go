@@ -29,12 +29,17 @@ import (
 // plan) relayouts into the destination.
 type converting struct {
 	mid    *Plan
-	before bool       // convert first; else relayout first
+	before bool // convert first; else relayout first
+	// direct says that the layouts hold the elements in the same order,
+	// with no padding: the plan converts straight from source to
+	// destination, in count parts of per elements (mid is unused).
+	direct bool
 	cv     *converter // source type to destination type
 
 	dstCount int64 // destination elements
 	srcCount int64 // source elements
 	dstBits  int64 // destination storage bits per element
+	srcBits  int64 // source storage bits per element
 	width    int64 // bytes per element of the intermediate
 
 	// Slabs, or loop == nil: values [c*per, (c+1)*per) of mid's split
@@ -54,7 +59,8 @@ type converting struct {
 // plan.
 func compileConvert(p *Plan, opts *Options) (*Plan, error) {
 	p.width, p.logical = int64(p.to.dtype.ByteWidth()), p.fm.LogicalCount() > 0
-	p.conv = &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), parallelism: &p.parallelism}
+	p.conv = &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), srcBits: p.fm.ElementBits(),
+		parallelism: &p.parallelism}
 	if err := p.conv.choose(p, opts, slabBytes); err != nil {
 		return nil, err
 	}
@@ -65,7 +71,7 @@ func compileConvert(p *Plan, opts *Options) (*Plan, error) {
 func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 	from, to, fm, tm := p.from, p.to, p.fm, p.tm
 	var err error
-	c.loop = nil
+	c.loop, c.direct = nil, false
 	// Convert first, slab by slab, where the plan at the destination's
 	// type reads a short stretch of the source for each part of the
 	// destination: it then writes the destination as any plan does,
@@ -76,7 +82,7 @@ func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 	if c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, false); err != nil {
 		return err
 	}
-	if c.planSourceSlabs(target) {
+	if c.planSourceSlabs(target) || c.planDirect(target) {
 		return nil
 	}
 	if srcPat, ok := padBefore(from.dtype, to.dtype, p.pat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
@@ -87,12 +93,38 @@ func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 			return err
 		}
 		c.cv = newConverter(from.dtype, to.dtype, 8*c.width, tm.ElementBits(), opts.Saturate)
-		c.planSlabs(target)
+		if !c.planDirect(target) {
+			c.planSlabs(target)
+		}
 		return nil
 	}
 	// Convert the whole source first.
 	c.mid, err = compile(withType(from, to.dtype), to, opts, p.streamMin, true)
 	return err
+}
+
+// planDirect sets direct parts of about target bytes of the wider side
+// where mid moves every element to the same place, padding none (one
+// run), and reports whether it did. c.cv must convert between the
+// plan's own buffers.
+func (c *converting) planDirect(target int64) bool {
+	mid, in := c.mid, &c.mid.inner
+	if mid.stage != nil || mid.mode != modeStrided || mid.kern != kernRun || len(mid.loops) != 0 || mid.outer != nil ||
+		mid.unit != 1 || in.dst != 1 || in.src != 1 || in.size != c.srcCount || in.size != c.dstCount || mid.tail[1] > mid.tail[0] {
+		return false
+	}
+	for _, d := range mid.dims {
+		if d.n != d.e {
+			return false
+		}
+	}
+	// The converter from the source's storage to the destination's.
+	c.cv = newConverter(c.cv.from, c.cv.to, c.srcBits, c.dstBits, c.cv.saturate)
+	c.direct, c.loop = true, nil
+	wide := max(c.srcBits, c.dstBits, 8) / 8
+	c.per = max(8, target/wide/8*8) // parts of a packed side start on whole bytes
+	c.count = ceilDiv(c.dstCount, c.per)
+	return true
 }
 
 // planSourceSlabs sets the convert-first slabs of about target bytes of
@@ -242,7 +274,7 @@ func (c *converting) tempBytes() int64 {
 
 // run runs the plan; the buffers have been checked.
 func (c *converting) run(dst, src []byte) error {
-	if c.loop != nil {
+	if c.loop != nil || c.direct {
 		shareOut(c.count, min(c.goroutines(), c.count), func(lo, hi int64) { c.runSlabs(dst, src, lo, hi) })
 		return nil
 	}
@@ -287,6 +319,16 @@ func (c *converting) clearTail(dst []byte) {
 
 // runSlabs runs slabs [lo, hi) one after another through one temporary.
 func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
+	if c.direct {
+		for k := lo; k < hi; k++ {
+			from, to := k*c.per, min((k+1)*c.per, c.dstCount)
+			c.cv.run(dst, from, src, from, to-from)
+		}
+		if hi == c.count {
+			c.clearTail(dst)
+		}
+		return
+	}
 	tmp := getTemp(&c.temps, c.tempBytes())
 	defer c.temps.Put(tmp)
 	mid, l := c.mid, c.loop
@@ -328,7 +370,7 @@ func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
 
 // chunks is the number of chunks RunRange takes: the slabs, or 1.
 func (c *converting) chunks() int64 {
-	if c.loop == nil {
+	if c.loop == nil && !c.direct {
 		return 1
 	}
 	return c.count
@@ -336,6 +378,13 @@ func (c *converting) chunks() int64 {
 
 // chunkRange returns the destination bytes slabs [lo, hi) write into.
 func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
+	if c.direct {
+		from = lo * c.per * c.dstBits / 8
+		if hi == c.count {
+			return from, c.dstBytes
+		}
+		return from, hi * c.per * c.dstBits / 8
+	}
 	if c.before {
 		l := c.loop
 		return c.mid.DestinationRange(lo*c.per/l.scale, min(hi*c.per, l.size)/l.scale)
@@ -349,9 +398,25 @@ func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
 	return from, (t*c.dstBits + 7) / 8
 }
 
+// kernel names how the elements convert.
+func (c *converting) kernel() string {
+	switch {
+	case c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8:
+		return fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
+	case c.cv.table != nil:
+		return "one element at a time, through a table of every source pattern"
+	}
+	return "one element at a time"
+}
+
 // explain describes the conversion for Plan.String.
 func (c *converting) explain(b *strings.Builder) {
 	mid := c.mid
+	if c.direct {
+		fmt.Fprintf(b, "  both layouts hold the elements in the same order, with no padding: convert from %s to %s straight from source to destination (%s), in %d parts of %d elements; a Run shares them among up to %d goroutines\n",
+			c.cv.from, c.cv.to, c.kernel(), c.count, c.per, c.threads)
+		return
+	}
 	if c.before {
 		fmt.Fprintf(b, "  stage 1: convert the source in its own layout from %s to %s (%d elements)\n", c.cv.from, c.cv.to, c.srcCount)
 		b.WriteString("  stage 2: relayout at the destination's type:\n")
@@ -368,11 +433,7 @@ func (c *converting) explain(b *strings.Builder) {
 	if !c.before {
 		fmt.Fprintf(b, "  stage 2: convert from %s to %s (%d elements)\n", c.cv.from, c.cv.to, c.dstCount)
 	}
-	kernel := "one element at a time"
-	if c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8 {
-		kernel = fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
-	}
-	fmt.Fprintf(b, "  conversion: %s\n", kernel)
+	fmt.Fprintf(b, "  conversion: %s\n", c.kernel())
 	switch {
 	case c.loop != nil && c.before:
 		fmt.Fprintf(b, "  the stages run slab by slab, each slab's converted source relayouted while it is in the caches: %d slabs of %d values of d%d (%d source elements each, at most); a Run shares them among up to %d goroutines\n",

@@ -49,13 +49,15 @@ func TestConvertMatchesReference(t *testing.T) {
 	if testing.Short() {
 		n = 1200
 	}
-	ran, slabbed, before, sourceSlabs := 0, 0, 0, 0
+	ran, slabbed, before, sourceSlabs, direct := 0, 0, 0, 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := convertPair(seed)
 		var plan *Plan
 		if checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) { plan = p }) {
 			ran++
 			switch c := plan.conv; {
+			case c != nil && c.direct:
+				direct++
 			case c != nil && c.before && c.loop != nil:
 				sourceSlabs++
 			case c != nil && c.before:
@@ -65,8 +67,9 @@ func TestConvertMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d cases ran; %d converted first in slabs, %d converted first whole, %d relayouted first in slabs", ran, n, sourceSlabs, before, slabbed)
-	if ran < n/2 || before == 0 {
+	t.Logf("%d of %d cases ran; %d converted straight, %d converted first in slabs, %d converted first whole, %d relayouted first in slabs",
+		ran, n, direct, sourceSlabs, before, slabbed)
+	if ran < n/2 || before == 0 || direct == 0 {
 		t.Errorf("%d of %d cases ran, %d converting first: too few", ran, n, before)
 	}
 }
@@ -79,7 +82,7 @@ func TestConvertSlabs(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	slabbed, sourceSlabs := 0, 0
+	slabbed, sourceSlabs, direct := 0, 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := convertPair(seed)
 		r := rand.New(rand.NewPCG(seed, 0x51ab5))
@@ -99,6 +102,8 @@ func TestConvertSlabs(t *testing.T) {
 			continue
 		}
 		switch c := plan.conv; {
+		case c.direct && c.count > 1:
+			direct++
 		case c.loop != nil && c.before:
 			sourceSlabs++
 		case c.loop != nil:
@@ -111,9 +116,9 @@ func TestConvertSlabs(t *testing.T) {
 		}
 		checkRunRange(t, seed, plan, src, want, r)
 	}
-	t.Logf("%d cases ran in slabs of converted source, %d in slabs relayouted first", sourceSlabs, slabbed)
-	if sourceSlabs < n/40 || slabbed < n/40 {
-		t.Errorf("only %d and %d of %d cases ran in slabs", sourceSlabs, slabbed, n)
+	t.Logf("%d cases ran in slabs of converted source, %d in slabs relayouted first, %d straight in parts", sourceSlabs, slabbed, direct)
+	if sourceSlabs < n/40 || slabbed < n/40 || direct == 0 {
+		t.Errorf("only %d, %d and %d of %d cases ran in slabs", sourceSlabs, slabbed, direct, n)
 	}
 }
 
@@ -133,6 +138,9 @@ func TestConvertPlans(t *testing.T) {
 		{"s8[5,7]{0,1}", "s32[5,7]{1,0:T(4,4)}", Padding{Kind: PadLowest}, true, "convert the source in its own layout from s8 to s32"},
 		{"s32[5,7]{0,1}", "s4[5,7]{1,0:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: -3}, false, "convert from s32 to s4"},
 		{"s4[5,7]{1,0:E(4)}", "s16[5,7]{0,1:T(2,4)}", Padding{Kind: PadValue, Value: 3}, false, "relayout at the source's type (s4)"},
+		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, true, "straight from source to destination (tilecopy.ConvertF32ToBF16)"},
+		{"s4[64,130]{1,0:E(4)}", "s32[64,130]{1,0}", Padding{}, true, "through a table of every source pattern"},
+		{"s32[64,130]{1,0}", "s2[64,130]{1,0:E(2)}", Padding{}, false, "straight from source to destination"},
 	}
 	for i, tc := range tests {
 		from, to := parsePair(t, tc.from, tc.to)
