@@ -10,23 +10,38 @@ import (
 
 // converting is how a plan between element types runs (Plan.conv): a
 // plan between shapes of one type (mid) and the element conversion
-// (convert.go) before or after it.
+// (convert.go) before or after it, in the first of these ways that
+// applies (choose):
+//
+// Direct: where the two layouts hold the elements in the same order with
+// no padding, the conversion runs straight from source to destination,
+// in parts of about slabBytes.
+//
+// Convert first, in slabs: where mid, from the source's layout at the
+// destination's type to the destination, splits into chunks each of
+// which reads a stretch of the source about as long as their stride
+// (row-major to tiles and back, not a transpose), a slab converts its
+// stretch of the source into a temporary that stays in the caches and
+// mid's chunks relayout it into the destination, streaming there where
+// the destination is large.
 //
 // Relayout first: mid relayouts the source, at its own type, into the
 // destination's layout unpacked; the conversion then writes the
 // destination. Where mid splits into chunks that write disjoint,
 // ordered stretches of its destination (slabs), a slab of about
 // slabBytes runs into a temporary that stays in the caches and is
-// converted into the destination at once, so that source and
-// destination are each touched once. mid writes a padding pattern of
-// the source type whose conversion is the destination's (zero, NaN,
-// ±inf and values both types hold); where there is none, or a pattern
-// only the destination holds (an s32 array padded with s32's lowest,
-// from s8), the plan converts first.
+// converted into the destination at once; otherwise the stages run over
+// the whole array through a temporary as large. mid writes a padding
+// pattern of the source type whose conversion is the destination's
+// (zero, NaN, ±inf and values both types hold); where there is none (an
+// s32 array padded with s32's lowest, from s8), the plan converts the
+// whole source first.
 //
-// Convert first: the whole source is converted, in its own layout, to
-// the destination's type in a temporary, which mid (compiled as any
-// plan) relayouts into the destination.
+// Convert first, whole: the whole source is converted, in its own
+// layout, to the destination's type in a temporary, which mid (compiled
+// as any plan) relayouts into the destination.
+//
+// In slabs, source and destination are each touched once.
 type converting struct {
 	mid    *Plan
 	before bool // convert first; else relayout first
