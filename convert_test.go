@@ -114,3 +114,23 @@ func TestConvertAsmTakes(t *testing.T) {
 		}
 	})
 }
+
+// FuzzConvert converts fuzzer-chosen bytes with each conversion kernel at
+// the level in use (TILECOPY_CPU caps it) and with the generic code: the
+// bits must agree, for every pattern the fuzzer finds.
+func FuzzConvert(f *testing.F) {
+	f.Add([]byte{0x00, 0x80, 0x7f, 0xff, 0x01, 0x80, 0x80, 0x7f})
+	f.Add(bytes.Repeat([]byte{0x00, 0x80, 0xc0, 0x7f}, 33))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for k := range numConvKinds {
+			sw, dw := convWidths[k][0], convWidths[k][1]
+			n := len(in) / sw
+			got, want := make([]byte, dw*n), make([]byte, dw*n)
+			convert(k, got, in, n)
+			convertGeneric(k, want, in, n)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("kind %d, %d elements: % x, the generic code gives % x", k, n, got, want)
+			}
+		}
+	})
+}
