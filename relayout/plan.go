@@ -465,8 +465,19 @@ func (p *Plan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
 // spansOf records, for each loop level, the dims the loops from there
 // inward (kernel loops included) cover and how far.
 func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
-	spans := make([][]dimSpan, len(loops)+1)
-	var cover []dimSpan // by dim, unsorted while building
+	spans, _ := spansInto(nil, nil, loops, outer, inner)
+	return spans
+}
+
+// spansInto is spansOf into the storage of spans and flat (which holds
+// the levels' entries one after another), reusing them where they are
+// large enough; it returns both. A walker keeps them for the chunks it
+// runs.
+func spansInto(spans [][]dimSpan, flat []dimSpan, loops []ploop, outer, inner *ploop) ([][]dimSpan, []dimSpan) {
+	spans = slices.Grow(spans[:0], len(loops)+1)[:len(loops)+1]
+	flat = flat[:0]
+	var buf [8]dimSpan
+	cover := buf[:0] // by dim, unsorted while building
 	add := func(l *ploop) {
 		span := l.w * l.size / l.scale
 		for i := range cover {
@@ -485,9 +496,11 @@ func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
 		if lv < len(loops) {
 			add(&loops[lv])
 		}
-		spans[lv] = slices.Clone(cover)
+		start := len(flat)
+		flat = append(flat, cover...)
+		spans[lv] = flat[start:len(flat):len(flat)]
 	}
-	return spans
+	return spans, flat
 }
 
 // maxTableEntries bounds the gather path's offset tables (8 bytes each,

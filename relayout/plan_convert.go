@@ -290,7 +290,11 @@ func (c *converting) tempBytes() int64 {
 // run runs the plan; the buffers have been checked.
 func (c *converting) run(dst, src []byte) error {
 	if c.loop != nil || c.direct {
-		shareOut(c.count, min(c.goroutines(), c.count), func(lo, hi int64) { c.runSlabs(dst, src, lo, hi) })
+		if g := min(c.goroutines(), c.count); g > 1 {
+			shareOut(c.count, g, func(lo, hi int64) { c.runSlabs(dst, src, lo, hi) })
+		} else {
+			c.runSlabs(dst, src, 0, c.count)
+		}
 		return nil
 	}
 	tmp := getTemp(&c.temps, c.tempBytes())
@@ -315,7 +319,12 @@ func (c *converting) run(dst, src []byte) error {
 // destination.
 func (c *converting) convertShared(dst []byte, dOff int64, src []byte, sOff, n int64) {
 	const part = 1 << 14 // elements, a multiple of 8
-	shareOut(ceilDiv(n, part), min(c.goroutines(), ceilDiv(n, part)), func(lo, hi int64) {
+	g := min(c.goroutines(), ceilDiv(n, part))
+	if g <= 1 {
+		c.cv.run(dst, dOff, src, sOff, n)
+		return
+	}
+	shareOut(ceilDiv(n, part), g, func(lo, hi int64) {
 		lo, hi = lo*part, min(hi*part, n)
 		c.cv.run(dst, dOff+lo, src, sOff+lo, hi-lo)
 	})

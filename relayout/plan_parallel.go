@@ -256,7 +256,8 @@ func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walk
 	dOff, sOff = lo*l.dst, lo*l.src
 	l.size = hi - lo
 	if w.spans != nil {
-		w.spans = spansOf(w.loops, w.outer, &p.inner)
+		w.ownSpans, w.spanBuf = spansInto(w.ownSpans, w.spanBuf, w.loops, w.outer, &p.inner)
+		w.spans = w.ownSpans
 	}
 	step := lo / l.scale * l.w // logical index where the chunk starts
 	k := p.per(l.dim)
