@@ -110,7 +110,95 @@ func newConversion(from, to DType, saturate bool) conversion {
 	}
 	f, _ := floatFormat(from)
 	t, _ := floatFormat(to)
-	return func(x uint64) uint64 { return convertFloat(f, t, x) }
+	return newFloatConversion(f, t).convert
+}
+
+// floatConversion is convertFloat from f to t with the formats' masks
+// and bounds worked out once: finite non-zero values take the short way,
+// everything else (NaN, inf, zero) convertFloat.
+type floatConversion struct {
+	f, t minifloat
+	// special is the least magnitude pattern of f that is not finite (f's
+	// NaNs and infinities are at and above it), or above every pattern.
+	special  uint64
+	fSign    uint64
+	fMag     uint64 // the bits below f's sign
+	fMant    uint64 // f's mantissa field
+	tSign    uint64
+	tMax     uint64 // t's largest finite magnitude pattern
+	tOver    uint64 // what a positive overflow becomes: +inf, or t's NaN
+	tOverNeg uint64 // what a negative one becomes
+	fMantB   int
+	fSubExp  int // the exponent of f's subnormals' unit: 1 - bias - mantBits
+	fNormExp int // bias + mantBits
+	// Where t has fewer mantissa bits than f (shift of them), a normal
+	// of f whose exponent field rebiased (+rebias) is one of t's normal
+	// fields (1 to teTop-1) rounds by the bits it drops: half is half
+	// the unit of t's last place, in f's.
+	shift  int
+	rebias int
+	teTop  int
+	half   uint64
+}
+
+// newFloatConversion returns the conversion from f to t.
+func newFloatConversion(f, t minifloat) *floatConversion {
+	c := &floatConversion{f: f, t: t, fSign: f.signBit(), tSign: t.signBit(), tMax: t.maxCode(),
+		fMag: uint64(1)<<(f.expBits+f.mantBits) - 1, fMant: uint64(1)<<f.mantBits - 1, fMantB: f.mantBits,
+		fSubExp: 1 - f.bias - f.mantBits, fNormExp: f.bias + f.mantBits,
+		shift: f.mantBits - t.mantBits, rebias: t.bias - f.bias, teTop: 1 << t.expBits}
+	if c.shift > 0 {
+		c.half = uint64(1) << (c.shift - 1)
+	}
+	if t.nan == nanIEEE {
+		c.tOver = (uint64(1)<<t.expBits - 1) << t.mantBits
+		c.tOverNeg = c.tSign | c.tOver
+	} else {
+		c.tOver, c.tOverNeg = t.nanOf(0, 0, 0), t.nanOf(c.tSign, 0, 0)
+	}
+	switch f.nan {
+	case nanIEEE:
+		c.special = (uint64(1)<<f.expBits - 1) << f.mantBits
+	case nanFN:
+		c.special = c.fMag
+	default:
+		c.special = c.fMag + 1 // fnuz: NaN is the -0 pattern, zero's way
+	}
+	return c
+}
+
+// convert converts the pattern x (convertFloat).
+func (c *floatConversion) convert(x uint64) uint64 {
+	m := x & c.fMag
+	if m == 0 || m >= c.special {
+		return convertFloat(c.f, c.t, x)
+	}
+	var code uint64
+	if te := int(m>>c.fMantB) + c.rebias; c.shift > 0 && te >= 1 && te < c.teTop && m>>c.fMantB != 0 {
+		// Round to nearest even on the dropped bits; a carry moves
+		// into the exponent, past the largest finite value to overflow.
+		r := uint64(te)<<c.fMantB | m&c.fMant
+		code = (r + c.half - 1 + (r>>c.shift)&1) >> c.shift
+	} else {
+		sig, exp := m&c.fMant, int(m>>c.fMantB)
+		if exp == 0 {
+			exp = c.fSubExp
+		} else {
+			sig |= c.fMant + 1
+			exp -= c.fNormExp
+		}
+		code = c.t.round(sig, exp)
+	}
+	neg := x&c.fSign != 0
+	switch {
+	case code > c.tMax && neg:
+		return c.tOverNeg
+	case code > c.tMax:
+		return c.tOver
+	case code == 0 && c.t.nan == nanFNUZ, !neg:
+		return code
+	}
+	return c.tSign | code
 }
 
 // convertInt converts the integer x, fb bits wide (signed when fs), to
@@ -231,7 +319,7 @@ func (t minifloat) nanOf(sign, payload uint64, payloadBits int) uint64 {
 // of; the pattern of a normal is its biased exponent over the mantissa
 // field plus n - 2^mantBits, which carries into the exponent when n
 // rounds up to the next binade, and that of a subnormal is n.
-func (t minifloat) round(sig uint64, exp int) uint64 {
+func (t *minifloat) round(sig uint64, exp int) uint64 {
 	lead := bits.Len64(sig) - 1 + exp // the value is in [2^lead, 2^(lead+1))
 	emin := 1 - t.bias
 	q := emin - t.mantBits
