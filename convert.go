@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // Element type conversions of the common float pairs, on little-endian
@@ -34,28 +35,57 @@ var convWidths = [numConvKinds][2]int{
 
 // ConvertF32ToBF16 converts n f32 values at src (4 bytes each) to bf16 at
 // dst (2 bytes each).
-func ConvertF32ToBF16(dst, src []byte, n int) { convert(convF32ToBF16, dst, src, n) }
+func ConvertF32ToBF16(dst, src []byte, n int) { convert(convF32ToBF16, dst, src, n, nil) }
 
 // ConvertBF16ToF32 converts n bf16 values at src (2 bytes each) to f32 at
 // dst (4 bytes each): exact, a NaN quieted.
-func ConvertBF16ToF32(dst, src []byte, n int) { convert(convBF16ToF32, dst, src, n) }
+func ConvertBF16ToF32(dst, src []byte, n int) { convert(convBF16ToF32, dst, src, n, nil) }
 
 // ConvertF32ToF16 converts n f32 values at src (4 bytes each) to f16 at
 // dst (2 bytes each).
-func ConvertF32ToF16(dst, src []byte, n int) { convert(convF32ToF16, dst, src, n) }
+func ConvertF32ToF16(dst, src []byte, n int) { convert(convF32ToF16, dst, src, n, nil) }
 
 // ConvertF16ToF32 converts n f16 values at src (2 bytes each) to f32 at
 // dst (4 bytes each): exact, a NaN quieted.
-func ConvertF16ToF32(dst, src []byte, n int) { convert(convF16ToF32, dst, src, n) }
+func ConvertF16ToF32(dst, src []byte, n int) { convert(convF16ToF32, dst, src, n, nil) }
+
+// ConvertF32ToBF16 is ConvertF32ToBF16 (the function) with s's stores:
+// non-temporal where the level has them (for a destination larger than
+// the caches), fenced unless s.Unfenced.
+func (s Stream) ConvertF32ToBF16(dst, src []byte, n int) { convert(convF32ToBF16, dst, src, n, &s) }
+
+// ConvertBF16ToF32 is ConvertBF16ToF32 (the function) with s's stores.
+func (s Stream) ConvertBF16ToF32(dst, src []byte, n int) { convert(convBF16ToF32, dst, src, n, &s) }
+
+// ConvertF32ToF16 is ConvertF32ToF16 (the function) with s's stores.
+func (s Stream) ConvertF32ToF16(dst, src []byte, n int) { convert(convF32ToF16, dst, src, n, &s) }
+
+// ConvertF16ToF32 is ConvertF16ToF32 (the function) with s's stores.
+func (s Stream) ConvertF16ToF32(dst, src []byte, n int) { convert(convF16ToF32, dst, src, n, &s) }
 
 // convert checks the buffers, runs what the assembly kernel of kind k
-// takes and converts the rest in Go.
-func convert(k convKind, dst, src []byte, n int) {
+// takes and converts the rest in Go. With s, the kernel streams from the
+// first element on a 64-byte boundary of dst (those before convert in
+// Go) and fences after, unless s.Unfenced.
+func convert(k convKind, dst, src []byte, n int, s *Stream) {
 	w := convWidths[k]
 	if n < 0 || n > len(src)/w[0] || n > len(dst)/w[1] {
 		panic(fmt.Sprintf("tilecopy: converting %d elements from %d bytes into %d", n, len(src), len(dst)))
 	}
-	done := convertAsm(k, dst, src, n)
+	head := 0
+	if s != nil && n > 0 {
+		addr := int(uintptr(unsafe.Pointer(&dst[0])))
+		if addr%w[1] != 0 {
+			s = nil // no element starts a line
+		} else {
+			head = min(n, (64-addr%64)%64/w[1])
+			convertGeneric(k, dst, src, head)
+		}
+	}
+	done := head + convertAsm(k, dst[head*w[1]:], src[head*w[0]:], n-head, s != nil)
+	if s != nil && done > head && !s.Unfenced {
+		storeFence()
+	}
 	convertGeneric(k, dst[done*w[1]:], src[done*w[0]:], n-done)
 }
 

@@ -4,4 +4,4 @@ package tilecopy
 
 // convertAsm has no kernel in this build: it converts none of the
 // elements.
-func convertAsm(k convKind, dst, src []byte, n int) int { return 0 }
+func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }

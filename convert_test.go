@@ -51,17 +51,30 @@ func convertInputs(r *rand.Rand, k convKind, n int) []byte {
 func TestConvertKernels(t *testing.T) {
 	names := [numConvKinds]string{"F32ToBF16", "BF16ToF32", "F32ToF16", "F16ToF32"}
 	exported := [numConvKinds]func(dst, src []byte, n int){ConvertF32ToBF16, ConvertBF16ToF32, ConvertF32ToF16, ConvertF16ToF32}
+	streamed := [numConvKinds]func(s Stream, dst, src []byte, n int){Stream.ConvertF32ToBF16, Stream.ConvertBF16ToF32, Stream.ConvertF32ToF16, Stream.ConvertF16ToF32}
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(42, 7))
 		for k := range numConvKinds {
 			sw, dw := convWidths[k][0], convWidths[k][1]
 			for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100, 1000, 4099, 1 << 16} {
-				for _, atEnd := range []bool{false, true} {
+				for _, way := range []int{0, 1, 2, 3} { // plain, streamed, both at either end
+					atEnd := way%2 == 1
 					in := convertInputs(r, k, n)
 					src := guarded(t, sw*n, atEnd)
 					copy(src, in)
-					dst := guarded(t, dw*n, !atEnd)
-					exported[k](dst, src, n)
+					// Streamed, dst starts on a 64-byte boundary or one
+					// to 3 elements after (guarded buffers start on a page).
+					skip := 0
+					if way >= 2 && !atEnd {
+						skip = r.IntN(4)
+					}
+					dst := guarded(t, dw*(n+skip), !atEnd && skip == 0)[dw*skip:]
+					if way >= 2 {
+						streamed[k](Stream{Unfenced: r.IntN(2) == 0}, dst, src, n)
+						StoreFence()
+					} else {
+						exported[k](dst, src, n)
+					}
 					want := make([]byte, dw*n)
 					convertGeneric(k, want, in, n)
 					if !bytes.Equal(dst, want) || !bytes.Equal(src, in) {
@@ -108,9 +121,14 @@ func TestConvertAsmTakes(t *testing.T) {
 			if useAVX2 && (useF16C || k == convF32ToBF16 || k == convBF16ToF32) {
 				want = 32
 			}
-			if got := convertAsm(k, dst, src, 40); got != want {
+			if got := convertAsm(k, dst, src, 40, false); got != want {
 				t.Errorf("kind %d: the kernels converted %d of 40 elements, want %d", k, got, want)
 			}
+			aligned := guarded(t, 4*40, false) // starts a page
+			if got := convertAsm(k, aligned, src, 40, true); got != want {
+				t.Errorf("kind %d: the streaming kernels converted %d of 40 elements, want %d", k, got, want)
+			}
+			StoreFence()
 		}
 	})
 }
@@ -126,10 +144,13 @@ func FuzzConvert(f *testing.F) {
 			sw, dw := convWidths[k][0], convWidths[k][1]
 			n := len(in) / sw
 			got, want := make([]byte, dw*n), make([]byte, dw*n)
-			convert(k, got, in, n)
 			convertGeneric(k, want, in, n)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("kind %d, %d elements: % x, the generic code gives % x", k, n, got, want)
+			for _, s := range []*Stream{nil, {}} {
+				clear(got)
+				convert(k, got, in, n, s)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("kind %d, %d elements, streamed %v: % x, the generic code gives % x", k, n, s != nil, got, want)
+				}
 			}
 		}
 	})

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -21,13 +19,36 @@ import (
 // VCVTPS2PH (immediate 0: round to nearest even, whatever MXCSR says)
 // and VCVTPH2PS, which quiet NaNs as the generic code does.
 
+// With stream, each kernel has a twin convert...Stream<level> whose
+// stores are non-temporal (VMOVNTDQ), left unfenced: the caller aligns
+// dst to 64 bytes and fences after.
+
 // convertKernel starts a conversion kernel: the signature, the
 // arguments in DI (dst), SI (src) and CX (n, then the count of 16-element
-// iterations).
-func (g *gen) convertKernel(name string) {
+// iterations). The name is base, "Stream" with stream, and the level's.
+func (g *gen) convertKernel(base string, l *level, stream bool) {
+	name := base + l.name
+	if stream {
+		name = base + "Stream" + l.name
+	}
 	g.text(name, "func(dst *byte, src *byte, n int)")
 	g.params([]string{"dst", "src", "n"}, di, si, cx)
 	g.SHRQ(operand.U8(4), cx)
+}
+
+// store returns the store of a vector register: VMOVNTDQ with stream,
+// else VMOVDQU (VMOVDQU32 for a Z register).
+func (g *gen) store(stream bool) mov {
+	return func(src, dst operand.Op) {
+		switch {
+		case stream:
+			g.VMOVNTDQ(src, dst)
+		case src.(reg.VecPhysical).Size() == 64:
+			g.VMOVDQU32(src, dst)
+		default:
+			g.VMOVDQU(src, dst)
+		}
+	}
 }
 
 // broadcastD puts the dword v in every dword of the level's register r.
@@ -42,8 +63,8 @@ func (g *gen) broadcastD(l *level, v uint32, r reg.VecPhysical) {
 }
 
 // convertF32ToBF16 emits convertF32ToBF16<level>.
-func (g *gen) convertF32ToBF16(l *level) {
-	g.convertKernel(fmt.Sprintf("convertF32ToBF16%s", l.name))
+func (g *gen) convertF32ToBF16(l *level, stream bool) {
+	g.convertKernel("convertF32ToBF16", l, stream)
 	v := l.vs(0, 16)
 	g.Comment("0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.")
 	for i, c := range []uint32{0x7fff, 1, 0x7fffffff, 0x7f800000, 0x40} {
@@ -62,7 +83,12 @@ func (g *gen) convertF32ToBF16(l *level) {
 		g.VPCMPGTD(v[3], abs, reg.K1)
 		g.Comment("NaN lanes: (x>>16) | 0x40.")
 		g.VPORD(v[4], hi, reg.K1, r)
-		g.VPMOVDW(r, at(di, 0))
+		if stream {
+			g.VPMOVDW(r, r.AsY())
+			g.store(stream)(r.AsY(), at(di, 0))
+		} else {
+			g.VPMOVDW(r, at(di, 0))
+		}
 		g.ADDQ(imm(64), si)
 		g.ADDQ(imm(32), di)
 		g.loopEnd("f32bf16")
@@ -85,15 +111,15 @@ func (g *gen) convertF32ToBF16(l *level) {
 	g.Comment("Words of both registers, lane by lane; VPERMQ puts them back in order.")
 	g.VPACKUSDW(out[1], out[0], out[0])
 	g.VPERMQ(operand.U8(0xd8), out[0], out[0])
-	g.VMOVDQU(out[0], at(di, 0))
+	g.store(stream)(out[0], at(di, 0))
 	g.ADDQ(imm(64), si)
 	g.ADDQ(imm(32), di)
 	g.loopEnd("f32bf16")
 }
 
 // convertBF16ToF32 emits convertBF16ToF32<level>.
-func (g *gen) convertBF16ToF32(l *level) {
-	g.convertKernel(fmt.Sprintf("convertBF16ToF32%s", l.name))
+func (g *gen) convertBF16ToF32(l *level, stream bool) {
+	g.convertKernel("convertBF16ToF32", l, stream)
 	v := l.vs(0, 8)
 	g.Comment("0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.")
 	for i, c := range []uint32{0x7fffffff, 0x7f800000, 0x00400000} {
@@ -107,7 +133,7 @@ func (g *gen) convertBF16ToF32(l *level) {
 		g.VPANDD(v[0], x, abs)
 		g.VPCMPGTD(v[1], abs, reg.K1)
 		g.VPORD(v[2], x, reg.K1, x)
-		g.VMOVDQU32(x, at(di, 0))
+		g.store(stream)(x, at(di, 0))
 		g.ADDQ(imm(32), si)
 		g.ADDQ(imm(64), di)
 		g.loopEnd("bf16f32")
@@ -121,7 +147,7 @@ func (g *gen) convertBF16ToF32(l *level) {
 		g.VPCMPGTD(v[1], abs, abs)
 		g.VPAND(v[2], abs, abs)
 		g.VPOR(abs, x, x)
-		g.VMOVDQU(x, at(di, 32*h))
+		g.store(stream)(x, at(di, 32*h))
 	}
 	g.ADDQ(imm(32), si)
 	g.ADDQ(imm(64), di)
@@ -130,13 +156,22 @@ func (g *gen) convertBF16ToF32(l *level) {
 
 // convertF32ToF16 emits convertF32ToF16<level>: VCVTPS2PH with
 // immediate 0 (round to nearest even).
-func (g *gen) convertF32ToF16(l *level) {
-	g.convertKernel(fmt.Sprintf("convertF32ToF16%s", l.name))
+func (g *gen) convertF32ToF16(l *level, stream bool) {
+	g.convertKernel("convertF32ToF16", l, stream)
 	g.Label("f32f16")
 	for h := range 64 / l.bytes {
 		x := l.v(h)
 		g.vmov(l)(at(si, l.bytes*h), x)
-		g.VCVTPS2PH(operand.U8(0), x, at(di, l.bytes/2*h))
+		if stream { // converted into the lower half of register 4+h, then stored
+			y := vec(4+h, reg.S128)
+			if l == avx512 {
+				y = vec(4+h, reg.S256)
+			}
+			g.VCVTPS2PH(operand.U8(0), x, y)
+			g.store(stream)(y, at(di, l.bytes/2*h))
+		} else {
+			g.VCVTPS2PH(operand.U8(0), x, at(di, l.bytes/2*h))
+		}
 	}
 	g.ADDQ(imm(64), si)
 	g.ADDQ(imm(32), di)
@@ -144,13 +179,17 @@ func (g *gen) convertF32ToF16(l *level) {
 }
 
 // convertF16ToF32 emits convertF16ToF32<level>: VCVTPH2PS.
-func (g *gen) convertF16ToF32(l *level) {
-	g.convertKernel(fmt.Sprintf("convertF16ToF32%s", l.name))
+func (g *gen) convertF16ToF32(l *level, stream bool) {
+	g.convertKernel("convertF16ToF32", l, stream)
 	g.Label("f16f32")
 	for h := range 64 / l.bytes {
 		x := l.v(h)
 		g.VCVTPH2PS(at(si, l.bytes/2*h), x)
-		g.vmov(l)(x, at(di, l.bytes*h))
+		if stream {
+			g.store(stream)(x, at(di, l.bytes*h))
+		} else {
+			g.vmov(l)(x, at(di, l.bytes*h))
+		}
 	}
 	g.ADDQ(imm(32), si)
 	g.ADDQ(imm(64), di)

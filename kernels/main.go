@@ -183,11 +183,13 @@ func (g *gen) file() {
 		}
 	}
 
-	for _, lvl := range []*level{avx512, avx2} {
-		g.convertF32ToBF16(lvl)
-		g.convertBF16ToF32(lvl)
-		g.convertF32ToF16(lvl)
-		g.convertF16ToF32(lvl)
+	for _, stream := range []bool{false, true} {
+		for _, lvl := range []*level{avx512, avx2} {
+			g.convertF32ToBF16(lvl, stream)
+			g.convertBF16ToF32(lvl, stream)
+			g.convertF32ToF16(lvl, stream)
+			g.convertF16ToF32(lvl, stream)
+		}
 	}
 
 	g.tables(permBytes16x4, permWords16x2)
