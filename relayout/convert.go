@@ -356,8 +356,11 @@ type converter struct {
 	saturate         bool
 	one              conversion
 	// bulk, when set, converts n unpacked elements at once (the common
-	// float pairs' kernels).
-	bulk func(dst, src []byte, n int)
+	// float pairs' kernels); streamed, when set with it, writes dst with
+	// non-temporal stores (Stream's twins), which run takes with stream
+	// (a destination larger than the caches).
+	bulk, streamed func(dst, src []byte, n int)
+	stream         bool
 	// table, for sources of 16 bits or fewer, holds what put writes for
 	// each source pattern (conversionTable); mask keeps a pattern's
 	// natural bits.
@@ -369,7 +372,7 @@ type converter struct {
 // in srcBits bits to elements of type to in dstBits bits.
 func newConverter(from, to DType, srcBits, dstBits int64, saturate bool) *converter {
 	c := &converter{from: from, to: to, srcBits: srcBits, dstBits: dstBits, saturate: saturate, one: newConversion(from, to, saturate)}
-	c.bulk = bulkConversion(from, to)
+	c.bulk, c.streamed = bulkConversion(from, to)
 	if c.bulk == nil && from.Bits() <= 16 {
 		c.table = conversionTable(from, to, saturate, c.one)
 		c.mask = uint64(1)<<from.Bits() - 1
@@ -427,6 +430,8 @@ func (c *converter) run(dst []byte, dOff int64, src []byte, sOff, n int64) {
 	}
 	s, d := src[sOff*sw:(sOff+n)*sw], dst[dOff*dw:(dOff+n)*dw]
 	switch {
+	case c.bulk != nil && c.stream:
+		c.streamed(d, s, int(n))
 	case c.bulk != nil:
 		c.bulk(d, s, int(n))
 	case c.table != nil:
@@ -520,18 +525,19 @@ func putElement(b []byte, off, bits int64, v uint64) {
 }
 
 // bulkConversion returns the kernel that converts unpacked runs of from
-// elements to to elements, or nil where there is none (the elements then
-// convert one at a time).
-func bulkConversion(from, to DType) func(dst, src []byte, n int) {
+// elements to to elements and its streaming twin, or nils where there is
+// none (the elements then convert one at a time).
+func bulkConversion(from, to DType) (plain, streamed func(dst, src []byte, n int)) {
+	var s tilecopy.Stream
 	switch {
 	case from == F32 && to == BF16:
-		return tilecopy.ConvertF32ToBF16
+		return tilecopy.ConvertF32ToBF16, s.ConvertF32ToBF16
 	case from == BF16 && to == F32:
-		return tilecopy.ConvertBF16ToF32
+		return tilecopy.ConvertBF16ToF32, s.ConvertBF16ToF32
 	case from == F32 && to == F16:
-		return tilecopy.ConvertF32ToF16
+		return tilecopy.ConvertF32ToF16, s.ConvertF32ToF16
 	case from == F16 && to == F32:
-		return tilecopy.ConvertF16ToF32
+		return tilecopy.ConvertF16ToF32, s.ConvertF16ToF32
 	}
-	return nil
+	return nil, nil
 }

@@ -225,7 +225,8 @@ func TestConvertWideningExact(t *testing.T) {
 	}
 	for _, small := range []DType{F16, BF16} {
 		dst := make([]byte, 4<<16)
-		bulkConversion(small, F32)(dst, src, 1<<16)
+		plain, _ := bulkConversion(small, F32)
+		plain(dst, src, 1<<16)
 		for x := range 1 << 16 {
 			if got, want := binary.LittleEndian.Uint32(dst[4*x:]), convertBits(small, F32, uint64(x)); uint64(got) != want {
 				t.Fatalf("%s %#x to f32: kernel %#x, scalar %#x", small, x, got, want)
@@ -282,7 +283,8 @@ func TestConvertF32Kernels(t *testing.T) {
 	}
 	for _, to := range []DType{BF16, F16} {
 		dst := make([]byte, 2*len(vals))
-		bulkConversion(F32, to)(dst, src, len(vals))
+		plain, _ := bulkConversion(F32, to)
+		plain(dst, src, len(vals))
 		for i, x := range vals {
 			got := binary.LittleEndian.Uint16(dst[2*i:])
 			want := convertBits(F32, to, uint64(x))

@@ -56,6 +56,9 @@ type converting struct {
 	dstBits  int64 // destination storage bits per element
 	srcBits  int64 // source storage bits per element
 	width    int64 // bytes per element of the intermediate
+	// streamDst says that the destination is larger than the caches
+	// (Plan.pastCaches): a conversion that writes it streams.
+	streamDst bool
 
 	// Slabs, or loop == nil: values [c*per, (c+1)*per) of mid's split
 	// loop make slab c. Converting first, a slab converts the source
@@ -75,7 +78,7 @@ type converting struct {
 func compileConvert(p *Plan, opts *Options) (*Plan, error) {
 	p.width, p.logical = int64(p.to.dtype.ByteWidth()), p.fm.LogicalCount() > 0
 	p.conv = &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), srcBits: p.fm.ElementBits(),
-		parallelism: &p.parallelism}
+		parallelism: &p.parallelism, streamDst: p.pastCaches()}
 	if err := p.conv.choose(p, opts, slabBytes); err != nil {
 		return nil, err
 	}
@@ -108,6 +111,7 @@ func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 			return err
 		}
 		c.cv = newConverter(from.dtype, to.dtype, 8*c.width, tm.ElementBits(), opts.Saturate)
+		c.cv.stream = c.streamDst
 		if !c.planDirect(target) {
 			c.planSlabs(target)
 		}
@@ -135,6 +139,7 @@ func (c *converting) planDirect(target int64) bool {
 	}
 	// The converter from the source's storage to the destination's.
 	c.cv = newConverter(c.cv.from, c.cv.to, c.srcBits, c.dstBits, c.cv.saturate)
+	c.cv.stream = c.streamDst
 	c.direct, c.loop = true, nil
 	wide := max(c.srcBits, c.dstBits, 8) / 8
 	c.per = max(8, target/wide/8*8) // parts of a packed side start on whole bytes
@@ -255,6 +260,7 @@ func (c *converting) planSlabs(target int64) {
 	}
 	c.loop = l
 }
+
 
 // slabElements returns the destination elements [from, to) of slab k.
 func (c *converting) slabElements(k int64) (from, to int64) {
@@ -425,6 +431,8 @@ func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
 // kernel names how the elements convert.
 func (c *converting) kernel() string {
 	switch {
+	case c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8 && c.cv.stream:
+		return fmt.Sprintf("tilecopy.Stream.Convert%sTo%s, into the destination with non-temporal stores", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
 	case c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8:
 		return fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
 	case c.cv.table != nil:

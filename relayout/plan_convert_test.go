@@ -82,14 +82,16 @@ func TestConvertSlabs(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	slabbed, sourceSlabs, direct := 0, 0, 0
+	slabbed, sourceSlabs, direct, streamed := 0, 0, 0, 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := convertPair(seed)
 		r := rand.New(rand.NewPCG(seed, 0x51ab5))
 		opts.Threads = 1 + r.IntN(3)
 		target := []int64{1, 8, 64, 512}[r.IntN(4)]
 		var plan *Plan
-		ok := checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) {
+		// Half the cases stream (streamMin 0): the conversion into the
+		// destination too.
+		ok := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			plan = p
 			p.parallelMin = 0
 			if p.conv != nil {
@@ -100,6 +102,9 @@ func TestConvertSlabs(t *testing.T) {
 		})
 		if !ok || plan.conv == nil {
 			continue
+		}
+		if c := plan.conv; c.cv.stream && c.cv.bulk != nil {
+			streamed++
 		}
 		switch c := plan.conv; {
 		case c.direct && c.count > 1:
@@ -116,8 +121,9 @@ func TestConvertSlabs(t *testing.T) {
 		}
 		checkRunRange(t, seed, plan, src, want, r)
 	}
-	t.Logf("%d cases ran in slabs of converted source, %d in slabs relayouted first, %d straight in parts", sourceSlabs, slabbed, direct)
-	if sourceSlabs < n/40 || slabbed < n/40 || direct == 0 {
+	t.Logf("%d cases ran in slabs of converted source, %d in slabs relayouted first, %d straight in parts; %d streamed a kernel's conversion",
+		sourceSlabs, slabbed, direct, streamed)
+	if sourceSlabs < n/40 || slabbed < n/40 || direct == 0 || streamed == 0 {
 		t.Errorf("only %d, %d and %d of %d cases ran in slabs", sourceSlabs, slabbed, direct, n)
 	}
 }
