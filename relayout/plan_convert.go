@@ -253,6 +253,13 @@ func (c *converting) planSlabs(target int64) {
 		per := 8 / gcd(8, l.dst*c.dstBits)
 		align = align * per / gcd(align, per)
 	}
+	// A slab that reads a little of every source row (a transpose) reads
+	// each row's stretch once, as a short run; its slabs are made
+	// transposeSlabs times larger, so that the runs are longer.
+	reach := mid.reach(l, func(o *ploop) int64 { return o.src })
+	if per := max(align, target/(l.dst*c.width)/align*align); reach > 4*per*l.dst {
+		target *= transposeSlabs
+	}
 	c.per = max(align, target/(l.dst*c.width)/align*align)
 	c.count = ceilDiv(l.size, c.per)
 	if c.count <= 1 {
@@ -261,6 +268,11 @@ func (c *converting) planSlabs(target int64) {
 	c.loop = l
 }
 
+// transposeSlabs is how many times slabBytes a relayout-first slab
+// covers where it reads a little of every source row: with slabs of
+// slabBytes, the rows' short runs, each from another page, cost more
+// than the temporary's leaving the caches.
+const transposeSlabs = 16
 
 // slabElements returns the destination elements [from, to) of slab k.
 func (c *converting) slabElements(k int64) (from, to int64) {
@@ -471,7 +483,7 @@ func (c *converting) explain(b *strings.Builder) {
 		fmt.Fprintf(b, "  the stages run slab by slab, each slab's converted source relayouted while it is in the caches: %d slabs of %d values of d%d (%d source elements each, at most); a Run shares them among up to %d goroutines\n",
 			c.count, c.per, c.loop.dim, c.tempBytes()/c.width, c.threads)
 	case c.loop != nil:
-		fmt.Fprintf(b, "  the stages run slab by slab, each slab's intermediate converted while it is in the caches: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
+		fmt.Fprintf(b, "  the stages run slab by slab, each slab's intermediate converted right after it is written: %d slabs of %d values of d%d (%d destination elements each); a Run shares them among up to %d goroutines\n",
 			c.count, c.per, c.loop.dim, c.per*c.loop.dst, c.threads)
 	}
 	if c.loop != nil {
