@@ -35,6 +35,9 @@ var (
 	// hasVBMI reports AVX-512 VBMI (VPERMB), used by the 1-byte AVX-512
 	// transpose; without it 1-byte elements take the AVX2 kernel.
 	hasVBMI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512VBMI)
+	// hasF16C reports F16C (VCVTPS2PH, VCVTPH2PS), used by the f16
+	// conversions at AVX2 and AVX-512; without it f16 converts in Go.
+	hasF16C = hasAVX2 && cpuid.CPU.Supports(cpuid.F16C)
 	// hasNEON reports Advanced SIMD on arm64 with the assembly built in; it
 	// is mandatory in ARMv8-A, so every arm64 machine Go runs on has it.
 	hasNEON = haveAsm && runtime.GOARCH == "arm64"
@@ -46,6 +49,7 @@ var (
 	useAVX2   bool
 	useAVX512 bool
 	useVBMI   bool
+	useF16C   bool
 	useNEON   bool
 )
 
@@ -116,6 +120,7 @@ func setLevel(level string) bool {
 	useAVX512 = level == levelAVX512
 	useAVX2 = useAVX512 || level == levelAVX2
 	useVBMI = useAVX512 && hasVBMI
+	useF16C = useAVX2 && hasF16C
 	useNEON = level == levelNEON
 	return true
 }

@@ -14203,6 +14203,500 @@ block:
 	VZEROUPPER
 	RET
 
+// func convertF32ToBF16AVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF32ToBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.
+	MOVL         $0x00007fff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z3
+	MOVL         $0x00000040, AX
+	VPBROADCASTD AX, Z4
+
+f32bf16:
+	VMOVDQU32 (SI), Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z7
+	VPADDD    Z0, Z5, Z8
+	VPADDD    Z7, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z2, Z5, Z9
+	VPCMPGTD  Z3, Z9, K1
+
+	// NaN lanes: (x>>16) | 0x40.
+	VPORD   Z4, Z6, K1, Z8
+	VPMOVDW Z8, (DI)
+	ADDQ    $+64, SI
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     f32bf16
+	VZEROUPPER
+	RET
+
+// func convertBF16ToF32AVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertBF16ToF32AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z2
+
+bf16f32:
+	VPMOVZXWD (SI), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VPANDD    Z0, Z4, Z5
+	VPCMPGTD  Z1, Z5, K1
+	VPORD     Z2, Z4, K1, Z4
+	VMOVDQU32 Z4, (DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       bf16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToF16AVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF32ToF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f32f16:
+	VMOVDQU64 (SI), Z0
+	VCVTPS2PH $0x00, Z0, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32f16
+	VZEROUPPER
+	RET
+
+// func convertF16ToF32AVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF16ToF32AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f16f32:
+	VCVTPH2PS (SI), Z0
+	VMOVDQU64 Z0, (DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       f16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToBF16AVX2(dst *byte, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·convertF32ToBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.
+	MOVL         $0x00007fff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x00000001, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+	MOVL         $0x00000040, AX
+	VMOVD        AX, X4
+	VPBROADCASTD X4, Y4
+
+f32bf16:
+	VMOVDQU   (SI), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPAND     Y1, Y6, Y7
+	VPADDD    Y0, Y5, Y14
+	VPADDD    Y7, Y14, Y14
+	VPSRLD    $0x10, Y14, Y14
+	VPAND     Y2, Y5, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPOR      Y4, Y6, Y6
+	VPBLENDVB Y9, Y6, Y14, Y14
+	VMOVDQU   32(SI), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPAND     Y1, Y6, Y7
+	VPADDD    Y0, Y5, Y15
+	VPADDD    Y7, Y15, Y15
+	VPSRLD    $0x10, Y15, Y15
+	VPAND     Y2, Y5, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPOR      Y4, Y6, Y6
+	VPBLENDVB Y9, Y6, Y15, Y15
+
+	// Words of both registers, lane by lane; VPERMQ puts them back in order.
+	VPACKUSDW Y15, Y14, Y14
+	VPERMQ    $0xd8, Y14, Y14
+	VMOVDQU   Y14, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32bf16
+	VZEROUPPER
+	RET
+
+// func convertBF16ToF32AVX2(dst *byte, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·convertBF16ToF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+
+bf16f32:
+	VPMOVZXWD (SI), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VPAND     Y0, Y4, Y5
+	VPCMPGTD  Y1, Y5, Y5
+	VPAND     Y2, Y5, Y5
+	VPOR      Y5, Y4, Y4
+	VMOVDQU   Y4, (DI)
+	VPMOVZXWD 16(SI), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VPAND     Y0, Y4, Y5
+	VPCMPGTD  Y1, Y5, Y5
+	VPAND     Y2, Y5, Y5
+	VPOR      Y5, Y4, Y4
+	VMOVDQU   Y4, 32(DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       bf16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToF16AVX2(dst *byte, src *byte, n int)
+// Requires: AVX, F16C
+TEXT ·convertF32ToF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f32f16:
+	VMOVDQU   (SI), Y0
+	VCVTPS2PH $0x00, Y0, (DI)
+	VMOVDQU   32(SI), Y1
+	VCVTPS2PH $0x00, Y1, 16(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32f16
+	VZEROUPPER
+	RET
+
+// func convertF16ToF32AVX2(dst *byte, src *byte, n int)
+// Requires: AVX, F16C
+TEXT ·convertF16ToF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f16f32:
+	VCVTPH2PS (SI), Y0
+	VMOVDQU   Y0, (DI)
+	VCVTPH2PS 16(SI), Y1
+	VMOVDQU   Y1, 32(DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       f16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToBF16StreamAVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF32ToBF16StreamAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.
+	MOVL         $0x00007fff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z3
+	MOVL         $0x00000040, AX
+	VPBROADCASTD AX, Z4
+
+f32bf16:
+	VMOVDQU32 (SI), Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z7
+	VPADDD    Z0, Z5, Z8
+	VPADDD    Z7, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z2, Z5, Z9
+	VPCMPGTD  Z3, Z9, K1
+
+	// NaN lanes: (x>>16) | 0x40.
+	VPORD    Z4, Z6, K1, Z8
+	VPMOVDW  Z8, Y8
+	VMOVNTDQ Y8, (DI)
+	ADDQ     $+64, SI
+	ADDQ     $+32, DI
+	DECQ     CX
+	JNZ      f32bf16
+	VZEROUPPER
+	RET
+
+// func convertBF16ToF32StreamAVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertBF16ToF32StreamAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z2
+
+bf16f32:
+	VPMOVZXWD (SI), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VPANDD    Z0, Z4, Z5
+	VPCMPGTD  Z1, Z5, K1
+	VPORD     Z2, Z4, K1, Z4
+	VMOVNTDQ  Z4, (DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       bf16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToF16StreamAVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF32ToF16StreamAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f32f16:
+	VMOVDQU64 (SI), Z0
+	VCVTPS2PH $0x00, Z0, Y4
+	VMOVNTDQ  Y4, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32f16
+	VZEROUPPER
+	RET
+
+// func convertF16ToF32StreamAVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·convertF16ToF32StreamAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f16f32:
+	VCVTPH2PS (SI), Z0
+	VMOVNTDQ  Z0, (DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       f16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToBF16StreamAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·convertF32ToBF16StreamAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.
+	MOVL         $0x00007fff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x00000001, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+	MOVL         $0x00000040, AX
+	VMOVD        AX, X4
+	VPBROADCASTD X4, Y4
+
+f32bf16:
+	VMOVDQU   (SI), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPAND     Y1, Y6, Y7
+	VPADDD    Y0, Y5, Y14
+	VPADDD    Y7, Y14, Y14
+	VPSRLD    $0x10, Y14, Y14
+	VPAND     Y2, Y5, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPOR      Y4, Y6, Y6
+	VPBLENDVB Y9, Y6, Y14, Y14
+	VMOVDQU   32(SI), Y5
+	VPSRLD    $0x10, Y5, Y6
+	VPAND     Y1, Y6, Y7
+	VPADDD    Y0, Y5, Y15
+	VPADDD    Y7, Y15, Y15
+	VPSRLD    $0x10, Y15, Y15
+	VPAND     Y2, Y5, Y9
+	VPCMPGTD  Y3, Y9, Y9
+	VPOR      Y4, Y6, Y6
+	VPBLENDVB Y9, Y6, Y15, Y15
+
+	// Words of both registers, lane by lane; VPERMQ puts them back in order.
+	VPACKUSDW Y15, Y14, Y14
+	VPERMQ    $0xd8, Y14, Y14
+	VMOVNTDQ  Y14, (DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32bf16
+	VZEROUPPER
+	RET
+
+// func convertBF16ToF32StreamAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·convertBF16ToF32StreamAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+	// 0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+
+bf16f32:
+	VPMOVZXWD (SI), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VPAND     Y0, Y4, Y5
+	VPCMPGTD  Y1, Y5, Y5
+	VPAND     Y2, Y5, Y5
+	VPOR      Y5, Y4, Y4
+	VMOVNTDQ  Y4, (DI)
+	VPMOVZXWD 16(SI), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VPAND     Y0, Y4, Y5
+	VPCMPGTD  Y1, Y5, Y5
+	VPAND     Y2, Y5, Y5
+	VPOR      Y5, Y4, Y4
+	VMOVNTDQ  Y4, 32(DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       bf16f32
+	VZEROUPPER
+	RET
+
+// func convertF32ToF16StreamAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, F16C
+TEXT ·convertF32ToF16StreamAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f32f16:
+	VMOVDQU   (SI), Y0
+	VCVTPS2PH $0x00, Y0, X4
+	VMOVNTDQ  X4, (DI)
+	VMOVDQU   32(SI), Y1
+	VCVTPS2PH $0x00, Y1, X5
+	VMOVNTDQ  X5, 16(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+32, DI
+	DECQ      CX
+	JNZ       f32f16
+	VZEROUPPER
+	RET
+
+// func convertF16ToF32StreamAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, F16C
+TEXT ·convertF16ToF32StreamAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $0x04, CX
+
+f16f32:
+	VCVTPH2PS (SI), Y0
+	VMOVNTDQ  Y0, (DI)
+	VCVTPH2PS 16(SI), Y1
+	VMOVNTDQ  Y1, 32(DI)
+	ADDQ      $+32, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       f16f32
+	VZEROUPPER
+	RET
+
 DATA permBytes16x4<>+0(SB)/8, $0x1c1814100c080400
 DATA permBytes16x4<>+8(SB)/8, $0x3c3834302c282420
 DATA permBytes16x4<>+16(SB)/8, $0x1d1915110d090501

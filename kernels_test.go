@@ -76,6 +76,9 @@ func TestLevelsMatchCPU(t *testing.T) {
 		if flags["avx512f"] && flags["avx512bw"] && flags["avx512dq"] && flags["avx512vl"] && !hasAVX512 {
 			t.Errorf("/proc/cpuinfo has AVX-512 F/BW/DQ/VL but the AVX-512 kernels are off")
 		}
+		if flags["avx2"] && flags["f16c"] && !hasF16C {
+			t.Errorf("/proc/cpuinfo has f16c but the f16 conversion kernels are off")
+		}
 		if flags["avx512vbmi"] && !hasVBMI {
 			t.Errorf("/proc/cpuinfo has avx512vbmi but the VBMI kernel is off")
 		}

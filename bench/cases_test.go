@@ -368,3 +368,17 @@ func TestRelayoutBenchMirror(t *testing.T) {
 		}
 	}
 }
+
+// A case that converts element types has no peers: they move elements
+// of one width.
+func TestNoPeersAcrossTypes(t *testing.T) {
+	from := relayout.NewShape(relayout.F32, []int64{8, 16}, nil)
+	to := relayout.NewShape(relayout.BF16, []int64{8, 16}, &relayout.Layout{MinorToMajor: []int{0, 1}})
+	c := Case{Name: "convert", From: from, To: to}
+	if perm, ok := numpyPerm(c); ok {
+		t.Errorf("numpyPerm of a conversion = %v, true", perm)
+	}
+	if peers := peersFor(c, make([]byte, 2*8*16), make([]byte, 4*8*16)); len(peers) != 0 {
+		t.Errorf("peers of a conversion: %d", len(peers))
+	}
+}

@@ -29,7 +29,7 @@ type peer struct {
 // rank 2 to 4, so that dst = src.transpose(perm) copied to row-major.
 func numpyPerm(c Case) ([]int, bool) {
 	r := c.From.Rank()
-	if r < 2 || r > 4 || c.Pad.Widths != nil || !plain(c.From) || !plain(c.To) {
+	if r < 2 || r > 4 || c.Pad.Widths != nil || !plain(c.From) || !plain(c.To) || c.From.DType() != c.To.DType() {
 		return nil, false
 	}
 	fl, _ := c.From.Layout()

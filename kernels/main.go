@@ -1,7 +1,7 @@
 // Command kernels writes kernels_amd64.s, the amd64 assembly of package
 // tilecopy (block transposes, interleaves, a pattern fill and run copies
-// at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2),
-// with avo (github.com/mmcloughlin/avo).
+// at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2;
+// conversions between f32 and bf16 or f16 at both), with avo (github.com/mmcloughlin/avo).
 //
 // Run it from this directory:
 //
@@ -182,6 +182,15 @@ func (g *gen) file() {
 	for _, stream := range []bool{false, true} {
 		for _, bits := range []int{1, 2, 4} {
 			g.transposeFieldsShort(bits, stream)
+		}
+	}
+
+	for _, stream := range []bool{false, true} {
+		for _, lvl := range []*level{avx512, avx2} {
+			g.convertF32ToBF16(lvl, stream)
+			g.convertBF16ToF32(lvl, stream)
+			g.convertF32ToF16(lvl, stream)
+			g.convertF16ToF32(lvl, stream)
 		}
 	}
 

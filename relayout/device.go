@@ -71,6 +71,31 @@ func Upload(dst, src []byte, host Shape, preset string, pad Padding) (Shape, err
 	return dev, nil
 }
 
+// UploadAs is Upload to a device that holds elements of type dev: the
+// elements convert as they move (see Compile; f32 to bf16, say), with
+// the padding and Saturate of opts (nil for the defaults; Threads as
+// Compile takes it). dst must be DeviceSizeAs bytes.
+func UploadAs(dst, src []byte, host Shape, dev DType, preset string, opts *Options) (Shape, error) {
+	device, err := ForDevice(host.WithDType(dev), preset)
+	if err != nil {
+		return Shape{}, err
+	}
+	p, err := Compile(host, device, opts)
+	if err != nil {
+		return Shape{}, err
+	}
+	if err := p.Run(dst, src); err != nil {
+		return Shape{}, fmt.Errorf("upload to %s: %w", device, err)
+	}
+	return device, nil
+}
+
+// DeviceSizeAs is the byte size of host's array in the device layout of
+// preset, holding elements of type dev.
+func DeviceSizeAs(host Shape, dev DType, preset string) (int64, error) {
+	return DeviceSize(host.WithDType(dev), preset)
+}
+
 // DeviceSize is the byte size of host's array in the device layout of
 // preset.
 func DeviceSize(host Shape, preset string) (int64, error) {
@@ -82,7 +107,9 @@ func DeviceSize(host Shape, preset string) (int64, error) {
 }
 
 // Download relayouts src, laid out as device, into dst laid out as host
-// (untiling and dropping the padding in one pass).
+// (untiling and dropping the padding in one pass). Where their element
+// types differ the elements convert as they move (a bf16 device buffer
+// into an f32 host array, say; see Compile).
 func Download(dst, src []byte, device, host Shape) error {
 	p, err := Compile(device, host, nil)
 	if err != nil {

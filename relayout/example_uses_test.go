@@ -1,8 +1,10 @@
 package relayout_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log"
+	"math"
 
 	"github.com/tilecopy/tilecopy/relayout"
 )
@@ -95,4 +97,35 @@ func ExampleUpload() {
 	// bf16[3,200]{1,0:T(8,128)(2,1)}
 	// 1200 bytes on the host, 4096 on the device
 	// round trip exact: true
+}
+
+// ExampleUploadAs uploads f32 values as bf16 tiles, converting as it
+// tiles, and downloads them back to f32.
+func ExampleUploadAs() {
+	host := relayout.NewShape(relayout.F32, []int64{3, 200}, nil)
+	src := make([]byte, 3*200*4)
+	for i := range 3 * 200 {
+		binary.LittleEndian.PutUint32(src[4*i:], math.Float32bits(float32(i)+0.25))
+	}
+	size, err := relayout.DeviceSizeAs(host, relayout.BF16, relayout.PresetTPU)
+	if err != nil {
+		log.Fatal(err)
+	}
+	onDevice := make([]byte, size)
+	device, err := relayout.UploadAs(onDevice, src, host, relayout.BF16, relayout.PresetTPU, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(device)
+	back := make([]byte, len(src))
+	if err := relayout.Download(back, onDevice, device, host); err != nil {
+		log.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 257, 599} {
+		fmt.Print(math.Float32frombits(binary.LittleEndian.Uint32(back[4*i:])), " ")
+	}
+	fmt.Println()
+	// Output:
+	// bf16[3,200]{1,0:T(8,128)(2,1)}
+	// 0.25 1.25 258 600
 }

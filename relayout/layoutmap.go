@@ -96,15 +96,16 @@ func (s Shape) PhysicalDims() (dims []int64, elements int64, err error) {
 	return m.PhysicalDims(), m.Elements(), nil
 }
 
-// sameArray checks that two shapes describe the same logical array.
+// sameArray checks that two shapes describe the same logical array, of
+// element types that convert one to the other.
 func sameArray(to, from Shape) error {
 	for _, s := range []Shape{from, to} {
 		if s.IsTuple() || !s.dtype.IsArray() {
 			return fmt.Errorf("%w: %s", ErrNotArray, s)
 		}
 	}
-	if from.dtype != to.dtype {
-		return fmt.Errorf("%w: %s and %s", ErrTypeMismatch, from.dtype, to.dtype)
+	if err := checkConvertible(from.dtype, to.dtype); err != nil {
+		return err
 	}
 	if len(from.dims) != len(to.dims) {
 		return fmt.Errorf("%w: %s has rank %d, %s rank %d", ErrShapeMismatch, from, len(from.dims), to, len(to.dims))

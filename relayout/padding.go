@@ -16,6 +16,9 @@ type Padding struct {
 	// padded_dimensions): element (i, j) of a [1000,1000] array padded to
 	// [1008,1024] sits where (i, j) of a [1008,1024] array would.
 	Widths []int64
+	// raw, when set, is the pattern itself, as pattern returns it (a
+	// conversion plan's intermediate padding, of the source type).
+	raw []byte
 }
 
 // PadWith returns a Padding that writes v, encoded in the element type.
@@ -24,6 +27,9 @@ func PadWith(v float64) Padding { return Padding{Kind: PadValue, Value: v} }
 // pattern returns one padding element of type t as an unpacked element
 // holds it: little-endian, t.ByteWidth() bytes, sub-byte values widened.
 func (p Padding) pattern(t DType) ([]byte, error) {
+	if p.raw != nil {
+		return slices.Clone(p.raw), nil
+	}
 	var b []byte
 	var err error
 	if p.Kind == PadValue {

@@ -25,6 +25,15 @@ type Options struct {
 	// always runs on the calling goroutine, as do the unpack and pack
 	// stages of sub-byte packed layouts that cannot run slab by slab.
 	Threads int
+	// Saturate makes a conversion from an integer type to a narrower one
+	// clamp values out of the destination's range to its nearest bound;
+	// without it they wrap (the destination keeps the low bits), as
+	// XLA's convert does. Other conversions ignore it.
+	Saturate bool
+	// inCache says that the plan writes a temporary that stays in the
+	// caches (a conversion plan's slabs): it never streams, transposes
+	// included.
+	inCache bool
 }
 
 // Plan is a compiled relayout from one layout to another. It is immutable
@@ -34,10 +43,11 @@ type Plan struct {
 	fm, tm   *tiling.Map
 	srcBytes int64
 	parallelism
-	width  int64   // bytes per element (per unit, when unit > 1)
-	unit   int64   // elements each moved element holds: 1, or the runs widen joins
-	widens bool    // whether build may widen (not in a staged plan's byte plans)
-	stage  *staged // set when a side packs sub-byte elements
+	width  int64       // bytes per element (per unit, when unit > 1)
+	unit   int64       // elements each moved element holds: 1, or the runs widen joins
+	widens bool        // whether build may widen (not in a staged plan's byte plans)
+	stage  *staged     // set when a side packs sub-byte elements
+	conv   *converting // set when the element types differ
 	dtype  DType
 	pat    []byte // one padding element, natural width (a unit's, when unit > 1)
 	// step is the offset one moved element spans in the plan's offsets,
@@ -127,8 +137,11 @@ type ploop struct {
 }
 
 // Compile plans the relayout of arrays laid out as from into arrays laid
-// out as to. Both must be static dense arrays of the same element type and
-// logical dimensions. Compiling costs microseconds; running the plan costs
+// out as to. Both must be static dense arrays of the same logical
+// dimensions. Where their element types differ, the plan converts each
+// element as it moves it (float types among themselves, integer types
+// among themselves: see Options.Saturate); other pairs fail with
+// ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	return compile(from, to, opts, int64(tilecopy.StreamThreshold()), true)
@@ -155,6 +168,12 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
 		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
 		transposeMin: min(streamMin, int64(tilecopy.TransposeStreamThreshold())), unit: 1, step: 1,
+	}
+	if from.dtype != to.dtype {
+		return compileConvert(p, opts)
+	}
+	if opts.inCache {
+		p.streamMin, p.transposeMin = math.MaxInt64, math.MaxInt64
 	}
 	if from.isPacked() || to.isPacked() {
 		if widens {
@@ -279,6 +298,10 @@ func (p *Plan) String() string {
 	fmt.Fprintf(&b, "\n  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
 	if p.copies {
 		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (tilecopy.Copy)%s\n", p.explainCopyThreads())
+	}
+	if p.conv != nil {
+		p.conv.explain(&b)
+		return b.String()
 	}
 	if p.stage != nil {
 		p.stage.explain(&b)
@@ -519,8 +542,19 @@ func (p *Plan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
 // spansOf records, for each loop level, the dims the loops from there
 // inward (kernel loops included) cover and how far.
 func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
-	spans := make([][]dimSpan, len(loops)+1)
-	var cover []dimSpan // by dim, unsorted while building
+	spans, _ := spansInto(nil, nil, loops, outer, inner)
+	return spans
+}
+
+// spansInto is spansOf into the storage of spans and flat (which holds
+// the levels' entries one after another), reusing them where they are
+// large enough; it returns both. A walker keeps them for the chunks it
+// runs.
+func spansInto(spans [][]dimSpan, flat []dimSpan, loops []ploop, outer, inner *ploop) ([][]dimSpan, []dimSpan) {
+	spans = slices.Grow(spans[:0], len(loops)+1)[:len(loops)+1]
+	flat = flat[:0]
+	var buf [8]dimSpan
+	cover := buf[:0] // by dim, unsorted while building
 	add := func(l *ploop) {
 		span := l.w * l.size / l.scale
 		for i := range cover {
@@ -539,9 +573,11 @@ func spansOf(loops []ploop, outer, inner *ploop) [][]dimSpan {
 		if lv < len(loops) {
 			add(&loops[lv])
 		}
-		spans[lv] = slices.Clone(cover)
+		start := len(flat)
+		flat = append(flat, cover...)
+		spans[lv] = flat[start:len(flat):len(flat)]
 	}
-	return spans
+	return spans, flat
 }
 
 // maxTableEntries bounds the gather path's offset tables (8 bytes each,

@@ -99,6 +99,9 @@ func (p *Plan) chooseSplit() {
 // slabs the stages run in. A plan that cannot be split (an empty array,
 // combined dims, packed sides that do not run in slabs) has one chunk.
 func (p *Plan) Chunks() int64 {
+	if p.conv != nil {
+		return p.conv.chunks()
+	}
 	if p.stage != nil {
 		return p.stage.chunks()
 	}
@@ -131,6 +134,10 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 	if n == 1 {
 		return p.Run(dst, src)
 	}
+	if p.conv != nil {
+		p.conv.runSlabs(dst, src, lo, hi)
+		return nil
+	}
 	if p.stage != nil {
 		p.stage.runChunks(dst, src, lo, hi)
 		return nil
@@ -156,6 +163,9 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 			return 0, 0
 		}
 		return 0, p.dstBytes
+	}
+	if p.conv != nil {
+		return p.conv.chunkRange(lo, hi)
 	}
 	if p.stage != nil {
 		return p.stage.chunkRange(lo, hi)
@@ -278,7 +288,8 @@ func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walk
 	dOff, sOff = lo*l.dst, lo*l.src
 	l.size = hi - lo
 	if w.spans != nil {
-		w.spans = spansOf(w.loops, w.outer, &p.inner)
+		w.ownSpans, w.spanBuf = spansInto(w.ownSpans, w.spanBuf, w.loops, w.outer, &p.inner)
+		w.spans = w.ownSpans
 	}
 	step := lo / l.scale * l.w // logical index where the chunk starts
 	k := p.per(l.dim)

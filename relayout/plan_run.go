@@ -21,6 +21,9 @@ func (p *Plan) Run(dst, src []byte) error {
 		p.runCopy(dst, src)
 		return nil
 	}
+	if p.conv != nil {
+		return p.conv.run(dst, src)
+	}
 	if p.stage != nil {
 		return p.stage.run(dst, src)
 	}
@@ -61,7 +64,7 @@ func (p *Plan) newWalker(dst, src []byte) *walker {
 		}
 	}
 	*w = walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
-		b: w.b, e: w.e, idx: w.idx, ctr: w.ctr, ownLoops: w.ownLoops,
+		b: w.b, e: w.e, idx: w.idx, ctr: w.ctr, ownLoops: w.ownLoops, ownSpans: w.ownSpans, spanBuf: w.spanBuf,
 		cornerN: w.cornerN, cornerAll: w.cornerAll, cornerLoops: w.cornerLoops,
 		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf}
 	clear(w.idx)
@@ -97,7 +100,11 @@ type walker struct {
 	idx      []int64 // gather mode: logical index reached, per dim
 	ctr      []int64 // runDense's odometer
 	ownLoops []ploop // a chunk's copy of the outer loops (loops, when they are cut)
-	ownOuter ploop   // a chunk's copy of the kernel's rows loop (outer, when it is cut)
+	// ownSpans and spanBuf hold a chunk's spans (spans, when its loops
+	// are cut; spansInto).
+	ownSpans [][]dimSpan
+	spanBuf  []dimSpan
+	ownOuter ploop // a chunk's copy of the kernel's rows loop (outer, when it is cut)
 	// rows8, when set, moves the kernel's blocks and fills between a
 	// packed side and the other (slabs of a staged plan's (8,1) tiles).
 	rows8 *rows8Walk

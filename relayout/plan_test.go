@@ -186,7 +186,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		return false
 	}
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
-	refErr := Reference(want, src, to, from, opts.Pad)
+	refErr := ReferenceOptions(want, src, to, from, &opts)
 	if streamMin < 0 {
 		streamMin = int64(tilecopy.StreamThreshold())
 	}
@@ -443,6 +443,12 @@ func TestRunAllocations(t *testing.T) {
 		{"u8[9,37,3]{2,1,0}", "u8[9,37,3]{1,0,2}", Padding{}, false},
 		{"s4[512,512]{1,0:E(4)}", "s4[512,512]{0,1:E(4)}", Padding{}, false},
 		{"s4[64,256]{1,0:E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		// Conversions: straight, in slabs either way, and whole.
+		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, false},
+		{"f32[600,700]{1,0}", "bf16[600,700]{1,0:T(8,128)(2,1)}", Padding{}, true},
+		{"bf16[600,700]{1,0:T(8,128)(2,1)}", "f32[600,700]{1,0}", Padding{}, true},
+		{"f32[600,700]{1,0}", "f8e4m3fn[600,700]{0,1}", Padding{}, false},
+		{"s8[5,7]{0,1}", "s32[5,7]{1,0:T(4,4)}", Padding{Kind: PadLowest}, false},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		streamMin := int64(-1)

@@ -10,22 +10,44 @@ import (
 // Reference relayouts src, laid out as from, into dst, laid out as to, one
 // element at a time through the index maps, writing pad into every place of
 // dst that holds no element. It is slow and obviously correct: the oracle
-// the planner is tested against. Errors are those of Compile and Run.
+// the planner is tested against. Where the element types differ, each
+// element is converted on its own (see Compile). Errors are those of
+// Compile and Run.
 func Reference(dst, src []byte, to, from Shape, pad Padding) error {
-	fm, tm, pat, err := prepare(to, from, pad)
+	return ReferenceOptions(dst, src, to, from, &Options{Pad: pad})
+}
+
+// ReferenceOptions is Reference with the padding and the conversion
+// options (Saturate) of opts; Threads is ignored. A nil opts is the zero
+// Options.
+func ReferenceOptions(dst, src []byte, to, from Shape, opts *Options) error {
+	if opts == nil {
+		opts = &Options{}
+	}
+	fm, tm, pat, err := prepare(to, from, opts.Pad)
 	if err != nil {
 		return err
 	}
 	if err := checkBuffers(dst, src, tm.Bytes(), fm.Bytes()); err != nil {
 		return err
 	}
-	dt := to.dtype
+	dt, st := to.dtype, from.dtype
+	conv := newConversion(st, dt, opts.Saturate)
 	rank := len(to.dims)
 	idx := make([]int64, rank)
 	val := make([]byte, dt.ByteWidth())
+	sval := make([]byte, st.ByteWidth())
 	for off := range tm.Elements() {
 		if logicalIndex(tm, off, idx, to.dims) {
-			readElement(src, fm, fm.Offset(idx), dt, val)
+			readElement(src, fm, fm.Offset(idx), st, sval)
+			if st == dt { // as stored, high bits of unpacked sub-byte values too
+				copy(val, sval)
+			} else {
+				putElement(val, 0, int64(8*len(val)), conv(getElement(sval, 0, int64(8*len(sval)))))
+				if dt.IsSubByte() {
+					val[0] = widenSubByte(val[0], dt)
+				}
+			}
 		} else {
 			copy(val, pat)
 		}

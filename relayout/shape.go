@@ -202,6 +202,13 @@ func (s Shape) WithLayout(l Layout) Shape {
 	return c
 }
 
+// WithDType returns the array shape s with element type t: the same
+// dims and layout, except that a layout's element size (E) is dropped,
+// as it is a storage width for the old type.
+func (s Shape) WithDType(t DType) Shape {
+	return withType(s, t)
+}
+
 // WithDynamic returns s with dimension d marked dynamic (as "<=N").
 func (s Shape) WithDynamic(d int) Shape {
 	c := s.clone()

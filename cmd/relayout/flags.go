@@ -113,9 +113,10 @@ func parseShape(what, text string) (relayout.Shape, error) {
 // optionFlags are the flags that become relayout.Options: what padding
 // holds, padded widths and threads.
 type optionFlags struct {
-	pad     string
-	padTo   string
-	threads int
+	pad      string
+	padTo    string
+	threads  int
+	saturate bool
 }
 
 // register adds the flags to fs; --pad-to only when widths is set.
@@ -125,6 +126,7 @@ func (o *optionFlags) register(fs *flag.FlagSet, widths bool) {
 		fs.StringVar(&o.padTo, "pad-to", "", "pad the destination's logical dims to `WIDTHS`, comma-separated, one per dim")
 	}
 	registerThreads(fs, &o.threads)
+	fs.BoolVar(&o.saturate, "saturate", false, "where the element types differ, narrowing integers clamp to the destination's range instead of wrapping")
 }
 
 // registerThreads adds the --threads flag to fs. A negative count is a
@@ -146,7 +148,7 @@ func registerThreads(fs *flag.FlagSet, n *int) {
 
 // options returns the relayout options the flags describe.
 func (o *optionFlags) options() (*relayout.Options, error) {
-	opts := &relayout.Options{Threads: o.threads}
+	opts := &relayout.Options{Threads: o.threads, Saturate: o.saturate}
 	if o.threads == 0 {
 		opts.Threads = runtime.GOMAXPROCS(0)
 	}
@@ -231,6 +233,18 @@ func compilePlan(from, to relayout.Shape, opts *relayout.Options) (*relayout.Pla
 		return nil, fmt.Errorf("cannot relayout %s to %s: %w", from, to, err)
 	}
 	return p, nil
+}
+
+// parseType reads an element type flag; "" means def.
+func parseType(flag, s string, def relayout.DType) (relayout.DType, error) {
+	if s == "" {
+		return def, nil
+	}
+	t, err := relayout.ParseDType(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: %w", flag, s, err)
+	}
+	return t, nil
 }
 
 // parsePad reads a --pad value.

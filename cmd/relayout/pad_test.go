@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,11 +46,7 @@ func TestPadUnpad(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := t.TempDir()
-			inPath, devPath, back := filepath.Join(dir, "in.bin"), filepath.Join(dir, "dev.bin"), filepath.Join(dir, "back.bin")
-			if err := os.WriteFile(inPath, in, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			inPath, devPath, back := padFiles(t, in)
 			r := runCLI(t, nil, append([]string{"pad", "--preset", "tpu", "--from", tc.host, inPath, devPath}, tc.flags...)...)
 			if r.code != 0 || r.stderr != "device shape: "+dev.String()+"\n" {
 				t.Fatalf("pad: exit %d, stderr %q", r.code, r.stderr)
@@ -141,4 +138,143 @@ func TestPadErrors(t *testing.T) {
 			checkDir(t, dir, "in.bin", "in.npy")
 		})
 	}
+}
+
+// TestPadUnpadTypes pads f32 arrays as bf16 (and f16, s32 as s8) device
+// tiles with pad --type, checks the result against relayout.UploadAs,
+// and brings them back to the host type with unpad --type: the values
+// the device type holds come back exact.
+func TestPadUnpadTypes(t *testing.T) {
+	tests := []struct {
+		host, typ string
+		flags     []string
+	}{
+		{"f32[9,300]", "bf16", nil},
+		{"f32[1000,1000]", "bf16", []string{"--threads", "2"}},
+		{"f32[20,30]{0,1}", "f16", []string{"--pad", "nan"}},
+		{"s32[17,3]", "s8", []string{"--saturate"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.host+"-"+tc.typ, func(t *testing.T) {
+			host, err := relayout.ParseShape(tc.host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			devType, err := relayout.ParseDType(tc.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Host values the device type holds: converted there and back.
+			raw, _ := randomInput(t, tc.host, 9)
+			in := make([]byte, len(raw))
+			opts := &relayout.Options{Saturate: true}
+			for _, step := range [][2]relayout.Shape{{host, host.WithDType(devType)}, {host.WithDType(devType), host}} {
+				p, err := relayout.Compile(step[0], step[1], opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := make([]byte, p.DestinationSize())
+				if err := p.Run(out, raw); err != nil {
+					t.Fatal(err)
+				}
+				raw = out
+			}
+			copy(in, raw)
+			n, err := relayout.DeviceSizeAs(host, devType, relayout.PresetTPU)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pad, err := parsePad("zero")
+			if i := slices.Index(tc.flags, "--pad"); i >= 0 {
+				pad, err = parsePad(tc.flags[i+1])
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, n)
+			dev, err := relayout.UploadAs(want, in, host, devType, relayout.PresetTPU, &relayout.Options{Pad: pad, Saturate: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inPath, devPath, back := padFiles(t, in)
+			r := runCLI(t, nil, append([]string{"pad", "--from", tc.host, "--type", tc.typ, inPath, devPath}, tc.flags...)...)
+			if r.code != 0 || r.stderr != "device shape: "+dev.String()+"\n" {
+				t.Fatalf("pad: exit %d, stderr %q", r.code, r.stderr)
+			}
+			if got, _ := os.ReadFile(devPath); !bytes.Equal(got, want) {
+				t.Fatalf("pad --type output differs from relayout.UploadAs")
+			}
+			r = runCLI(t, nil, "unpad", "--to", tc.host, "--type", tc.typ, devPath, back)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("unpad: exit %d, stderr %q", r.code, r.stderr)
+			}
+			if got, _ := os.ReadFile(back); !bytes.Equal(got, in) {
+				t.Errorf("unpad --type does not give back the array")
+			}
+		})
+	}
+	r := runCLI(t, nil, "pad", "--from", "f32[3,5]", "--type", "s32", "in", "out")
+	if r.code == 0 || !strings.Contains(r.stderr, "element types do not match") {
+		t.Errorf("pad --type s32 of f32: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestConvertTypes converts between element types with convert --from
+// --to, through mapped files and through pipes, against the oracle.
+func TestConvertTypes(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"f32[1000,1000]", "bf16[1000,1000]{1,0:T(8,128)(2,1)}"},
+		{"bf16[700,300]{1,0:T(8,128)(2,1)}", "f32[700,300]{0,1}"},
+		{"f64[30,40]", "f8e4m3fn[30,40]{0,1}"},
+		{"s4[9,130]{1,0:E(4)}", "s32[9,130]{0,1}"},
+	} {
+		from, to := mustShape(t, tc[0]), mustShape(t, tc[1])
+		in, _ := randomInput(t, tc[0], 3)
+		n, err := to.ByteSize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]byte, n)
+		if err := relayout.Reference(want, in, to, from, relayout.Padding{}); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		inPath, out := filepath.Join(dir, "in.bin"), filepath.Join(dir, "out.bin")
+		if err := os.WriteFile(inPath, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLI(t, nil, "convert", "--from", tc[0], "--to", tc[1], inPath, out)
+		if r.code != 0 {
+			t.Fatalf("%s -> %s: exit %d, stderr %q", tc[0], tc[1], r.code, r.stderr)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+			t.Errorf("%s -> %s: the mapped conversion differs from relayout.Reference", tc[0], tc[1])
+		}
+		r = runCLI(t, in, "convert", "--from", tc[0], "--to", tc[1], "-", "-")
+		if r.code != 0 || r.stdout != string(want) {
+			t.Errorf("%s -> %s through pipes: exit %d, stderr %q", tc[0], tc[1], r.code, r.stderr)
+		}
+	}
+}
+
+// padFiles writes in to a file in a new temporary directory and returns
+// its path and those of the device and round-trip files beside it.
+func padFiles(t *testing.T, in []byte) (inPath, devPath, back string) {
+	t.Helper()
+	dir := t.TempDir()
+	inPath, devPath, back = filepath.Join(dir, "in.bin"), filepath.Join(dir, "dev.bin"), filepath.Join(dir, "back.bin")
+	if err := os.WriteFile(inPath, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return inPath, devPath, back
+}
+
+// mustShape parses shape text.
+func mustShape(t *testing.T, s string) relayout.Shape {
+	t.Helper()
+	sh, err := relayout.ParseShape(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
 }

@@ -1,0 +1,157 @@
+package tilecopy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// convertInputs returns n source elements of kind k as bytes: for the
+// f32 sources, random bits mixed with values near 1, ties of bf16 and
+// f16, f16 subnormals and f32 subnormals, NaNs (quiet and signaling),
+// ±inf and ±0; for the 16-bit sources, every pattern in turn from a
+// random start.
+func convertInputs(r *rand.Rand, k convKind, n int) []byte {
+	w := convWidths[k][0]
+	b := make([]byte, w*n)
+	if w == 2 {
+		start := r.Uint32()
+		for i := range n {
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(start+uint32(i)))
+		}
+		return b
+	}
+	special := []uint32{0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001, 0x7f800001, 0x7fa00000,
+		0x00000001, 0x807fffff, 0x7f7fffff, 0x477fefff, 0x477ff000, 0x33000000, 0x33000001, 0x3f808000, 0x3f818000}
+	for i := range n {
+		x := r.Uint32()
+		switch r.IntN(7) {
+		case 0:
+			x = special[r.IntN(len(special))]
+		case 1:
+			x = x&0x80ffffff | 0x3f000000 // near 1
+		case 2:
+			x = x&^0xffff | 0x8000 // a bf16 tie
+		case 3:
+			x = x&^0x1fff | 0x1000 // an f16 tie
+		case 4:
+			x = x&0x807fffff | uint32(103+r.IntN(10))<<23 // f16 subnormals
+		case 5:
+			x &= 0x807fffff // f32 subnormals
+		}
+		binary.LittleEndian.PutUint32(b[4*i:], x)
+	}
+	return b
+}
+
+// TestConvertKernels runs every conversion kernel at every level on
+// random inputs of many lengths, in buffers fenced by inaccessible pages,
+// against the generic conversion.
+func TestConvertKernels(t *testing.T) {
+	names := [numConvKinds]string{"F32ToBF16", "BF16ToF32", "F32ToF16", "F16ToF32"}
+	exported := [numConvKinds]func(dst, src []byte, n int){ConvertF32ToBF16, ConvertBF16ToF32, ConvertF32ToF16, ConvertF16ToF32}
+	streamed := [numConvKinds]func(s Stream, dst, src []byte, n int){Stream.ConvertF32ToBF16, Stream.ConvertBF16ToF32, Stream.ConvertF32ToF16, Stream.ConvertF16ToF32}
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(42, 7))
+		for k := range numConvKinds {
+			sw, dw := convWidths[k][0], convWidths[k][1]
+			for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100, 1000, 4099, 1 << 16} {
+				for _, way := range []int{0, 1, 2, 3} { // plain, streamed, both at either end
+					atEnd := way%2 == 1
+					in := convertInputs(r, k, n)
+					src := guarded(t, sw*n, atEnd)
+					copy(src, in)
+					// Streamed, dst starts on a 64-byte boundary or one
+					// to 3 elements after (guarded buffers start on a page).
+					skip := 0
+					if way >= 2 && !atEnd {
+						skip = r.IntN(4)
+					}
+					dst := guarded(t, dw*(n+skip), !atEnd && skip == 0)[dw*skip:]
+					if way >= 2 {
+						streamed[k](Stream{Unfenced: r.IntN(2) == 0}, dst, src, n)
+						StoreFence()
+					} else {
+						exported[k](dst, src, n)
+					}
+					want := make([]byte, dw*n)
+					convertGeneric(k, want, in, n)
+					if !bytes.Equal(dst, want) || !bytes.Equal(src, in) {
+						for i := 0; i < n; i++ {
+							if !bytes.Equal(dst[dw*i:dw*i+dw], want[dw*i:dw*i+dw]) {
+								t.Fatalf("%s n=%d: element %d (% x): got % x, want % x", names[k], n, i, in[sw*i:sw*i+sw], dst[dw*i:dw*i+dw], want[dw*i:dw*i+dw])
+							}
+						}
+						t.Fatalf("%s n=%d: the source changed", names[k], n)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestConvertPanics checks that the kernels refuse buffers too short.
+func TestConvertPanics(t *testing.T) {
+	for _, c := range []struct {
+		f           func(dst, src []byte, n int)
+		dst, src, n int
+	}{
+		{ConvertF32ToBF16, 2 * 16, 4*16 - 1, 16},
+		{ConvertF32ToBF16, 2*16 - 1, 4 * 16, 16},
+		{ConvertBF16ToF32, 4*16 - 1, 2 * 16, 16},
+		{ConvertF16ToF32, 4 * 16, 2*16 - 1, 16},
+		{ConvertF32ToF16, 2 * 16, 4 * 16, -1},
+	} {
+		func() {
+			defer func() { _ = recover() }()
+			c.f(make([]byte, c.dst), make([]byte, c.src), c.n)
+			t.Errorf("no panic for %d elements from %d bytes into %d", c.n, c.src, c.dst)
+		}()
+	}
+}
+
+// TestConvertAsmTakes checks that the assembly levels do convert: the
+// kernels' whole 16-element pieces, where the CPU has what they need.
+func TestConvertAsmTakes(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for k := range numConvKinds {
+			dst, src := make([]byte, 4*40), make([]byte, 4*40)
+			want := 0
+			if useAVX2 && (useF16C || k == convF32ToBF16 || k == convBF16ToF32) {
+				want = 32
+			}
+			if got := convertAsm(k, dst, src, 40, false); got != want {
+				t.Errorf("kind %d: the kernels converted %d of 40 elements, want %d", k, got, want)
+			}
+			aligned := guarded(t, 4*40, false) // starts a page
+			if got := convertAsm(k, aligned, src, 40, true); got != want {
+				t.Errorf("kind %d: the streaming kernels converted %d of 40 elements, want %d", k, got, want)
+			}
+			StoreFence()
+		}
+	})
+}
+
+// FuzzConvert converts fuzzer-chosen bytes with each conversion kernel at
+// the level in use (TILECOPY_CPU caps it) and with the generic code: the
+// bits must agree, for every pattern the fuzzer finds.
+func FuzzConvert(f *testing.F) {
+	f.Add([]byte{0x00, 0x80, 0x7f, 0xff, 0x01, 0x80, 0x80, 0x7f})
+	f.Add(bytes.Repeat([]byte{0x00, 0x80, 0xc0, 0x7f}, 33))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for k := range numConvKinds {
+			sw, dw := convWidths[k][0], convWidths[k][1]
+			n := len(in) / sw
+			got, want := make([]byte, dw*n), make([]byte, dw*n)
+			convertGeneric(k, want, in, n)
+			for _, s := range []*Stream{nil, {}} {
+				clear(got)
+				convert(k, got, in, n, s)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("kind %d, %d elements, streamed %v: % x, the generic code gives % x", k, n, s != nil, got, want)
+				}
+			}
+		}
+	})
+}

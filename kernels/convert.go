@@ -1,0 +1,197 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The element type conversions of the common float pairs: f32 to bf16
+// and back, f32 to f16 and back, 16 elements an iteration, at AVX-512
+// and AVX2. They give the bits of the generic conversions in
+// ../convert.go: rounding to nearest even, subnormals kept, a NaN
+// quieted with its sign and the top bits of its payload.
+//
+// f32 to bf16 is the integer formula (x + 0x7FFF + ((x>>16)&1)) >> 16,
+// with NaNs (|x| > 0x7F800000) taking (x>>16) | 0x40 instead: not
+// AVX512_BF16's VCVTNEPS2BF16, which treats denormal inputs as zero and
+// flushes denormal results, where the formula keeps them. bf16 to f32 is
+// a shift, with the quiet bit set in NaNs. f16 goes through F16C's
+// VCVTPS2PH (immediate 0: round to nearest even, whatever MXCSR says)
+// and VCVTPH2PS, which quiet NaNs as the generic code does.
+
+// With stream, each kernel has a twin convert...Stream<level> whose
+// stores are non-temporal (VMOVNTDQ), left unfenced: the caller aligns
+// dst to 64 bytes and fences after.
+
+// convertKernel starts a conversion kernel: the signature, the
+// arguments in DI (dst), SI (src) and CX (n, then the count of 16-element
+// iterations). The name is base, "Stream" with stream, and the level's.
+func (g *gen) convertKernel(base string, l *level, stream bool) {
+	name := base + l.name
+	if stream {
+		name = base + "Stream" + l.name
+	}
+	g.text(name, "func(dst *byte, src *byte, n int)")
+	g.params([]string{"dst", "src", "n"}, di, si, cx)
+	g.SHRQ(operand.U8(4), cx)
+}
+
+// store returns the store of a vector register: VMOVNTDQ with stream,
+// else VMOVDQU (VMOVDQU32 for a Z register).
+func (g *gen) store(stream bool) mov {
+	return func(src, dst operand.Op) {
+		switch {
+		case stream:
+			g.VMOVNTDQ(src, dst)
+		case src.(reg.VecPhysical).Size() == 64:
+			g.VMOVDQU32(src, dst)
+		default:
+			g.VMOVDQU(src, dst)
+		}
+	}
+}
+
+// broadcastD puts the dword v in every dword of the level's register r.
+func (g *gen) broadcastD(l *level, v uint32, r reg.VecPhysical) {
+	g.MOVL(operand.U32(v), ax.As32())
+	if l == avx512 {
+		g.VPBROADCASTD(ax.As32(), r)
+		return
+	}
+	g.VMOVD(ax.As32(), r.AsX())
+	g.VPBROADCASTD(r.AsX(), r)
+}
+
+// convertF32ToBF16 emits convertF32ToBF16<level>.
+func (g *gen) convertF32ToBF16(l *level, stream bool) {
+	g.convertKernel("convertF32ToBF16", l, stream)
+	v := l.vs(0, 16)
+	g.Comment("0x7fff, 1, 0x7fffffff, 0x7f800000 and 0x40 in every dword.")
+	for i, c := range []uint32{0x7fff, 1, 0x7fffffff, 0x7f800000, 0x40} {
+		g.broadcastD(l, c, v[i])
+	}
+	g.Label("f32bf16")
+	if l == avx512 {
+		x, hi, lsb, r, abs := v[5], v[6], v[7], v[8], v[9]
+		g.VMOVDQU32(at(si, 0), x)
+		g.VPSRLD(operand.U8(16), x, hi)
+		g.VPANDD(v[1], hi, lsb)
+		g.VPADDD(v[0], x, r)
+		g.VPADDD(lsb, r, r)
+		g.VPSRLD(operand.U8(16), r, r)
+		g.VPANDD(v[2], x, abs)
+		g.VPCMPGTD(v[3], abs, reg.K1)
+		g.Comment("NaN lanes: (x>>16) | 0x40.")
+		g.VPORD(v[4], hi, reg.K1, r)
+		if stream {
+			g.VPMOVDW(r, r.AsY())
+			g.store(stream)(r.AsY(), at(di, 0))
+		} else {
+			g.VPMOVDW(r, at(di, 0))
+		}
+		g.ADDQ(imm(64), si)
+		g.ADDQ(imm(32), di)
+		g.loopEnd("f32bf16")
+		return
+	}
+	out := v[14:16]
+	for h := range 2 {
+		x, hi, lsb, r, abs := v[5], v[6], v[7], out[h], v[9]
+		g.VMOVDQU(at(si, 32*h), x)
+		g.VPSRLD(operand.U8(16), x, hi)
+		g.VPAND(v[1], hi, lsb)
+		g.VPADDD(v[0], x, r)
+		g.VPADDD(lsb, r, r)
+		g.VPSRLD(operand.U8(16), r, r)
+		g.VPAND(v[2], x, abs)
+		g.VPCMPGTD(v[3], abs, abs)
+		g.VPOR(v[4], hi, hi)
+		g.VPBLENDVB(abs, hi, r, r)
+	}
+	g.Comment("Words of both registers, lane by lane; VPERMQ puts them back in order.")
+	g.VPACKUSDW(out[1], out[0], out[0])
+	g.VPERMQ(operand.U8(0xd8), out[0], out[0])
+	g.store(stream)(out[0], at(di, 0))
+	g.ADDQ(imm(64), si)
+	g.ADDQ(imm(32), di)
+	g.loopEnd("f32bf16")
+}
+
+// convertBF16ToF32 emits convertBF16ToF32<level>.
+func (g *gen) convertBF16ToF32(l *level, stream bool) {
+	g.convertKernel("convertBF16ToF32", l, stream)
+	v := l.vs(0, 8)
+	g.Comment("0x7fffffff, 0x7f800000 and the quiet bit 0x00400000 in every dword.")
+	for i, c := range []uint32{0x7fffffff, 0x7f800000, 0x00400000} {
+		g.broadcastD(l, c, v[i])
+	}
+	g.Label("bf16f32")
+	if l == avx512 {
+		x, abs := v[4], v[5]
+		g.VPMOVZXWD(at(si, 0), x)
+		g.VPSLLD(operand.U8(16), x, x)
+		g.VPANDD(v[0], x, abs)
+		g.VPCMPGTD(v[1], abs, reg.K1)
+		g.VPORD(v[2], x, reg.K1, x)
+		g.store(stream)(x, at(di, 0))
+		g.ADDQ(imm(32), si)
+		g.ADDQ(imm(64), di)
+		g.loopEnd("bf16f32")
+		return
+	}
+	for h := range 2 {
+		x, abs := v[4], v[5]
+		g.VPMOVZXWD(at(si, 16*h), x)
+		g.VPSLLD(operand.U8(16), x, x)
+		g.VPAND(v[0], x, abs)
+		g.VPCMPGTD(v[1], abs, abs)
+		g.VPAND(v[2], abs, abs)
+		g.VPOR(abs, x, x)
+		g.store(stream)(x, at(di, 32*h))
+	}
+	g.ADDQ(imm(32), si)
+	g.ADDQ(imm(64), di)
+	g.loopEnd("bf16f32")
+}
+
+// convertF32ToF16 emits convertF32ToF16<level>: VCVTPS2PH with
+// immediate 0 (round to nearest even).
+func (g *gen) convertF32ToF16(l *level, stream bool) {
+	g.convertKernel("convertF32ToF16", l, stream)
+	g.Label("f32f16")
+	for h := range 64 / l.bytes {
+		x := l.v(h)
+		g.vmov(l)(at(si, l.bytes*h), x)
+		if stream { // converted into the lower half of register 4+h, then stored
+			y := vec(4+h, reg.S128)
+			if l == avx512 {
+				y = vec(4+h, reg.S256)
+			}
+			g.VCVTPS2PH(operand.U8(0), x, y)
+			g.store(stream)(y, at(di, l.bytes/2*h))
+		} else {
+			g.VCVTPS2PH(operand.U8(0), x, at(di, l.bytes/2*h))
+		}
+	}
+	g.ADDQ(imm(64), si)
+	g.ADDQ(imm(32), di)
+	g.loopEnd("f32f16")
+}
+
+// convertF16ToF32 emits convertF16ToF32<level>: VCVTPH2PS.
+func (g *gen) convertF16ToF32(l *level, stream bool) {
+	g.convertKernel("convertF16ToF32", l, stream)
+	g.Label("f16f32")
+	for h := range 64 / l.bytes {
+		x := l.v(h)
+		g.VCVTPH2PS(at(si, l.bytes/2*h), x)
+		if stream {
+			g.store(stream)(x, at(di, l.bytes*h))
+		} else {
+			g.vmov(l)(x, at(di, l.bytes*h))
+		}
+	}
+	g.ADDQ(imm(32), si)
+	g.ADDQ(imm(64), di)
+	g.loopEnd("f16f32")
+}
