@@ -14,26 +14,40 @@ func Copy(dst, src []byte) int { return tuning.Copy(dst, src) }
 // Copy copies min(len(dst), len(src)) bytes from src to dst and returns
 // that count, as copy() does, with t's choices.
 //
-// Below t.CopyStreamBytes bytes it is copy(). From there, where the level
-// in use has non-temporal stores (AVX2 and above), it cuts the buffer into
-// t.CopyParts parts and walks them all at once, 256 bytes of each in
-// turn, writing the destination with non-temporal stores: one walk keeps
-// too few misses in flight to use all of the memory's bandwidth on some
-// machines, several do. Each part prefetches its source t.CopyAhead bytes
-// ahead (0: the hardware prefetchers alone). The destination bypasses the
-// caches, and a store fence orders its stores before Copy returns. The
-// bytes before the destination's first 64-byte line and after the parts'
-// last whole blocks go through copy().
+// Below t.CopyStreamBytes bytes it copies through the caches: copy() a
+// piece of less than 1 MiB at a time, since Go's copy() itself turns to
+// non-temporal stores from 1 MiB on CPUs where it runs on AVX, which
+// costs a copy whose destination would have stayed in the caches. From
+// t.CopyStreamBytes on, where the level in use has non-temporal stores
+// (AVX2 and above), it cuts the buffer into t.CopyParts parts and walks
+// them all at once, 256 bytes of each in turn, writing the destination
+// with non-temporal stores: one walk keeps too few misses in flight to
+// use all of the memory's bandwidth on some machines, several do. Each
+// part prefetches its source t.CopyAhead bytes ahead (0: the hardware
+// prefetchers alone). The destination bypasses the caches, and a store
+// fence orders its stores before Copy returns. The bytes before the
+// destination's first 64-byte line and after the parts' last whole
+// blocks go through copy().
 //
 // Overlapping slices are copied as copy() copies them.
 func (t Tuning) Copy(dst, src []byte) int {
 	n := min(len(dst), len(src))
 	dst, src = dst[:n], src[:n]
-	if n < t.CopyStreamBytes || t.CopyParts < 1 || mem.Overlap(dst, src) || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead) {
+	switch {
+	case mem.Overlap(dst, src):
 		copy(dst, src)
+	case n < t.CopyStreamBytes || t.CopyParts < 1 || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead):
+		for a := 0; a < n; a += cachedPiece {
+			e := min(a+cachedPiece, n)
+			copy(dst[a:e], src[a:e])
+		}
 	}
 	return n
 }
+
+// cachedPiece is the piece of a copy through the caches: under the 1 MiB
+// from which Go's copy() streams where it runs on AVX.
+const cachedPiece = 512 << 10
 
 // copyBlock is the bytes the parts kernels copy from a part before they
 // turn to the next.

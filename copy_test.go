@@ -14,13 +14,14 @@ import (
 // either side within a line, buffers flush against guard pages at either
 // end, and part counts and prefetch distances of every kind.
 func TestCopy(t *testing.T) {
-	lengths := []int{0, 1, 63, 64, 255, 256, 257, 1000, 4096, 4096 + 3*64 + 17, 3*256*5 + 1, 65536 + 4093}
+	lengths := []int{0, 1, 63, 64, 255, 256, 257, 1000, 4096, 4096 + 3*64 + 17, 3*256*5 + 1, 65536 + 4093, 2*cachedPiece + 4093}
 	tunings := []Tuning{
 		DefaultTuning(),
 		{CopyStreamBytes: 0, CopyParts: 1},
 		{CopyStreamBytes: 0, CopyParts: 3, CopyAhead: 512},
 		{CopyStreamBytes: 256, CopyParts: 8, CopyAhead: 4096},
 		{CopyStreamBytes: 0, CopyParts: 64},
+		{CopyStreamBytes: 1 << 40, CopyParts: 4}, // through the caches, in pieces
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	forEachLevel(t, func(t *testing.T) {

@@ -27,9 +27,10 @@ type Tuning struct {
 // DefaultTuning returns the tuning used when TILECOPY_TUNING names no
 // file:
 //
-//   - CopyStreamBytes: 1 MiB, where Go's own copy() turns to
-//     non-temporal stores on CPUs whose copy() runs on AVX: past it the
-//     destination of a copy is no longer worth keeping in the caches.
+//   - CopyStreamBytes: half of StreamThreshold, the size of source and
+//     destination together from which a plan's run copies stream: a
+//     copy streams where source and destination together outgrow what
+//     the caches keep of them.
 //   - CopyParts: 4. One walk keeps too few misses in flight to reach the
 //     memory's bandwidth on some machines; on the machines measured
 //     (docs/perf) four parts came within a few percent of the best count,
@@ -37,7 +38,7 @@ type Tuning struct {
 //   - CopyAhead: 0. The hardware prefetchers follow four sequential
 //     walks; software prefetches measured no better.
 func DefaultTuning() Tuning {
-	return Tuning{CopyStreamBytes: 1 << 20, CopyParts: 4, CopyAhead: 0}
+	return Tuning{CopyStreamBytes: runStreamBytes / 2, CopyParts: 4, CopyAhead: 0}
 }
 
 // CurrentTuning returns the tuning in use, and the error that kept the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -48,8 +49,8 @@ type TuneRow struct {
 }
 
 // TuneReport is what Tune measured: the candidates for the parts and
-// prefetch distance at Bytes, and copy() against the chosen streaming
-// copy at each size.
+// prefetch distance at Bytes, and a copy through the caches against the
+// chosen streaming copy at each size.
 type TuneReport struct {
 	Bytes   int64           `json:"bytes"`
 	Copy    TuneRow         `json:"copy"`
@@ -62,8 +63,8 @@ type TuneReport struct {
 // favours, starting from tilecopy.DefaultTuning: the part count and
 // prefetch distance with the best median on buffers of cfg.Bytes (the
 // fewest parts and the shortest distance among those within 3% of it),
-// and the smallest size from which the streaming copy is as fast as
-// copy() at that size and every larger one measured.
+// and the smallest size from which the streaming copy is as fast as a
+// copy through the caches at that size and every larger one measured.
 func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 	if cfg.Bytes <= 0 {
 		cfg.Bytes = DefaultTuneBytes
@@ -111,10 +112,10 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 	rep.Tuning.CopyParts, rep.Tuning.CopyAhead = cands[best].CopyParts, cands[best].CopyAhead
 
 	// Where streaming starts to pay: a streaming copy of each size
-	// against copy() of the same size.
+	// against a copy of the same size through the caches.
 	status("threshold")
-	stream := rep.Tuning
-	stream.CopyStreamBytes = 0
+	stream, cached := rep.Tuning, rep.Tuning
+	stream.CopyStreamBytes, cached.CopyStreamBytes = 0, math.MaxInt
 	from := int64(-1)
 	for _, n := range tuneSizesUpTo(cfg.Bytes) {
 		d, s := dst[:n], src[:n]
@@ -122,7 +123,7 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 		gb, err := timeRounds(ctx, []func(){
 			func() {
 				for range repeats {
-					copy(d, s)
+					cached.Copy(d, s)
 				}
 			},
 			func() {
@@ -135,7 +136,7 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 			return rep, err
 		}
 		rep.Sizes = append(rep.Sizes,
-			TuneRow{FormatBytes(n) + " copy()", gb[0]},
+			TuneRow{FormatBytes(n) + " cached", gb[0]},
 			TuneRow{FormatBytes(n) + " streamed", gb[1]})
 		switch {
 		case gb[1] >= tuneTie*gb[0] && from < 0:

@@ -19,10 +19,10 @@ func cmdTune(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		"tune measures how this machine copies memory fastest: tilecopy.Copy over\n"+
 			"1, 2, 4, 8 and 16 parts at once, with software prefetches 0 to 8 KiB ahead,\n"+
 			"against copy(), on buffers well past the caches; then, from 256 KiB up,\n"+
-			"the size from which streaming is as fast as copy(). It prints what it\n"+
-			"measured and the tuning it favours (the simplest choice within 3% of\n"+
-			"the best). With -o it writes that tuning as JSON; TILECOPY_TUNING=FILE\n"+
-			"makes every later run of the library use it.")
+			"the size from which streaming is as fast as a copy through the caches.\n"+
+			"It prints what it measured and the tuning it favours (the simplest choice\n"+
+			"within 3% of the best). With -o it writes that tuning as JSON;\n"+
+			"TILECOPY_TUNING=FILE makes every later run of the library use it.")
 	bytes := c.fs.String("bytes", bench.FormatBytes(bench.DefaultTuneBytes), "size of the buffers for the part count and prefetch distance")
 	runs := c.fs.Int("runs", bench.DefaultRuns, "timed rounds of each measurement")
 	out := c.fs.String("o", "", "write the tuning as JSON to `file`")

@@ -18,7 +18,7 @@ func TestTune(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("status %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"copy()", "16 parts, prefetch 8192", "1MiB streamed", "tuning: copy_stream_bytes"} {
+	for _, want := range []string{"copy()", "16 parts, prefetch 8192", "1MiB cached", "1MiB streamed", "tuning: copy_stream_bytes"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
 		}
