@@ -32,3 +32,22 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool {
 	}
 	return true
 }
+
+// copyRepMOVSB copies n bytes with REP MOVSB. Preconditions: n ≥ 0
+// bytes lie inside both buffers, which do not overlap.
+//
+//go:noescape
+func copyRepMOVSB(dst *byte, src *byte, n int)
+
+// copyCached copies src to dst (of the same length, apart) through the
+// caches with REP MOVSB and reports true, where the CPU has ERMS and the
+// level in use is AVX2 or above; it reports false elsewhere.
+func copyCached(dst, src []byte) bool {
+	if !useERMS {
+		return false
+	}
+	if len(dst) > 0 {
+		copyRepMOVSB(&dst[0], &src[0], len(dst))
+	}
+	return true
+}

@@ -38,6 +38,9 @@ var (
 	// hasF16C reports F16C (VCVTPS2PH, VCVTPH2PS), used by the f16
 	// conversions at AVX2 and AVX-512; without it f16 converts in Go.
 	hasF16C = hasAVX2 && cpuid.CPU.Supports(cpuid.F16C)
+	// hasERMS reports the fast microcoded string copy (REP MOVSB, ERMS)
+	// on amd64 with the assembly built in: Copy's copy through the caches.
+	hasERMS = haveAsm && runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.ERMS)
 	// hasNEON reports Advanced SIMD on arm64 with the assembly built in; it
 	// is mandatory in ARMv8-A, so every arm64 machine Go runs on has it.
 	hasNEON = haveAsm && runtime.GOARCH == "arm64"
@@ -51,6 +54,7 @@ var (
 	useVBMI   bool
 	useF16C   bool
 	useNEON   bool
+	useERMS   bool
 )
 
 // Names of the levels, as TILECOPY_CPU spells them and Level returns them.
@@ -122,6 +126,7 @@ func setLevel(level string) bool {
 	useVBMI = useAVX512 && hasVBMI
 	useF16C = useAVX2 && hasF16C
 	useNEON = level == levelNEON
+	useERMS = useAVX2 && hasERMS
 	return true
 }
 

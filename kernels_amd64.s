@@ -12237,6 +12237,15 @@ cpAVX2plainpart:
 	VZEROUPPER
 	RET
 
+// func copyRepMOVSB(dst *byte, src *byte, n int)
+TEXT ·copyRepMOVSB(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	REP
+	MOVSB
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

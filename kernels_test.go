@@ -73,6 +73,9 @@ func TestLevelsMatchCPU(t *testing.T) {
 		if flags["avx2"] && !hasAVX2 {
 			t.Errorf("/proc/cpuinfo has avx2 but the AVX2 kernels are off")
 		}
+		if flags["erms"] != hasERMS {
+			t.Errorf("/proc/cpuinfo erms %v, hasERMS %v", flags["erms"], hasERMS)
+		}
 		if flags["avx512f"] && flags["avx512bw"] && flags["avx512dq"] && flags["avx512vl"] && !hasAVX512 {
 			t.Errorf("/proc/cpuinfo has AVX-512 F/BW/DQ/VL but the AVX-512 kernels are off")
 		}

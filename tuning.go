@@ -27,10 +27,13 @@ type Tuning struct {
 // DefaultTuning returns the tuning used when TILECOPY_TUNING names no
 // file:
 //
-//   - CopyStreamBytes: half of StreamThreshold, the size of source and
-//     destination together from which a plan's run copies stream: a
-//     copy streams where source and destination together outgrow what
-//     the caches keep of them.
+//   - CopyStreamBytes: a quarter of StreamThreshold, the size of source
+//     and destination together from which a plan's run copies stream: a
+//     copy streams once its source and destination together pass half
+//     of that. A copy runs among other traffic (the bench's limit
+//     alternates with the case it measures) and a copy of the whole
+//     last-level cache keeps little of it; the crossover that relayout
+//     tune measures sits there on the machines measured (docs/perf).
 //   - CopyParts: 4. One walk keeps too few misses in flight to reach the
 //     memory's bandwidth on some machines; on the machines measured
 //     (docs/perf) four parts came within a few percent of the best count,
@@ -38,7 +41,7 @@ type Tuning struct {
 //   - CopyAhead: 0. The hardware prefetchers follow four sequential
 //     walks; software prefetches measured no better.
 func DefaultTuning() Tuning {
-	return Tuning{CopyStreamBytes: runStreamBytes / 2, CopyParts: 4, CopyAhead: 0}
+	return Tuning{CopyStreamBytes: runStreamBytes / 4, CopyParts: 4, CopyAhead: 0}
 }
 
 // CurrentTuning returns the tuning in use, and the error that kept the

@@ -1,6 +1,9 @@
 package main
 
-import "github.com/mmcloughlin/avo/operand"
+import (
+	"github.com/mmcloughlin/avo/ir"
+	"github.com/mmcloughlin/avo/operand"
+)
 
 // copyPartsBlock is the bytes copyParts moves from one part before it
 // turns to the next: four 64-byte lines.
@@ -65,4 +68,18 @@ func (g *gen) copyPartsLoop(l *level, label string, prefetch bool) {
 	g.ADDQ(imm(copyPartsBlock), si)
 	g.ADDQ(imm(copyPartsBlock), di)
 	g.countDown(label + "block")
+}
+
+// copyRepMOVSB emits copyRepMOVSB, a copy of n bytes with REP MOVSB (the
+// microcoded string copy, which CPUs with ERMS run at the caches' speed):
+//
+//	func(dst *byte, src *byte, n int)
+//
+// avo has no string instructions: REP and MOVSB go in as plain opcodes.
+func (g *gen) copyRepMOVSB() {
+	g.text("copyRepMOVSB", "func(dst *byte, src *byte, n int)")
+	g.params([]string{"dst", "src", "n"}, di, si, cx)
+	g.Instruction(&ir.Instruction{Opcode: "REP"})
+	g.Instruction(&ir.Instruction{Opcode: "MOVSB"})
+	g.RET()
 }

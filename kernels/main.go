@@ -168,6 +168,7 @@ func (g *gen) file() {
 	g.joinRunsStream()
 	g.copyParts(avx512)
 	g.copyParts(avx2)
+	g.copyRepMOVSB()
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {
