@@ -847,13 +847,20 @@ func TestBands(t *testing.T) {
 				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 			}
 			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
-			w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
-			w.walk(0, 0, 0, false)
+			w := wholeWalk(plan)
 			if w.bands != tc.bands {
 				t.Errorf("%s -> %s: staged %d bands, want %d\n%s", tc.from, tc.to, w.bands, tc.bands, plan)
 			}
 		}
 	}
+}
+
+// wholeWalk runs a whole walk of plan over buffers of its own and returns
+// the walker, for the tests that count what a walk staged.
+func wholeWalk(plan *Plan) *walker {
+	w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
+	w.walk(0, 0, 0, false)
+	return w
 }
 
 // TestStagedRects checks the streamed run copies whose rectangles hold
@@ -893,8 +900,7 @@ func TestStagedRects(t *testing.T) {
 			if threads > 1 {
 				continue
 			}
-			w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
-			w.walk(0, 0, 0, false)
+			w := wholeWalk(plan)
 			want := tc.rects
 			if !tilecopy.Streaming() { // no plan streams: every rectangle in place
 				want = 0
