@@ -751,11 +751,7 @@ func TestStreamingPlans(t *testing.T) {
 	for i, tc := range tests {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
-			var plan *Plan
-			opts := Options{Pad: tc.pad, Threads: threads}
-			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-			}
+			plan := checkSplit(t, uint64(i), from, to, Options{Pad: tc.pad, Threads: threads}, 0)
 			if want := tilecopy.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
 				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
 			}
@@ -841,11 +837,7 @@ func TestBands(t *testing.T) {
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2, 4} {
-			var plan *Plan
-			opts := Options{Pad: tc.pad, Threads: threads}
-			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-			}
+			plan := checkSplit(t, uint64(i), from, to, Options{Pad: tc.pad, Threads: threads}, 0)
 			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
 			w := wholeWalk(plan)
 			if w.bands != tc.bands {
@@ -891,11 +883,7 @@ func TestStagedRects(t *testing.T) {
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
-			var plan *Plan
-			opts := Options{Pad: tc.pad, Threads: threads}
-			if !checkPairWith(t, uint64(i), from, to, opts, 0, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
-			}
+			plan := checkSplit(t, uint64(i), from, to, Options{Pad: tc.pad, Threads: threads}, 0)
 			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
 			if threads > 1 {
 				continue
@@ -1000,6 +988,18 @@ func TestWidenedUnits(t *testing.T) {
 	}
 }
 
+// checkSplit is checkPairWith for plans that split even when small
+// (parallelMin 0), failing the test if the pair did not run, and returns
+// the plan.
+func checkSplit(t *testing.T, seed uint64, from, to Shape, opts Options, streamMin int64) *Plan {
+	t.Helper()
+	var plan *Plan
+	if !checkPairWith(t, seed, from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
+		t.Fatalf("%s -> %s: did not run", from, to)
+	}
+	return plan
+}
+
 // runVariants runs the pair from -> to against the reference streamed
 // and not, on one and two threads (splitting even small plans), and hands
 // each plan to check.
@@ -1008,11 +1008,7 @@ func runVariants(t *testing.T, seed uint64, fromText, toText string, pad Padding
 	from, to := parsePair(t, fromText, toText)
 	for _, streamMin := range []int64{-1, 0} {
 		for _, threads := range []int{1, 2} {
-			var plan *Plan
-			opts := Options{Pad: pad, Threads: threads}
-			if !checkPairWith(t, seed, from, to, opts, streamMin, func(p *Plan) { plan, p.parallelMin = p, 0 }) {
-				t.Fatalf("%s -> %s: did not run", fromText, toText)
-			}
+			plan := checkSplit(t, seed, from, to, Options{Pad: pad, Threads: threads}, streamMin)
 			check(plan)
 		}
 	}
