@@ -762,14 +762,11 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	W, B := p.width, p.offBytes()
 	if p.stream && w.rows8 == nil && p.kern == kernRun && (rowsV < rowsE || colsV < colsE) &&
 		(oDst == colsE*p.step || rowsE == 1) && dOff*B%64 == 0 {
-		row := colsE * W // bytes of a destination row
-		if n := rowsE * row; n <= edgeBytes && n%64 == 0 {
-			w.stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
-			return
-		}
 		// Groups of k rows, k a multiple of the rows that make whole
 		// lines, as many as fit the buffer (the last group may end
-		// inside a line: the rectangle's last).
+		// inside a line: the rectangle's last). A rectangle of whole
+		// lines that fits the buffer is one group.
+		row := colsE * W // bytes of a destination row
 		unit := 64 / gcd(row, 64)
 		if k := edgeBytes / row / unit * unit; k > 0 {
 			for r := int64(0); r < rowsE; r += k {
