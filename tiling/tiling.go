@@ -268,11 +268,18 @@ func (m *Map) applyTile(cur []int, t []int64) ([]int, error) {
 					return nil, fmt.Errorf("%w: combined dimension", ErrOverflow)
 				}
 			}
+			// The combined node's most-major digit is that of its first
+			// part with digits (a part of size 1 has none), and so is
+			// its top flag.
 			var segs []seg
+			top := false
 			for _, g := range group {
+				if len(segs) == 0 {
+					top = m.tops[g]
+				}
 				segs = append(segs, m.segs[g]...)
 			}
-			id = m.add(node{kind: combineNode, size: size, parts: group}, segs, m.tops[group[0]])
+			id = m.add(node{kind: combineNode, size: size, parts: group}, segs, top)
 			m.ops = append(m.ops, id)
 		}
 		dims = append(dims, id)

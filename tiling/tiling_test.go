@@ -293,6 +293,12 @@ func TestCombinedDigits(t *testing.T) {
 		{"u8[5,3,4]{2,1,0:T(*,*,8)}", Spec{Dims: []int64{5, 3, 4}, MinorToMajor: []int{2, 1, 0}, Tiles: [][]int64{{Combine, Combine, 8}}, ElementBits: 8}, false, 0},
 		// Three dims combined, then a second tile inside the first.
 		{"f32[3,4,8,16]{3,2,1,0:T(*,*,16)(4)}", Spec{Dims: []int64{3, 4, 8, 16}, MinorToMajor: []int{3, 2, 1, 0}, Tiles: [][]int64{{Combine, Combine, 16}, {4}}, ElementBits: 32}, true, 5},
+		// The combination's major part has one value and no digit, so
+		// its top digit is the 5 of the row tile, which the last tile
+		// of 8 rows leaves 2 places short, not at the dim's end: the
+		// 2 of the second tile cuts it where it does not divide
+		// (found by FuzzCompile).
+		{"f64[8,2]{1,0:T(5,2)(*,2,2)}", Spec{Dims: []int64{8, 2}, MinorToMajor: []int{1, 0}, Tiles: [][]int64{{5, 2}, {Combine, 2, 2}}, ElementBits: 64}, false, 0},
 	} {
 		m, err := New(tc.spec)
 		if err != nil {
