@@ -859,7 +859,11 @@ const edgeBytes = 16 << 10
 // rect moves a rowsV × colsV rectangle of elements and fills the rest of
 // the rowsE × colsE rectangle of destination places with padding.
 func (w *walker) rect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) {
-	if rowsV > 0 && colsV > 0 {
+	switch {
+	case rowsV == 0 || colsV == 0:
+	case colsV < colsE && w.rows8 != nil && w.rows8.partialTiles(w, dOff, sOff, rowsV, colsV, colsE):
+		colsV = colsE // the tiles' padding rows are written too
+	default:
 		w.block(dOff, sOff, oDst, oSrc, rowsV, colsV)
 	}
 	w.pad(dOff, oDst, rowsV, rowsE, colsV, colsE)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilecopy/tilecopy"
 )
@@ -29,6 +30,11 @@ type staged struct {
 
 	natural int  // the type's bits
 	signed  bool // whether unpacking sign-extends
+
+	// partials counts the (8,1) tile rows cut by padding that walks
+	// packed whole (rows8Walk.partialTiles), so that tests can tell the
+	// path ran.
+	partials atomic.Int64
 
 	// fields, when set, runs the relayout instead of the three stages: a
 	// transpose of packed fields without unpacking them.
@@ -585,6 +591,9 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		w.walk(0, dOff-bBase/u, sOff-aBase/u, false)
 	}
 	mid.putWalker(w)
+	if r != nil && r.partials > 0 {
+		st.partials.Add(r.partials)
+	}
 	switch {
 	case r != nil && r.packsDst():
 		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
@@ -618,6 +627,105 @@ type rows8Walk struct {
 	mode   rows8Mode
 	direct bool
 	stream bool
+	// rows holds the 8 source rows of tiles that padding cuts
+	// (partialTiles): the rows the array has, then the padding's.
+	rows     []byte
+	partials int64 // partialTiles calls that packed
+	// padded is the row length and the first padding row for which
+	// rows holds the padding rows already.
+	padded [2]int64
+}
+
+// partialRows bounds the words of (8,1) tiles that partialTiles packs
+// per kernel call, and with it its buffer of 8 such rows.
+const partialRows = 2048
+
+// partialTiles packs rows words of (8,1) tiles of which only the first
+// cols of the 8 rows hold elements, the rest padding (colsE is 8), with
+// the kernel of whole tiles: the source rows go through a buffer whose
+// remaining rows hold the padding value, so the tiles' padding fields
+// are written with their elements rather than a field at a time. It
+// reports false, having moved nothing, where the walk is not such a
+// packing.
+func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64) bool {
+	if r.mode != rows8Pack || colsE != 8 || dOff%2 != 0 {
+		return false
+	}
+	in := w.p.inner.src
+	v := w.p.pat[0] & 0x0f
+	for i0 := int64(0); i0 < rows; i0 += partialRows {
+		n := min(rows-i0, partialRows)
+		stride := n // bytes per buffered row: one field a byte
+		if r.direct {
+			stride = (n + 1) / 2 // packed, as the source rows are
+		}
+		if r.rows == nil {
+			r.rows = make([]byte, 8*partialRows)
+		}
+		buf := r.rows[:8*stride]
+		if r.padded != [2]int64{stride, cols} {
+			pad := v
+			if r.direct {
+				pad = v<<4 | v
+			}
+			fill(buf[cols*stride:], pad)
+			r.padded = [2]int64{stride, cols}
+		}
+		for j := range cols {
+			row := buf[j*stride : (j+1)*stride]
+			from := sOff + j*in + i0
+			switch {
+			case r.direct:
+				copyFields4(row, w.src, from, n)
+			default:
+				copy(row, w.src[from:from+n])
+			}
+		}
+		d := w.dst[(dOff+8*i0)/2:]
+		switch {
+		case r.direct && r.stream:
+			w.stream(0).InterleaveNibbles8(d, buf, int(stride), int(n))
+		case r.direct:
+			tilecopy.InterleaveNibbles8(d, buf, int(stride), int(n))
+		case r.stream:
+			w.stream(0).PackRows8(d, buf, int(stride), int(n))
+		default:
+			tilecopy.PackRows8(d, buf, int(stride), int(n))
+		}
+	}
+	r.partials++
+	return true
+}
+
+// fill sets every byte of b to v.
+func fill(b []byte, v byte) {
+	if len(b) == 0 {
+		return
+	}
+	b[0] = v
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
+	}
+}
+
+// copyFields4 copies n 4-bit fields of the packed buffer src, from field
+// from on, into dst as a packed row that starts at a byte (the first
+// field in the high nibble of dst[0]).
+func copyFields4(dst, src []byte, from, n int64) {
+	b := from / 2
+	if from%2 == 0 {
+		copy(dst[:(n+1)/2], src[b:])
+		return
+	}
+	// Each byte of the row takes the low nibble of one source byte and
+	// the high nibble of the next, which the last field of an even n
+	// does not reach past.
+	for k := range n / 2 {
+		dst[k] = src[b+k]<<4 | src[b+k+1]>>4
+	}
+	if n%2 != 0 {
+		dst[n/2] = src[b+n/2] << 4
+	}
 }
 
 // packsDst reports whether the walk writes a packed destination.

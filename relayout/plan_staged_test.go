@@ -331,3 +331,61 @@ func TestStagedRows8(t *testing.T) {
 		}
 	}
 }
+
+// TestStagedPartialTiles runs packings into (8,1) tiles whose last tile
+// rows padding cuts (rows8Walk.partialTiles) against the reference,
+// streamed or not, on one and two threads, and checks that the path ran.
+func TestStagedPartialTiles(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		// Both sides packed: 3 of each tile's 8 rows hold elements.
+		{"u4[3,3,64,2,96]{4,1,0,2,3:E(4)}", "u4[3,3,64,2,96]{4,1,2,3,0:T(8,128)(8,1)E(4)}"},
+		// Source rows of an odd number of fields: every other row
+		// starts inside a byte.
+		{"s4[3,3,5,2,95]{4,1,0,2,3:E(4)}", "s4[3,3,5,2,95]{4,1,2,3,0:T(8,128)(8,1)E(4)}"},
+		// 20 rows: the third tile holds 4.
+		{"u4[20,256]{1,0:E(4)}", "u4[20,256]{1,0:T(8,128)(8,1)E(4)}"},
+		// One byte a value on the source side (PackRows8).
+		{"u4[20,256]{1,0}", "u4[20,256]{1,0:T(8,128)(8,1)E(4)}"},
+		{"s4[2,5,300]{2,1,0}", "s4[2,5,300]{2,1,0:T(8,128)(8,1)E(4)}"},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, target := range []int64{300, 2048} {
+			for _, threads := range []int{1, 2} {
+				opts := Options{Threads: threads, Pad: PadWith(5)}
+				stream := []int64{-1, 0}[threads%2] // 0: the byte plan streams
+				var plan *Plan
+				if !checkPairWith(t, 3, from, to, opts, stream, func(p *Plan) {
+					// Slabs of (8,1) tiles, as a large array of this
+					// pair runs them.
+					plan = p
+					if err := p.stage.chooseSlabs(p, &opts, target); err != nil {
+						t.Fatal(err)
+					}
+					p.stage.parallelMin, p.stage.fields = 0, nil
+				}) {
+					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+				}
+				if plan.stage.partials.Load() == 0 {
+					t.Errorf("%s -> %s (slabs of %d bytes, %d threads): no partial tile packed whole\n%s", tc.from, tc.to, target, threads, plan)
+				}
+			}
+		}
+	}
+}
+
+// TestCopyFields4 checks copyFields4 against field4 at every start and
+// length over a buffer, at even and odd starts.
+func TestCopyFields4(t *testing.T) {
+	src := fillRandom(9, 4)
+	for from := int64(0); from < 18; from++ {
+		for n := int64(1); from+n <= 18; n++ {
+			dst := make([]byte, (n+1)/2)
+			copyFields4(dst, src, from, n)
+			for k := range n {
+				if got, want := field4(dst, k), field4(src, from+k); got != want {
+					t.Fatalf("from %d, %d fields: field %d is %x, want %x", from, n, k, got, want)
+				}
+			}
+		}
+	}
+}
