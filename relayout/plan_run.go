@@ -136,6 +136,9 @@ type walker struct {
 	// rects is how many rectangles the walk staged through edge
 	// (stageRect).
 	rects int
+	// padFills is how many runs of padding values padValues filled at
+	// once (for tests).
+	padFills int
 	// unfenced says that the walk made streaming calls without their
 	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced,
 	// Stream.Unfenced), which it fences once at its end.
@@ -249,6 +252,12 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	if l.w == 1 && k == 1 {
 		// The lightest digit of its dim: values below nv are elements.
 		nv, ne := l.values(k, bd, ed)
+		if pad {
+			nv = 0
+		}
+		if nv < ne && w.padValues(lv, dOff+nv*l.dst, ne-nv) {
+			ne = nv
+		}
 		for v := range ne {
 			if w.idx != nil {
 				w.idx[d] = i0 + v
@@ -259,7 +268,26 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		// Budgets of k per value (a partial unit's dim counts elements;
 		// its loops have scale 1), cut to each value's part of the dim.
 		_, top := l.values(k, bd, ed)
-		for v := range top {
+		// Values from first on hold padding alone, and those below
+		// full their whole span of the dim: one fill, where it can.
+		first, full := ceilDiv(bd, l.w*k), min(top, ed/(l.w*k))
+		if pad {
+			first = 0
+		}
+		if first < full {
+			w.b[d], w.e[d] = 0, l.w*k
+			if !w.padValues(lv, dOff+first*l.dst, full-first) {
+				first = top
+			}
+		} else {
+			first = top
+		}
+		for v := int64(0); v < top; v++ {
+			if v == first {
+				if v = full; v == top { // [first, full) filled
+					break
+				}
+			}
 			lo := v * l.w * k
 			w.b[d] = min(max(bd-lo, 0), l.w*k)
 			w.e[d] = min(ed-lo, l.w*k)
@@ -273,6 +301,67 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	if w.idx != nil {
 		w.idx[d] = i0
 	}
+}
+
+// padValues fills the destination places of count values of loop level
+// lv, from dOff on, with everything the loops inside them and the kernel
+// hold, when they hold padding alone: one fill call where those places
+// are whole runs, each the same rows, rather than a call for each
+// rectangle the kernel would have moved (a dim of 34 held in tiles of
+// 128 has 94 values of padding in each tile row). The loops inside must
+// hold every place they reach (the held budgets reach their spans) and
+// all but one of them must nest into one run from the kernel's
+// contiguous inner loop; the one left makes the rows. It reports false,
+// having written nothing, where they do not.
+func (w *walker) padValues(lv int, dOff, count int64) bool {
+	p := w.p
+	if w.staging || w.spans == nil || p.step != 1 || p.part != 0 || p.inner.dst != 1 {
+		return false
+	}
+	for _, s := range w.spans[lv+1] {
+		if w.e[s.dim] < s.span*p.per(s.dim) {
+			return false
+		}
+	}
+	type axis struct{ size, dst int64 }
+	var buf [16]axis
+	box := buf[:0]
+	add := func(size, dst int64) {
+		if size > 1 {
+			box = append(box, axis{size, dst})
+		}
+	}
+	add(count, w.loops[lv].dst)
+	for _, l := range w.loops[lv+1:] {
+		add(l.size, l.dst)
+	}
+	if w.outer != nil {
+		add(w.outer.size, w.outer.dst)
+	}
+	add(p.inner.size, p.inner.dst)
+	run := int64(1) // the elements of the run the nested axes make
+	for more := true; more; {
+		more = false
+		for i := range box {
+			if box[i].size > 1 && box[i].dst == run {
+				run *= box[i].size
+				box[i].size, more = 1, true
+			}
+		}
+	}
+	rows, stride := int64(1), int64(0)
+	for _, a := range box {
+		if a.size == 1 {
+			continue
+		}
+		if rows != 1 || a.dst < run {
+			return false
+		}
+		rows, stride = a.size, a.dst
+	}
+	w.fill(dOff, stride, run, rows)
+	w.padFills++
+	return true
 }
 
 // values returns how many values of loop l hold elements (nv) and how
@@ -687,7 +776,11 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	for v := from; v < nv && !staged; v++ {
 		w.pad(dOff+v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
 	}
-	for v := max(from, nv); v < ne; v++ {
+	v := max(from, nv)
+	if v < ne && w.padValues(len(w.loops)-1, dOff+v*l.dst, ne-v) {
+		return
+	}
+	for ; v < ne; v++ {
 		w.kernel(dOff+v*l.dst, sOff+v*l.src, true)
 	}
 }

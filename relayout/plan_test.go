@@ -1279,3 +1279,30 @@ func TestPlanStringTerms(t *testing.T) {
 		t.Errorf("no plan with widths (%d) or counting units (%d)", widened, united)
 	}
 }
+
+// TestPadValues runs pairs whose destination holds runs of padding
+// values of a loop (a dim of 34 in tiles of 128, rows past the end of
+// the last tile) against the reference, streamed and not, on one and two
+// threads, and checks that a whole walk filled them a run at a time
+// (padValues) rather than a kernel rectangle at a time.
+func TestPadValues(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		// The pairs of two (2,1) tiles swap places: 2×2 blocks, with 94
+		// of each tile row's 128 places padding.
+		{"bf16[4,34,3,16]{1,0,3,2:T(8,128)(2,1)}", "bf16[4,34,3,16]{1,3,2,0:T(8,128)(2,1)}"},
+		// A permutation of 4-D bf16 between its tiles.
+		{"bf16[6,3,5,40]{3,2,1,0:T(8,128)(2,1)}", "bf16[6,3,5,40]{2,3,0,1:T(8,128)(2,1)}"},
+		// A transpose whose tiles' columns hold 33 of 128.
+		{"u8[33,4,70]{2,1,0}", "u8[33,4,70]{1,0,2:T(8,128)}"},
+	} {
+		runVariants(t, 5, tc.from, tc.to, PadWith(3), func(*Plan) {})
+		from, to := parsePair(t, tc.from, tc.to)
+		plan, err := Compile(from, to, &Options{Pad: PadWith(3)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := wholeWalk(plan); w.padFills == 0 {
+			t.Errorf("%s -> %s: no run of padding values filled at once\n%s", tc.from, tc.to, plan)
+		}
+	}
+}
