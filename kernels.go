@@ -257,7 +257,8 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// and bf16 T(8,128)(2,1) to [8000,8004] ran faster so).
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
-		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) {
+		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
 	for a := range g.Outer {
@@ -313,7 +314,8 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 		return
 	}
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
-		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
+		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
 	for a := range g.Outer {

@@ -696,3 +696,54 @@ func spread2(v uint32) uint64 {
 
 // spread4 returns the first two bytes of p four bytes apart in a word.
 func spread4(p []byte) uint64 { return uint64(p[0]) | uint64(p[1])<<32 }
+
+// tinyBlockElems bounds the blocks that tinyGrid moves: blocks of so few
+// elements that transposeFast's choice of a kernel for each would cost
+// more than moving its elements one at a time.
+const tinyBlockElems = 32
+
+// tinyGrid transposes every block of the grid g, as TransposeGrid does,
+// where its blocks are rows × cols of at most tinyBlockElems elements of
+// 1, 2, 4 or 8 bytes: one loop over the blocks that moves each element
+// with one load and one store, in place of a kernel choice and call per
+// block (the 2×2 blocks of two (2,1) tiles of bf16 swapping their
+// pairs). It reports false, having moved nothing, for other grids. The
+// caller has checked the grid's bounds.
+func tinyGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	if !fastWords || rows*cols > tinyBlockElems {
+		return false
+	}
+	dp := unsafe.Pointer(unsafe.SliceData(dst))
+	sp := unsafe.Pointer(unsafe.SliceData(src))
+	switch width {
+	case 1:
+		tinyGridOf[uint8](dp, dstStride, sp, srcStride, rows, cols, g)
+	case 2:
+		tinyGridOf[uint16](dp, dstStride, sp, srcStride, rows, cols, g)
+	case 4:
+		tinyGridOf[uint32](dp, dstStride, sp, srcStride, rows, cols, g)
+	case 8:
+		tinyGridOf[uint64](dp, dstStride, sp, srcStride, rows, cols, g)
+	default:
+		return false
+	}
+	return true
+}
+
+// tinyGridOf is tinyGrid for elements of type T.
+func tinyGridOf[T uint8 | uint16 | uint32 | uint64](dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols int, g Grid) {
+	w := int(unsafe.Sizeof(T(0)))
+	for a := range g.Outer {
+		for b := range g.Inner {
+			d := unsafe.Add(dp, a*g.DstOuter+b*g.DstInner)
+			s := unsafe.Add(sp, a*g.SrcOuter+b*g.SrcInner)
+			for i := range rows {
+				di := unsafe.Add(d, i*dstStride)
+				si := unsafe.Add(s, i*w)
+				for j := range cols {
+					*(*T)(unsafe.Add(di, j*w)) = *(*T)(unsafe.Add(si, j*srcStride))
+				}
+			}
+		}
+	}
+}

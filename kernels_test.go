@@ -1052,3 +1052,57 @@ func TestBlockingFor(t *testing.T) {
 		t.Errorf("Blocks() = %+v, want the blocking for this CPU's caches", got)
 	}
 }
+
+// TestTinyGrid runs grids of blocks of at most tinyBlockElems elements,
+// which tinyGrid moves, through TransposeGrid and TransposeBlocks in
+// guarded buffers, against the generic kernel block by block, at
+// unaligned offsets too; and checks that tinyGrid takes them and leaves
+// larger blocks.
+func TestTinyGrid(t *testing.T) {
+	for _, tc := range []struct {
+		width, rows, cols int
+		tiny              bool
+	}{
+		{2, 2, 2, true}, {1, 4, 4, true}, {2, 2, 4, true}, {2, 4, 2, true}, {4, 8, 4, true},
+		{8, 1, 3, true}, {1, 32, 1, true}, {4, 3, 11, false}, {2, 8, 8, false}, {3, 2, 2, false},
+	} {
+		if got := tinyGrid(tc.width, nil, 0, nil, 0, tc.rows, tc.cols, Grid{}); got != tc.tiny && fastWords {
+			t.Errorf("width %d, %d×%d: tinyGrid took it %v, want %v", tc.width, tc.rows, tc.cols, got, tc.tiny)
+		}
+		r := rand.New(rand.NewPCG(uint64(tc.width*1000+tc.rows*10+tc.cols), 3))
+		for k := range 8 {
+			w := tc.width
+			dstStride := tc.cols*w + r.IntN(3)*w + k%2 // odd strides: unaligned rows
+			srcStride := tc.rows*w + r.IntN(3)*w
+			dBlock, sBlock := span(tc.rows, dstStride, tc.cols*w), span(tc.cols, srcStride, tc.rows*w)
+			grid := Grid{Inner: 1 + r.IntN(40), Outer: 1 + r.IntN(3)}
+			grid.DstInner = tc.cols*w + r.IntN(2)*dBlock // rows that continue each other, or blocks apart
+			grid.DstOuter = span(grid.Inner, grid.DstInner, dBlock) + r.IntN(5)
+			grid.SrcInner = tc.rows*w + r.IntN(2)*sBlock
+			grid.SrcOuter = span(grid.Inner, grid.SrcInner, sBlock) + r.IntN(5)
+			if grid.DstInner < dBlock && tc.rows > 1 || grid.SrcInner < sBlock && tc.cols > 1 {
+				// Blocks that continue each other's rows overlap as
+				// spans; keep them apart instead.
+				grid.DstInner, grid.SrcInner = dBlock, sBlock
+				grid.DstOuter = span(grid.Inner, grid.DstInner, dBlock) + r.IntN(5)
+				grid.SrcOuter = span(grid.Inner, grid.SrcInner, sBlock) + r.IntN(5)
+			}
+			dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%2 == 0)
+			src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%3 == 0)
+			randomize(r, src, dst)
+			orig, want := bytes.Clone(dst), bytes.Clone(dst)
+			for a := range grid.Outer {
+				for b := range grid.Inner {
+					transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, tc.rows, tc.cols)
+				}
+			}
+			for _, kern := range gridKernels {
+				copy(dst, orig)
+				kern.f(w, dst, dstStride, src, srcStride, tc.rows, tc.cols, grid)
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%s width %d, %d×%d, strides %d %d, %+v: byte %d differs", kern.name, w, tc.rows, tc.cols, dstStride, srcStride, grid, firstDiff(dst, want))
+				}
+			}
+		}
+	}
+}
