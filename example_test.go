@@ -22,7 +22,8 @@ func ExampleCopy() {
 // A tuning of its own: four parts from 1 MiB, each prefetched 2 KiB
 // ahead, as a TILECOPY_TUNING file could set it.
 func ExampleTuning_Copy() {
-	t := tilecopy.Tuning{CopyStreamBytes: 1 << 20, CopyParts: 4, CopyAhead: 2048}
+	t := tilecopy.DefaultTuning()
+	t.CopyStreamBytes, t.CopyParts, t.CopyAhead = 1<<20, 4, 2048
 	if err := t.Check(); err != nil {
 		fmt.Println(err)
 		return

@@ -83,7 +83,7 @@ func Prefetching() bool { return prefetching() }
 // CopyRunsStreaming copies a grid of steps × rows runs of n bytes: run r
 // of step s from src[s*srcStep + r*srcStride:] to dst[s*dstStep +
 // r*dstStride:]. It serves a caller that writes a destination of
-// StreamThreshold bytes or more in many calls and will not read it back
+// Tuning.RunStreamBytes or more in many calls and will not read it back
 // from the caches before it is all written: where the level has them (see
 // Streaming), it writes the runs' whole destination lines with
 // non-temporal stores, prefetches each step's source during the step
@@ -180,7 +180,7 @@ func Transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // TransposeStreaming is Transpose for a caller that writes a destination
-// of TransposeStreamThreshold bytes or more in many calls: each call
+// of Tuning.TransposeStreamBytes bytes or more in many calls: each call
 // writes the way Transpose writes a destination that large in one call
 // (through a cache-resident tile and non-temporal stores, where the level
 // has them and the destination and its stride are multiples of 64 bytes),
@@ -228,7 +228,7 @@ func StoreFence() { storeFence() }
 
 // TransposeGrid is TransposeStreaming for every block of the grid g, in
 // one call: for a caller that writes a destination of
-// TransposeStreamThreshold bytes or more as many small blocks, such as the
+// Tuning.TransposeStreamBytes bytes or more as many small blocks, such as the
 // tiles of tiled layouts. Where the blocks are interleaves or
 // de-interleaves of 2 or 4 rows (tiles with (2,1) or (4,1) inside) and the
 // destination is aligned for the vector stores, the whole grid runs in one
@@ -332,35 +332,6 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	return rows != 0 && cols != 0 && g.Inner != 0 && g.Outer != 0
 }
 
-// StreamThreshold is the size in bytes of a destination past the
-// caches: the last-level cache's, or on Intel cores, whose cpuid reports
-// the L3 of the whole socket, 96 MiB where that is less. A caller that
-// writes one that large in many calls, and will not read it back before
-// it is all written, copies runs with CopyRunsStreaming.
-func StreamThreshold() int { return runStreamBytes }
-
-// TransposeStreamThreshold is the destination size in bytes from which
-// Transpose writes with non-temporal stores, and from which a caller
-// that writes a destination in many calls transposes with
-// TransposeStreaming, TransposeGrid or TransposePackedStreaming:
-// StreamThreshold, or on Intel cores the L2's size, where the L3 is far
-// (see transposeStreamFrom). A destination whose rows all start on
-// 64-byte lines streams from lineStreamBytes on whatever the CPU.
-func TransposeStreamThreshold() int { return ntThreshold }
-
-// lineStreamBytes is the destination size from which Transpose streams
-// rows that start on lines, whatever the last-level cache: copy() streams
-// from 1 MiB, and so, past L2, the transpose is compared with a copy that
-// leaves its destination out of the caches. Streaming there was as fast
-// or faster than ordinary stores, much faster at power-of-two strides,
-// whose rows crowd the L2 sets and evict each other's lines before they
-// are complete (go test -bench, AVX-512, a core with 1 MiB of L2: u8,
-// u16, f32 and f64 of 1024² to 4096²); at 1 MiB (u8 1024²) the two were
-// even, so not below 2 MiB. Rows off lines take the skew twins or the
-// staging tile when they stream, which were slower at these sizes (f32
-// 1064²), so they keep the last-level cache's threshold.
-const lineStreamBytes = 2 << 20
-
 func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
 	checkWidth(width)
 	checkSpan("destination", dst, rows, dstStride, cols*width)
@@ -372,11 +343,11 @@ func transpose(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 }
 
 // largeDestination reports whether Transpose streams a destination of
-// rows rows dstStride bytes apart at dst: from TransposeStreamThreshold
-// bytes, or from lineStreamBytes where the rows start on lines.
+// rows rows dstStride bytes apart at dst: from Tuning.TransposeStreamBytes
+// bytes, or from Tuning.LineStreamBytes where the rows start on lines.
 func largeDestination(dst []byte, dstStride, rows int) bool {
 	size := rows * dstStride
-	return size >= ntThreshold || size >= lineStreamBytes && onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride)
+	return size >= tuning.TransposeStreamBytes || size >= tuning.LineStreamBytes && onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride)
 }
 
 func checkWidth(width int) {

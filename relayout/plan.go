@@ -67,11 +67,11 @@ type Plan struct {
 	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 	// streamMin is the size of source and destination together from
 	// which the plan writes as one stream past the caches
-	// (StreamThreshold; tests lower it). See pastCaches.
+	// (Tuning.RunStreamBytes; tests lower it). See pastCaches.
 	streamMin int64
 	// transposeMin is that size for the plans of the block transposes
 	// and the run copies of 16- and 32-byte runs:
-	// TransposeStreamThreshold where that is less. See transposePast.
+	// Tuning.TransposeStreamBytes where that is less. See transposePast.
 	transposeMin int64
 
 	mode    planMode
@@ -144,7 +144,7 @@ type ploop struct {
 // ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
-	return compile(from, to, opts, int64(tilecopy.StreamThreshold()), true)
+	return compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
 }
 
 // compile is Compile with the destination size from which the plan
@@ -165,9 +165,9 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	p := &Plan{
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes:    fm.Bytes(),
-		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
+		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: int64(currentTuning().ParallelMinBytes), dstBytes: tm.Bytes()},
 		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
-		transposeMin: min(streamMin, int64(tilecopy.TransposeStreamThreshold())), unit: 1, step: 1,
+		transposeMin: min(streamMin, int64(currentTuning().TransposeStreamBytes)), unit: 1, step: 1,
 	}
 	if from.dtype != to.dtype {
 		return compileConvert(p, opts)
@@ -871,7 +871,7 @@ func (p *Plan) chooseKernel() {
 		// with ordinary stores; relayout bench C7).
 		if p.transposePast() {
 			p.stream = true
-			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.TransposeStreamThreshold): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
+			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.Tuning.TransposeStreamBytes): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
 		}
 	}()
 	for i := len(p.loops) - 1; i >= 0; i-- {

@@ -7,21 +7,12 @@ import (
 	"github.com/tilecopy/tilecopy"
 )
 
-// parallelMinBytes is the destination size below which a Run stays on the
-// calling goroutine whatever Options.Threads says: starting goroutines and
-// sharing caches costs more than it gains on a smaller array. Measured
-// with BenchmarkSplit on a 2-core VM (time with two goroutines over time
-// with one) for an f32 transpose, a 4-D permutation and tiling bf16: two
-// goroutines were slower at 1 MiB and below, about even at 2 MiB, and
-// faster for all three from 4 MiB on.
-const parallelMinBytes = 4 << 20
-
 // parallelism is how a Run may share out its work: the plan's, which its
 // stages and field plan point to.
 type parallelism struct {
 	threads int
 	// parallelMin is the destination size from which Run splits its work
-	// (parallelMinBytes; tests lower it to split small cases).
+	// (tilecopy.Tuning.ParallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
 	dstBytes    int64
 }

@@ -188,7 +188,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
 	refErr := ReferenceOptions(want, src, to, from, &opts)
 	if streamMin < 0 {
-		streamMin = int64(tilecopy.StreamThreshold())
+		streamMin = int64(currentTuning().RunStreamBytes)
 	}
 	plan, err := compile(from, to, &opts, streamMin, true)
 	if (err != nil) != (refErr != nil) {
@@ -767,14 +767,14 @@ func TestStreamingPlans(t *testing.T) {
 }
 
 // TestTransposeThreshold checks that the block transposes of a plan
-// stream from tilecopy.TransposeStreamThreshold, and so do run copies
+// stream from tilecopy.Tuning.TransposeStreamBytes, and so do run copies
 // of 32-byte runs where the CPU has streaming stores, while longer runs
-// stream from the plan's own threshold (StreamThreshold), where that is
+// stream from the plan's own threshold (Tuning.RunStreamBytes), where that is
 // larger: an f32 square transposed and padded whose source and
 // destination together just reach the transposes' threshold, and just
 // miss it, and u8 [k,128,256,32] to {3,1,2,0} of about that size.
 func TestTransposeThreshold(t *testing.T) {
-	tt := int64(tilecopy.TransposeStreamThreshold())
+	tt := int64(currentTuning().TransposeStreamBytes)
 	n := int64(math.Ceil(math.Sqrt(float64(tt) / 8))) // f32 [n,n] both sides: 8n² bytes
 	k := (tt + 2<<20 - 1) / (2 << 20)                 // u8 [k,128,256,32] both sides: 2k MiB
 	runsMin := 4 * max(8*n*n, 2*k<<20)

@@ -21,7 +21,8 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 			"block sizes the transposes derive from those caches (a band of source row\n"+
 			"for L1; a tile of arrays larger than the LLC, source row × destination row\n"+
 			"bytes, for L2), the sizes from which transposes and run copies write\n"+
-			"with non-temporal stores, the kernel levels of this build (avx512, avx2, neon,\n"+
+			"with non-temporal stores, and the rest of the tuning in use (the defaults\n"+
+			"or TILECOPY_TUNING's file), the kernel levels of this build (avx512, avx2, neon,\n"+
 			"generic) and whether the CPU runs each, the level in use, and the transpose\n"+
 			"kernel for each element width.\n"+
 			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
@@ -44,18 +45,30 @@ func cpuReport(override string) string {
 	fmt.Fprintf(&b, "arch:      %s/%s\n", runtime.GOOS, runtime.GOARCH)
 	l1, l2, l3 := tilecopy.CacheSizes()
 	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
-	bl := tilecopy.Blocks()
-	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
-		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
-	fmt.Fprintf(&b, "streams:   transposes from %s, run copies from %s\n",
-		cacheSize(tilecopy.TransposeStreamThreshold()), cacheSize(tilecopy.StreamThreshold()))
 	t, terr := tilecopy.CurrentTuning()
-	fmt.Fprintf(&b, "tuning:    Copy streams from %s over %d parts, prefetching %d B ahead", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
+		t.Band, t.StageRow, t.StageCol, cacheSize(t.GridGroup))
+	fmt.Fprintf(&b, "streams:   transposes from %s (rows on lines from %s)\n           run copies from %s\n",
+		cacheSize(t.TransposeStreamBytes), cacheSize(t.LineStreamBytes), cacheSize(t.RunStreamBytes))
+	off := "never"
+	if t.StagedOffLinesBytes > 0 {
+		off = "from " + cacheSize(t.StagedOffLinesBytes)
+	}
+	copied := "slabs"
+	if t.CopyRowsFirst {
+		copied = fmt.Sprintf("copied, tiles of %d × %d B", t.CopiedRow, t.CopiedCol)
+	}
+	fmt.Fprintf(&b, "staging:   1-, 2-byte rows off lines: %s\n           crowded 1-, 2-byte sources: %s\n", off, copied)
+	fmt.Fprintf(&b, "threads:   a plan splits from %s of destination\n", cacheSize(t.ParallelMinBytes))
+	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+	b.WriteString("tuning:    ")
 	switch path := os.Getenv("TILECOPY_TUNING"); {
 	case terr != nil:
-		fmt.Fprintf(&b, " (the defaults: %v)", terr)
+		fmt.Fprintf(&b, "the defaults (TILECOPY_TUNING: %v)", terr)
 	case path != "":
-		fmt.Fprintf(&b, " (TILECOPY_TUNING=%s)", path)
+		fmt.Fprintf(&b, "TILECOPY_TUNING=%s", path)
+	default:
+		b.WriteString("the defaults, derived from the caches")
 	}
 	b.WriteByte('\n')
 	writeWrapped(&b, "features:  ", tilecopy.Features())

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,16 +19,21 @@ func TestTune(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("status %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"copy()", "16 parts, prefetch 8192", "1MiB cached", "1MiB streamed", "tuning: copy_stream_bytes"} {
+	for _, want := range []string{"copy()", "16 parts, prefetch 8192", "1MiB cached", "1MiB streamed",
+		"2MiB f32 transposes streamed", "tuning: copy_stream_bytes", "parallel_min_bytes"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	if threads := strings.Contains(r.stdout, "2MiB plan, 2 threads"); threads != (runtime.GOMAXPROCS(0) > 1) {
+		t.Errorf("the report measures two threads: %v, with GOMAXPROCS %d:\n%s", threads, runtime.GOMAXPROCS(0), r.stdout)
 	}
 	got, err := tilecopy.LoadTuning(path)
 	if err != nil {
 		t.Fatalf("the written tuning does not load: %v", err)
 	}
-	if !strings.Contains(r.stdout, "copy_parts "+strconv.Itoa(got.CopyParts)) {
+	if !strings.Contains(r.stdout, "copy_parts "+strconv.Itoa(got.CopyParts)) ||
+		!strings.Contains(r.stdout, "transpose_stream_bytes "+strconv.Itoa(got.TransposeStreamBytes)) {
 		t.Errorf("the file's tuning %+v is not the one printed:\n%s", got, r.stdout)
 	}
 	r = runCLI(t, nil, "tune", "--bytes", "2MiB", "--runs", "1", "--json")

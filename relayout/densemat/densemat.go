@@ -22,10 +22,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// parallelMinBytes is the matrix size below which a strided transpose
-// stays on the calling goroutine, as relayout plans do.
-const parallelMinBytes = 4 << 20
-
 // ToColumnMajor writes m into dst in column-major order: element (i, j)
 // at dst[i + j*rows]. dst must hold exactly rows×cols elements. A
 // mat.RawMatrixer (such as *mat.Dense, with any stride) takes the fast
@@ -127,7 +123,7 @@ func runPlan(dst, src []float64, rows, cols int, from, to []int) error {
 func transpose(dst []float64, dstStride int, src []float64, srcStride int, n, k int) {
 	const w = 8
 	parts := 1
-	if n*k*w >= parallelMinBytes {
+	if t, _ := tilecopy.CurrentTuning(); n*k*w >= t.ParallelMinBytes { // as relayout plans do
 		parts = min(runtime.GOMAXPROCS(0), n)
 	}
 	db, sb := bytesOf(dst), bytesOf(src)
