@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
@@ -74,18 +74,18 @@ type TuneRow struct {
 // ordinary against streamed run copies and transposes, and one goroutine
 // against two, at each size.
 type TuneReport struct {
-	Bytes      int64           `json:"bytes"`
-	Copy       TuneRow         `json:"copy"`
-	Streams    []TuneRow       `json:"streams"`
-	Sizes      []TuneRow       `json:"sizes"`
-	Runs       []TuneRow       `json:"runs"`
-	Transposes []TuneRow       `json:"transposes"`
-	Threads    []TuneRow       `json:"threads"`
-	Tuning     tilecopy.Tuning `json:"tuning"`
+	Bytes      int64         `json:"bytes"`
+	Copy       TuneRow       `json:"copy"`
+	Streams    []TuneRow     `json:"streams"`
+	Sizes      []TuneRow     `json:"sizes"`
+	Runs       []TuneRow     `json:"runs"`
+	Transposes []TuneRow     `json:"transposes"`
+	Threads    []TuneRow     `json:"threads"`
+	Tuning     kernel.Tuning `json:"tuning"`
 }
 
 // Tune measures this machine's bulk copy and the crossovers of its plans
-// and returns the tuning it favours, starting from tilecopy.DefaultTuning:
+// and returns the tuning it favours, starting from kernel.DefaultTuning:
 // the part count and prefetch distance with the best median on buffers
 // of cfg.Bytes (the fewest parts and the shortest distance among those
 // within 3% of it); the smallest size from which the streaming copy is as
@@ -95,7 +95,7 @@ type TuneReport struct {
 // Transpose); and the smallest destination from which a transpose plan
 // runs at least 3% faster on two goroutines than on one, at that size and
 // every larger one. Sizes run up to cfg.Bytes. While it measures it puts
-// tunings of its own in use (tilecopy.SetTuning), and the one in use
+// tunings of its own in use (kernel.SetTuning), and the one in use
 // before when it returns.
 func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 	if cfg.Bytes <= 0 {
@@ -104,7 +104,7 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = DefaultRuns
 	}
-	rep := TuneReport{Bytes: cfg.Bytes, Tuning: tilecopy.DefaultTuning()}
+	rep := TuneReport{Bytes: cfg.Bytes, Tuning: kernel.DefaultTuning()}
 	src, dst := touched(cfg.Bytes, 0x5a), touched(cfg.Bytes, 0xff)
 	status := func(s string) {
 		if cfg.Progress != nil {
@@ -115,10 +115,10 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 	// The parts and the prefetch distance, past the caches.
 	status("parts and prefetch distance")
 	fns := []func(){func() { copy(dst, src) }}
-	var cands []tilecopy.Tuning
+	var cands []kernel.Tuning
 	for _, p := range tuneParts {
 		for _, a := range tuneAhead {
-			t := tilecopy.Tuning{CopyStreamBytes: 0, CopyParts: p, CopyAhead: a}
+			t := kernel.Tuning{CopyStreamBytes: 0, CopyParts: p, CopyAhead: a}
 			cands = append(cands, t)
 			fns = append(fns, func() { t.Copy(dst, src) })
 		}
@@ -174,9 +174,9 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 // tunePlans measures the plans' crossovers into rep (see Tune), with
 // buffers dst and src of cfg.Bytes, each past what it measures.
 func tunePlans(ctx context.Context, cfg TuneConfig, rep *TuneReport, dst, src []byte, status func(string)) (err error) {
-	saved, _ := tilecopy.CurrentTuning()
+	saved, _ := kernel.CurrentTuning()
 	defer func() {
-		if serr := tilecopy.SetTuning(saved); serr != nil && err == nil {
+		if serr := kernel.SetTuning(saved); serr != nil && err == nil {
 			err = fmt.Errorf("restoring the tuning: %w", serr)
 		}
 	}()
@@ -198,8 +198,8 @@ func tunePlans(ctx context.Context, cfg TuneConfig, rep *TuneReport, dst, src []
 			func(n int64) (plain, other func(), moved int64) {
 				rows := int(n / 3 / tuneRun)
 				d, s := dst[:rows*tuneRun], src[:2*rows*tuneRun]
-				return func() { tilecopy.CopyRuns(d, tuneRun, s, 2*tuneRun, tuneRun, rows) },
-					func() { tilecopy.CopyRunsStreaming(d, tuneRun, 0, s, 2*tuneRun, 0, tuneRun, rows, 1) },
+				return func() { kernel.CopyRuns(d, tuneRun, s, 2*tuneRun, tuneRun, rows) },
+					func() { kernel.CopyRunsStreaming(d, tuneRun, 0, s, 2*tuneRun, 0, tuneRun, rows, 1) },
 					2 * int64(rows*tuneRun)
 			})
 		if err != nil {
@@ -214,7 +214,7 @@ func tunePlans(ctx context.Context, cfg TuneConfig, rep *TuneReport, dst, src []
 	status("transposes")
 	plain := saved
 	plain.TransposeStreamBytes, plain.LineStreamBytes = math.MaxInt, math.MaxInt
-	if err := tilecopy.SetTuning(plain); err != nil {
+	if err := kernel.SetTuning(plain); err != nil {
 		return err
 	}
 	sizes = upTo(tuneTransposeSizes, cfg.Bytes)
@@ -224,8 +224,8 @@ func tunePlans(ctx context.Context, cfg TuneConfig, rep *TuneReport, dst, src []
 			func(n int64) (plain, other func(), moved int64) {
 				side := tuneSide(n / 4)
 				d, s := dst[:side*side*4], src[:side*side*4]
-				return func() { tilecopy.Transpose(4, d, 4*side, s, 4*side, side, side) },
-					func() { tilecopy.TransposeStreaming(4, d, 4*side, s, 4*side, side, side) },
+				return func() { kernel.Transpose(4, d, 4*side, s, 4*side, side, side) },
+					func() { kernel.TransposeStreaming(4, d, 4*side, s, 4*side, side, side) },
 					int64(8 * side * side)
 			})
 		if err != nil {
@@ -239,7 +239,7 @@ func tunePlans(ctx context.Context, cfg TuneConfig, rep *TuneReport, dst, src []
 	status("threads")
 	split := saved
 	split.ParallelMinBytes = 0
-	if err := tilecopy.SetTuning(split); err != nil {
+	if err := kernel.SetTuning(split); err != nil {
 		return err
 	}
 	sizes = upTo(tuneThreadSizes, cfg.Bytes)

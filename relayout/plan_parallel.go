@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // parallelism is how a Run may share out its work: the plan's, which its
@@ -12,7 +12,7 @@ import (
 type parallelism struct {
 	threads int
 	// parallelMin is the destination size from which Run splits its work
-	// (tilecopy.Tuning.ParallelMinBytes; tests lower it to split small cases).
+	// (kernel.Tuning.ParallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
 	dstBytes    int64
 }
@@ -313,13 +313,13 @@ func (p *Plan) explainChunks() string {
 // write one line.
 const copyPiece = 4096
 
-// runCopy is Run for a plan that copies the buffer whole: tilecopy.Copy,
+// runCopy is Run for a plan that copies the buffer whole: kernel.Copy,
 // on as many goroutines as the plan may use, each on its share of pages.
 func (p *Plan) runCopy(dst, src []byte) {
 	n := int64(len(dst))
 	shareOut(ceilDiv(n, copyPiece), min(p.goroutines(), ceilDiv(n, copyPiece)), func(lo, hi int64) {
 		a, e := lo*copyPiece, min(hi*copyPiece, n)
-		tilecopy.Copy(dst[a:e], src[a:e])
+		kernel.Copy(dst[a:e], src[a:e])
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
@@ -39,7 +40,7 @@ func TestTuningChangesPlans(t *testing.T) {
 			"a Run uses 2 goroutines", "a Run uses the calling goroutine", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.streams && !tilecopy.Streaming() {
+			if c.streams && !kernel.Streaming() {
 				t.Skipf("run copies do not stream at level %s", tilecopy.Level())
 			}
 			plan := func() string {

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // cmdCPU prints what the kernels see of this machine: the CPU, its caches,
@@ -37,15 +37,15 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 // cpuReport returns the text cmdCPU prints; override is TILECOPY_CPU.
 func cpuReport(override string) string {
 	var b strings.Builder
-	name := tilecopy.CPUName()
+	name := kernel.CPUName()
 	if name == "" {
 		name = "(unknown)"
 	}
 	fmt.Fprintf(&b, "cpu:       %s\n", name)
 	fmt.Fprintf(&b, "arch:      %s/%s\n", runtime.GOOS, runtime.GOARCH)
-	l1, l2, l3 := tilecopy.CacheSizes()
+	l1, l2, l3 := kernel.CacheSizes()
 	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
-	t, terr := tilecopy.CurrentTuning()
+	t, terr := kernel.CurrentTuning()
 	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
 		t.Band, t.StageRow, t.StageCol, cacheSize(t.GridGroup))
 	fmt.Fprintf(&b, "streams:   transposes from %s (rows on lines from %s)\n           run copies from %s\n",
@@ -71,9 +71,9 @@ func cpuReport(override string) string {
 		b.WriteString("the defaults, derived from the caches")
 	}
 	b.WriteByte('\n')
-	writeWrapped(&b, "features:  ", tilecopy.Features())
+	writeWrapped(&b, "features:  ", kernel.Features())
 	var levels []string
-	for _, l := range tilecopy.Levels() {
+	for _, l := range kernel.Levels() {
 		mark := "yes"
 		if !l.Supported {
 			mark = "no"
@@ -81,10 +81,10 @@ func cpuReport(override string) string {
 		levels = append(levels, fmt.Sprintf("%s (%s)", l.Name, mark))
 	}
 	fmt.Fprintf(&b, "levels:    %s\n", strings.Join(levels, ", "))
-	fmt.Fprintf(&b, "in use:    %s", tilecopy.Level())
+	fmt.Fprintf(&b, "in use:    %s", kernel.Level())
 	if override != "" {
 		known := false
-		for _, l := range tilecopy.Levels() {
+		for _, l := range kernel.Levels() {
 			known = known || strings.EqualFold(strings.TrimSpace(override), l.Name)
 		}
 		if known {
@@ -99,15 +99,15 @@ func cpuReport(override string) string {
 	for _, w := range []int{1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15} {
 		// Kernel separates the micro-kernel from the staged and
 		// interleave variants with "; ": one line each.
-		parts := strings.Split(tilecopy.Kernel(w), "; ")
+		parts := strings.Split(kernel.Kernel(w), "; ")
 		fmt.Fprintf(&b, "  %2d-byte: %s\n", w, parts[0])
 		for _, p := range parts[1:] {
 			fmt.Fprintf(&b, "           %s\n", p)
 		}
 	}
-	// Packed fields (tilecopy.TransposePacked) past the caches: one pass
+	// Packed fields (kernel.TransposePacked) past the caches: one pass
 	// where the level has it, through the 1-byte staged kernel.
-	if tilecopy.PackedOnePass() {
+	if kernel.PackedOnePass() {
 		b.WriteString("  packed 1-, 2- and 4-bit fields, larger than the LLC: one pass\n")
 		b.WriteString("           (staged 1-byte kernel, then each row split into 8/bits rows)\n")
 	} else {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // TestTune runs relayout tune on small buffers: it prints what it
@@ -28,7 +28,7 @@ func TestTune(t *testing.T) {
 	if threads := strings.Contains(r.stdout, "2MiB plan, 2 threads"); threads != (runtime.GOMAXPROCS(0) > 1) {
 		t.Errorf("the report measures two threads: %v, with GOMAXPROCS %d:\n%s", threads, runtime.GOMAXPROCS(0), r.stdout)
 	}
-	got, err := tilecopy.LoadTuning(path)
+	got, err := kernel.LoadTuning(path)
 	if err != nil {
 		t.Fatalf("the written tuning does not load: %v", err)
 	}
@@ -39,7 +39,7 @@ func TestTune(t *testing.T) {
 	r = runCLI(t, nil, "tune", "--bytes", "2MiB", "--runs", "1", "--json")
 	var rep struct {
 		Streams []json.RawMessage `json:"streams"`
-		Tuning  tilecopy.Tuning   `json:"tuning"`
+		Tuning  kernel.Tuning     `json:"tuning"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Streams) != 20 || rep.Tuning.Check() != nil {
 		t.Errorf("--json: %v, %d candidates, tuning %+v\n%s", err, len(rep.Streams), rep.Tuning, r.stdout)

@@ -1,4 +1,4 @@
-package tilecopy
+package kernel
 
 import (
 	"fmt"
@@ -306,6 +306,11 @@ func TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride 
 func TransposePackedStreaming(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
 	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+// TransposePacked is TransposePackedStreaming. s's fields do not apply.
+func (s Stream) TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	TransposePackedStreaming(bits, dst, dstStride, src, srcStride, rows, cols)
 }
 
 // PackedOnePass reports whether TransposePacked has its one-pass kernels
