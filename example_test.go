@@ -22,7 +22,8 @@ func ExampleCopy() {
 // A tuning of its own: four parts from 1 MiB, each prefetched 2 KiB
 // ahead, as a TILECOPY_TUNING file could set it.
 func ExampleTuning_Copy() {
-	t := tilecopy.Tuning{CopyStreamBytes: 1 << 20, CopyParts: 4, CopyAhead: 2048}
+	t := tilecopy.DefaultTuning()
+	t.CopyStreamBytes, t.CopyParts, t.CopyAhead = 1<<20, 4, 2048
 	if err := t.Check(); err != nil {
 		fmt.Println(err)
 		return
@@ -57,12 +58,12 @@ func ExampleTransposeGrid() {
 }
 
 // Runs of 2 bytes gathered from a row of 4-byte records, two steps of
-// two runs each.
-func ExampleCopyRunsStreaming() {
+// two runs each, streamed.
+func ExampleStream_CopyRuns_steps() {
 	src := []byte("ab--cd--ef--gh--")
 	dst := make([]byte, 8)
 	// Run r of step s: src[s*8 + r*4:], 2 bytes, to dst[s*4 + r*2:].
-	tilecopy.CopyRunsStreaming(dst, 2, 4, src, 4, 8, 2, 2, 2)
+	tilecopy.Stream{}.CopyRuns(dst, 2, 4, src, 4, 8, 2, 2, 2)
 	fmt.Printf("%s\n", dst)
 	// Output: abcdefgh
 }
@@ -88,14 +89,15 @@ func ExampleStream_CopyRuns() {
 }
 
 // Many streaming calls, one store fence: each band of two rows of a
-// 4-row matrix is interleaved with Grid.Unfenced, and StoreFence orders
+// 4-row matrix is interleaved with Stream.Unfenced, and StoreFence orders
 // all their stores before the result is handed on.
 func ExampleStoreFence() {
 	src := []byte("abcd" + "ABCD" + "efgh" + "EFGH") // 4 rows of 4
 	dst := make([]byte, 16)
-	g := tilecopy.Grid{Inner: 1, Outer: 1, Unfenced: true}
+	s := tilecopy.Stream{Unfenced: true}
+	g := tilecopy.Grid{Inner: 1, Outer: 1}
 	for band := range 2 { // a call a band, as a plan's walk makes them
-		tilecopy.TransposeGrid(1, dst[band*8:], 2, src[band*8:], 4, 4, 2, g)
+		s.TransposeGrid(1, dst[band*8:], 2, src[band*8:], 4, 4, 2, g)
 	}
 	tilecopy.StoreFence()
 	fmt.Printf("%s %s\n", dst[:8], dst[8:])
@@ -140,16 +142,67 @@ func ExampleTransposePacked() {
 	// [00011011 01011000 10011011 11011000]
 }
 
-func ExampleInterleaveNibbles8() {
+// The (8,1) tile of 4-bit fields and back, streamed.
+func ExampleStream_InterleaveNibbles8() {
 	// 8 packed rows of 2 fields each: row k holds k and k+8.
 	src := []byte{0x08, 0x19, 0x2a, 0x3b, 0x4c, 0x5d, 0x6e, 0x7f}
 	words := make([]byte, 8) // a word per field: its 8 rows' values
-	tilecopy.InterleaveNibbles8(words, src, 1, 2)
+	tilecopy.Stream{}.InterleaveNibbles8(words, src, 1, 2)
 	fmt.Printf("% x\n", words)
 	back := make([]byte, 8)
-	tilecopy.DeinterleaveNibbles8(back, 1, words, 2)
+	tilecopy.Stream{}.DeinterleaveNibbles8(back, 1, words, 2)
 	fmt.Printf("% x\n", back)
 	// Output:
 	// 01 23 45 67 89 ab cd ef
 	// 08 19 2a 3b 4c 5d 6e 7f
+}
+
+// Two f32 values to bf16 and back: 1.5 is exact in bf16, 1/3 rounds.
+func ExampleConvert() {
+	src := []byte{0x00, 0x00, 0xc0, 0x3f, 0xab, 0xaa, 0xaa, 0x3e} // 1.5, 1/3
+	half := make([]byte, 4)
+	tilecopy.Convert(tilecopy.F32ToBF16, half, src, 2)
+	back := make([]byte, 8)
+	tilecopy.Convert(tilecopy.BF16ToF32, back, half, 2)
+	fmt.Printf("% x\n% x\n", half, back)
+	// Output:
+	// c0 3f ab 3e
+	// 00 00 c0 3f 00 00 ab 3e
+}
+
+// Rows of 3 bytes at a stride of 4, each filled with a 3-byte pattern.
+func ExampleFillRuns() {
+	dst := []byte("............")
+	tilecopy.FillRuns(dst, 4, 3, 3, []byte("xyz"))
+	fmt.Printf("%s\n", dst)
+	// Output: xyz.xyz.xyz.
+}
+
+// Four 2-bit values packed into one byte, first in the high bits, and
+// unpacked as signed 2-bit numbers.
+func ExamplePackBits() {
+	packed := make([]byte, 1)
+	tilecopy.PackBits(packed, []byte{0, 1, 2, 3}, 4, 2)
+	vals := make([]byte, 4)
+	tilecopy.UnpackBits(vals, packed, 4, 2, 2, true)
+	fmt.Printf("%08b %d\n", packed[0], []int8{int8(vals[0]), int8(vals[1]), int8(vals[2]), int8(vals[3])})
+	// Output: 00011011 [0 1 -2 -1]
+}
+
+// A tuning of this machine with a lower run-copy threshold, in use from
+// here on: plans compiled after it stream their run copies sooner.
+func ExampleSetTuning() {
+	t := tilecopy.DefaultTuning()
+	defer func() { _ = tilecopy.SetTuning(t) }() // the defaults again
+	low := t
+	low.RunStreamBytes = 1 << 20
+	fmt.Println(tilecopy.SetTuning(low))
+	now, _ := tilecopy.CurrentTuning()
+	fmt.Println(now.RunStreamBytes)
+	low.CopyParts = 0
+	fmt.Println(tilecopy.SetTuning(low))
+	// Output:
+	// <nil>
+	// 1048576
+	// tuning: copy_parts 0 is not between 1 and 64
 }

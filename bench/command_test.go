@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // run calls Command and returns its stdout.
@@ -310,7 +310,7 @@ func TestParallelCopy(t *testing.T) {
 	for _, n := range []int{0, 100, 1 << 20, 3<<20 + 5} {
 		src := touched(int64(n), 9)
 		for _, threads := range []int{1, 2, 3} {
-			for name, f := range map[string]func(dst, src []byte) int{"copy": goCopy, "Copy": tilecopy.Copy} {
+			for name, f := range map[string]func(dst, src []byte) int{"copy": goCopy, "Copy": kernel.Copy} {
 				dst := make([]byte, n)
 				parallelCopy(dst, src, threads, f)
 				if !bytes.Equal(dst, src) {

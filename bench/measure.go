@@ -8,15 +8,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/internal/hugepage"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
 // Config says how to measure.
 type Config struct {
 	// Runs is the number of timed rounds per case; each round times the
-	// case, then copy(), then tilecopy.Copy, then each peer. The figures
+	// case, then copy(), then kernel.Copy, then each peer. The figures
 	// are the medians.
 	Runs int
 	// Warmup is the number of untimed rounds before the timed ones. A
@@ -69,14 +69,14 @@ type Result struct {
 	// GBps is Bytes over the median time, in 10⁹ bytes per second.
 	GBps float64 `json:"gbps"`
 	// LimitGBps is the machine's copy limit for the case, measured in the
-	// same rounds: the faster of Go's copy() and tilecopy.Copy of
+	// same rounds: the faster of Go's copy() and kernel.Copy of
 	// CopyBytes/2 bytes, each split over Threads goroutines; Limit names
 	// the one ("copy" or "Copy"). Ratio is GBps / LimitGBps: the headline.
 	LimitGBps float64 `json:"limit_gbps"`
 	Limit     string  `json:"limit"`
 	Ratio     float64 `json:"ratio"`
 	// CopyGBps is Go's copy() alone, kept for reference, and CopyRatio
-	// GBps / CopyGBps; StreamGBps is tilecopy.Copy alone.
+	// GBps / CopyGBps; StreamGBps is kernel.Copy alone.
 	CopyGBps   float64 `json:"copy_gbps"`
 	CopyRatio  float64 `json:"copy_ratio"`
 	StreamGBps float64 `json:"stream_copy_gbps"`
@@ -172,14 +172,14 @@ func (cfg Config) withDefaults() Config {
 }
 
 // measure times plan, the plan of case c, against copy() and
-// tilecopy.Copy from src to dst (as many bytes as the smaller holds) and
+// kernel.Copy from src to dst (as many bytes as the smaller holds) and
 // against c's peers.
 func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, cfg Config) (Result, error) {
 	n := int64(min(len(src), len(dst)))
 	ops := []*op{
 		{name: c.Name, bytes: int64(len(src) + len(dst)), run: func() error { return plan.Run(dst, src) }},
 		{name: LimitGoCopy, bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads, goCopy); return nil }},
-		{name: LimitCopy, bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads, tilecopy.Copy); return nil }},
+		{name: LimitCopy, bytes: 2 * n, run: func() error { parallelCopy(dst, src, cfg.Threads, kernel.Copy); return nil }},
 	}
 	if cfg.Peers {
 		for _, p := range peersFor(c, dst, src) {

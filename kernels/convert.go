@@ -8,7 +8,7 @@ import (
 // The element type conversions of the common float pairs: f32 to bf16
 // and back, f32 to f16 and back, 16 elements an iteration, at AVX-512
 // and AVX2. They give the bits of the generic conversions in
-// ../convert.go: rounding to nearest even, subnormals kept, a NaN
+// ../internal/kernel/convert.go: rounding to nearest even, subnormals kept, a NaN
 // quieted with its sign and the top bits of its payload.
 //
 // f32 to bf16 is the integer formula (x + 0x7FFF + ((x>>16)&1)) >> 16,

@@ -1,14 +1,14 @@
 // Command kernels writes kernels_amd64.s, the amd64 assembly of package
-// tilecopy (block transposes, interleaves, a pattern fill and run copies
+// internal/kernel (block transposes, interleaves, a pattern fill and run copies
 // at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2;
 // conversions between f32 and bf16 or f16 at both), with avo (github.com/mmcloughlin/avo).
 //
 // Run it from this directory:
 //
-//	go run . -out ../kernels_amd64.s
+//	go run . -out ../internal/kernel/kernels_amd64.s
 //
 // The Go prototypes, with their doc comments and //go:noescape, stay
-// hand-written in ../kernels_amd64.go: this command writes no stubs. The
+// hand-written in ../internal/kernel/kernels_amd64.go: this command writes no stubs. The
 // kernels use fixed physical registers, as the hand-written assembly it
 // replaces did, so avo's register allocator has nothing to do and the
 // output is that assembly instruction for instruction.
@@ -31,7 +31,7 @@ import (
 // regenerate is the command the header of the output names. It is fixed,
 // not taken from the command line, so that a copy written elsewhere (CI
 // compares one with the checked-in file) is byte for byte the same.
-const regenerate = "cd kernels && go run . -out ../kernels_amd64.s"
+const regenerate = "cd kernels && go run . -out ../internal/kernel/kernels_amd64.s"
 
 func main() {
 	// A flag set of its own: avo's build package registers its flags
@@ -71,7 +71,7 @@ func generate() ([]byte, error) {
 	if err := pass.Compile.Execute(f); err != nil {
 		return nil, err
 	}
-	cfg := printer.Config{Argv: strings.Fields(regenerate), Pkg: "tilecopy"}
+	cfg := printer.Config{Argv: strings.Fields(regenerate), Pkg: "kernel"}
 	return printer.NewGoAsm(cfg).Print(f)
 }
 

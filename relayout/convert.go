@@ -6,12 +6,12 @@ import (
 	"math/bits"
 	"sync"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // Element type conversions: what a plan between shapes of different
 // element types does to each element, one element at a time. The bulk
-// conversions of the common pairs (tilecopy.ConvertF32ToBF16 and the
+// conversions of the common pairs (kernel.ConvertF32ToBF16 and the
 // like) must give the same bits; the tests hold them to these.
 //
 // Floating-point types (f64, f32, bf16, f16 and the 8-bit floats with a
@@ -528,16 +528,16 @@ func putElement(b []byte, off, bits int64, v uint64) {
 // elements to to elements and its streaming twin, or nils where there is
 // none (the elements then convert one at a time).
 func bulkConversion(from, to DType) (plain, streamed func(dst, src []byte, n int)) {
-	var s tilecopy.Stream
+	var s kernel.Stream
 	switch {
 	case from == F32 && to == BF16:
-		return tilecopy.ConvertF32ToBF16, s.ConvertF32ToBF16
+		return kernel.ConvertF32ToBF16, s.ConvertF32ToBF16
 	case from == BF16 && to == F32:
-		return tilecopy.ConvertBF16ToF32, s.ConvertBF16ToF32
+		return kernel.ConvertBF16ToF32, s.ConvertBF16ToF32
 	case from == F32 && to == F16:
-		return tilecopy.ConvertF32ToF16, s.ConvertF32ToF16
+		return kernel.ConvertF32ToF16, s.ConvertF32ToF16
 	case from == F16 && to == F32:
-		return tilecopy.ConvertF16ToF32, s.ConvertF16ToF32
+		return kernel.ConvertF16ToF32, s.ConvertF16ToF32
 	}
 	return nil, nil
 }

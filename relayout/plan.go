@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/tiling"
 )
 
@@ -67,11 +67,11 @@ type Plan struct {
 	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 	// streamMin is the size of source and destination together from
 	// which the plan writes as one stream past the caches
-	// (StreamThreshold; tests lower it). See pastCaches.
+	// (Tuning.RunStreamBytes; tests lower it). See pastCaches.
 	streamMin int64
 	// transposeMin is that size for the plans of the block transposes
 	// and the run copies of 16- and 32-byte runs:
-	// TransposeStreamThreshold where that is less. See transposePast.
+	// Tuning.TransposeStreamBytes where that is less. See transposePast.
 	transposeMin int64
 
 	mode    planMode
@@ -91,7 +91,7 @@ type Plan struct {
 	logical bool         // whether the array has any element
 	walkers sync.Pool    // walkers that Runs are done with (newWalker)
 	// copies says that both layouts place every byte alike (placesAlike):
-	// a Run is tilecopy.Copy of the whole buffer.
+	// a Run is kernel.Copy of the whole buffer.
 	copies bool
 }
 
@@ -144,7 +144,7 @@ type ploop struct {
 // ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
-	return compile(from, to, opts, int64(tilecopy.StreamThreshold()), true)
+	return compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
 }
 
 // compile is Compile with the destination size from which the plan
@@ -165,9 +165,9 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	p := &Plan{
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes:    fm.Bytes(),
-		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: parallelMinBytes, dstBytes: tm.Bytes()},
+		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: int64(currentTuning().ParallelMinBytes), dstBytes: tm.Bytes()},
 		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
-		transposeMin: min(streamMin, int64(tilecopy.TransposeStreamThreshold())), unit: 1, step: 1,
+		transposeMin: min(streamMin, int64(currentTuning().TransposeStreamBytes)), unit: 1, step: 1,
 	}
 	if from.dtype != to.dtype {
 		return compileConvert(p, opts)
@@ -297,7 +297,7 @@ func (p *Plan) String() string {
 	}
 	fmt.Fprintf(&b, "\n  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
 	if p.copies {
-		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (tilecopy.Copy)%s\n", p.explainCopyThreads())
+		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (kernel.Copy)%s\n", p.explainCopyThreads())
 	}
 	if p.conv != nil {
 		p.conv.explain(&b)
@@ -340,9 +340,9 @@ func (p *Plan) String() string {
 		kern := [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern]
 		switch {
 		case p.ahead != 0:
-			kern = fmt.Sprintf("run copy, prefetching %d elements ahead (tilecopy.CopyRunsAhead)", p.ahead)
+			kern = fmt.Sprintf("run copy, prefetching %d elements ahead (kernel.CopyRunsAhead)", p.ahead)
 		case p.kern == kernRun && p.stream:
-			kern = "run copy streamed, the innermost loop's steps in each call (tilecopy.CopyRunsStreaming)"
+			kern = "run copy streamed, the innermost loop's steps in each call (kernel.CopyRunsStreaming)"
 		}
 		fmt.Fprintf(&b, "  kernel: %s\n", kern)
 	}
@@ -834,7 +834,7 @@ func (p *Plan) chooseKernel() {
 		// prefetchers follow. Where the plan would take this order anyway
 		// (row-major to T(8,128) f32, 512-byte runs), the prefetch alone
 		// gains.
-		if run := p.inner.size * p.width; tilecopy.Prefetching() && run >= 64 && run <= 512 {
+		if run := p.inner.size * p.width; kernel.Prefetching() && run >= 64 && run <= 512 {
 			for i := len(p.loops) - 1; i >= 0; i-- {
 				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size*one && l.src != p.inner.size*one {
 					pick(i)
@@ -871,7 +871,7 @@ func (p *Plan) chooseKernel() {
 		// with ordinary stores; relayout bench C7).
 		if p.transposePast() {
 			p.stream = true
-			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (tilecopy.TransposeStreamThreshold): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
+			p.why = append(p.why, fmt.Sprintf("source and destination are %d bytes or more, past the caches for a transpose (kernel.Tuning.TransposeStreamBytes): each block is written as part of it (through a tile and non-temporal stores where the kernels have them)", p.transposeMin))
 		}
 	}()
 	for i := len(p.loops) - 1; i >= 0; i-- {
@@ -909,7 +909,7 @@ func (p *Plan) pastCaches() bool { return p.dstBytes+p.srcBytes >= p.streamMin }
 func (p *Plan) transposePast() bool { return p.dstBytes+p.srcBytes >= p.transposeMin }
 
 // streamRuns plans a run copy whose destination is past the last-level
-// cache as steps of a grid, for tilecopy.CopyRunsStreaming. Non-temporal
+// cache as steps of a grid, for kernel.CopyRunsStreaming. Non-temporal
 // stores of whole lines are as fast scattered as in order; the reads are
 // not, and the hardware prefetchers do not follow short runs far apart.
 // So the kernel's rows are, where it can take them, the loop that
@@ -926,7 +926,7 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 	run := p.inner.size * p.width
 	// Runs of 16 or 32 bytes stream too, where the rows continue the
 	// destination runs in whole lines: each call writes its runs side by
-	// side, lines joined from several runs (tilecopy.CopyRunsStreaming),
+	// side, lines joined from several runs (kernel.CopyRunsStreaming),
 	// and its steps read on along the source rows, whose lines the
 	// calls share. u8 [64,128,256,32] to NumPy's transpose (1,2,0,3),
 	// runs of 32 bytes, ran far slower with a memmove a run and rows that
@@ -941,7 +941,7 @@ func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
 	// bench).
 	short := run == 16 || run == 32
 	past := p.pastCaches() || short && p.transposePast()
-	if !tilecopy.Streaming() || !past || (run < 64 || run%64 != 0) && !short {
+	if !kernel.Streaming() || !past || (run < 64 || run%64 != 0) && !short {
 		return false
 	}
 	find := func(ok func(ploop) bool) int {

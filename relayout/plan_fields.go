@@ -6,14 +6,14 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // fieldPlan is how a transpose of packed sub-byte elements runs without
 // unpacking them: when both sides pack e = 8/bits fields to a byte and
 // the byte plan is a block transpose (after batch loops) whose rows,
 // columns and strides all come in whole bytes, each batch is
-// tilecopy.TransposeFields over groups of e source rows into a temporary
+// kernel.TransposeFields over groups of e source rows into a temporary
 // of the batch's packed size, then a byte transpose of that into the
 // destination. Both passes move the packed bytes once, where unpacking
 // moves e times as many through the byte plan and packs them again.
@@ -43,7 +43,7 @@ type fieldPlan struct {
 	// band is how many of a batch's destination rows one chunk moves:
 	// rows, or a multiple of unit() below it (see fieldBandBytes).
 	band         int64
-	onePass      bool  // fields past the caches in whole tiles: tilecopy.TransposePackedStreaming
+	onePass      bool  // fields past the caches in whole tiles: kernel.TransposePackedStreaming
 	stream       bool  // the byte transposes write past the caches
 	streamMin    int64 // the plan's: from this temporary size on, so do the field passes
 	*parallelism       // the plan's
@@ -109,14 +109,14 @@ func planFields(p, mid *Plan) *fieldPlan {
 		whole = whole && l.dst%de == 0 && l.src%e == 0
 	}
 	// The field pass has kernels for rows of 32 bytes or more and for
-	// short rows (tilecopy.ShortFieldRows: here source rows of o.size/e
+	// short rows (kernel.ShortFieldRows: here source rows of o.size/e
 	// bytes, in.src/e apart). Other rows of fewer than 32 bytes leave it
 	// to the generic code, and 4-bit fields then go faster unpacked and
 	// packed again by the staged plan's kernels (s4 8192² untiled from
 	// T(8,128)(8,1)E(4) through the generic field pass ran slower than
 	// staged); 2-bit fields, with no such kernels, are faster here even
 	// so.
-	short := tilecopy.ShortFieldRows(int(in.src/e), int(o.size/e), st.srcBits)
+	short := kernel.ShortFieldRows(int(in.src/e), int(o.size/e), st.srcBits)
 	batches := int64(1)
 	for _, l := range mid.loops {
 		batches *= l.size
@@ -139,7 +139,7 @@ func planFields(p, mid *Plan) *fieldPlan {
 	// one pass go a byte at a time (the tpu preset's short rows untiled
 	// so ran an order of magnitude slower than in two passes).
 	u := f.unit()
-	f.onePass = !unpackDst && p.dstBytes >= min(onePassMin, p.streamMin) && tilecopy.PackedOnePass() &&
+	f.onePass = !unpackDst && p.dstBytes >= min(onePassMin, p.streamMin) && kernel.PackedOnePass() &&
 		f.rows%u == 0 && f.cols%u == 0 && f.dstRow/e%64 == 0
 	for _, l := range f.loops {
 		f.onePass = f.onePass && l.dst/e%64 == 0
@@ -250,7 +250,7 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 	if d, u := dst[r0*f.dstRow/e:], f.unit(); f.onePass && r0%u == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
 		// Up to parts goroutines, each a stretch of whole tiles' rows.
 		one := func(a, b int64) {
-			tilecopy.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
+			kernel.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
 		}
 		tiles := ceilDiv(w, u)
 		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w)) })
@@ -299,9 +299,9 @@ type fieldPass struct {
 // mix transposes the fields of m's rows [k0, k1) from the source.
 func (c *fieldPass) mix(k0, k1 int64) {
 	f := c.f
-	fields := tilecopy.TransposeFields
+	fields := kernel.TransposeFields
 	if f.stream && f.tempBytes() >= f.streamMin {
-		fields = tilecopy.TransposeFieldsStreaming
+		fields = kernel.TransposeFieldsStreaming
 	}
 	fields(c.m[k0*c.w:], c.src[k0*f.srcRow+c.r0/f.e:], int(f.srcRow/f.e), int((k1-k0)*f.e), int(c.w/f.e), int(f.bits))
 }
@@ -310,9 +310,9 @@ func (c *fieldPass) mix(k0, k1 int64) {
 func (c *fieldPass) out(a, b int64) {
 	d, s, stride := c.final[a*c.finalRow:], c.m[a:], int(c.finalRow)
 	if c.f.stream && !c.f.unpackDst {
-		tilecopy.TransposeStreaming(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
+		kernel.TransposeStreaming(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
 	} else {
-		tilecopy.Transpose(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
+		kernel.Transpose(1, d, stride, s, int(c.w), int(b-a), int(c.groups))
 	}
 }
 
@@ -324,11 +324,11 @@ func (c *fieldPass) unpack(a, b int64) {
 		return
 	}
 	if f.dstRow == f.cols {
-		tilecopy.UnpackBits(c.dst[(c.r0+a)*f.dstRow:], c.final[a*c.groups:], int((b-a)*f.cols), int(f.bits), f.natural, f.signed)
+		kernel.UnpackBits(c.dst[(c.r0+a)*f.dstRow:], c.final[a*c.groups:], int((b-a)*f.cols), int(f.bits), f.natural, f.signed)
 		return
 	}
 	for r := a; r < b; r++ {
-		tilecopy.UnpackBits(c.dst[(c.r0+r)*f.dstRow:], c.final[r*c.groups:], int(f.cols), int(f.bits), f.natural, f.signed)
+		kernel.UnpackBits(c.dst[(c.r0+r)*f.dstRow:], c.final[r*c.groups:], int(f.cols), int(f.bits), f.natural, f.signed)
 	}
 }
 
@@ -388,7 +388,7 @@ func (f *fieldPlan) explain(b *strings.Builder) {
 		b.WriteString("  the packed fields are transposed band by band, then each band unpacked:\n")
 	}
 	if f.onePass {
-		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (tilecopy.TransposePackedStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
+		fmt.Fprintf(b, "  packed transpose without unpacking, in one pass (kernel.TransposePackedStreaming) per chunk: %d in all, %d bands of up to %d destination rows in each of %d batches\n",
 			f.chunks(), f.bands(), f.band, f.batches())
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // TestPackedTransposePath checks which packed relayouts take the field
@@ -231,7 +231,7 @@ func TestPackedOnePass(t *testing.T) {
 				splitFields(p)
 			})
 			f := plan.stage.fields
-			if want := tc.onePass && tilecopy.PackedOnePass(); f.onePass != want {
+			if want := tc.onePass && kernel.PackedOnePass(); f.onePass != want {
 				t.Fatalf("one pass %v, want %v\n%s", f.onePass, want, plan)
 			}
 			if f.rows > f.unit() {

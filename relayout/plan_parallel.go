@@ -4,24 +4,15 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
-
-// parallelMinBytes is the destination size below which a Run stays on the
-// calling goroutine whatever Options.Threads says: starting goroutines and
-// sharing caches costs more than it gains on a smaller array. Measured
-// with BenchmarkSplit on a 2-core VM (time with two goroutines over time
-// with one) for an f32 transpose, a 4-D permutation and tiling bf16: two
-// goroutines were slower at 1 MiB and below, about even at 2 MiB, and
-// faster for all three from 4 MiB on.
-const parallelMinBytes = 4 << 20
 
 // parallelism is how a Run may share out its work: the plan's, which its
 // stages and field plan point to.
 type parallelism struct {
 	threads int
 	// parallelMin is the destination size from which Run splits its work
-	// (parallelMinBytes; tests lower it to split small cases).
+	// (kernel.Tuning.ParallelMinBytes; tests lower it to split small cases).
 	parallelMin int64
 	dstBytes    int64
 }
@@ -322,13 +313,13 @@ func (p *Plan) explainChunks() string {
 // write one line.
 const copyPiece = 4096
 
-// runCopy is Run for a plan that copies the buffer whole: tilecopy.Copy,
+// runCopy is Run for a plan that copies the buffer whole: kernel.Copy,
 // on as many goroutines as the plan may use, each on its share of pages.
 func (p *Plan) runCopy(dst, src []byte) {
 	n := int64(len(dst))
 	shareOut(ceilDiv(n, copyPiece), min(p.goroutines(), ceilDiv(n, copyPiece)), func(lo, hi int64) {
 		a, e := lo*copyPiece, min(hi*copyPiece, n)
-		tilecopy.Copy(dst[a:e], src[a:e])
+		kernel.Copy(dst[a:e], src[a:e])
 	})
 }
 

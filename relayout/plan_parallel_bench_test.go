@@ -7,7 +7,7 @@ import (
 
 // BenchmarkSplit runs plans of growing size on one goroutine and split in
 // two with no lower bound (parallelMin 0), to find where splitting starts
-// to pay: the size parallelMinBytes is set from. Compare threads=1 and
+// to pay: the size tilecopy.Tuning.ParallelMinBytes is set from. Compare threads=1 and
 // threads=2 at each size with benchstat.
 func BenchmarkSplit(b *testing.B) {
 	for _, c := range []struct {

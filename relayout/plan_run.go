@@ -6,7 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // Run relayouts src into dst (destination first, like copy). dst must be
@@ -155,7 +155,7 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 	w.bandLv = w.bandLevel()
 	w.nest(lv, dOff, sOff, pad, false)
 	if w.unfenced {
-		tilecopy.StoreFence()
+		kernel.StoreFence()
 		w.unfenced = false
 	}
 }
@@ -164,9 +164,9 @@ func (w *walker) walk(lv int, dOff, sOff int64, pad bool) {
 // walk: a plan streaming small blocks makes a call for each row of them
 // (a band of tiles, say), and each call's fence waited for its stores to
 // reach memory.
-func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g tilecopy.Grid) {
+func (w *walker) transposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g kernel.Grid) {
 	g.Unfenced, w.unfenced = true, true
-	tilecopy.TransposeGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
+	kernel.TransposeGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
 }
 
 // copyRunsStreaming is CopyRunsStreaming with its fence left to the end
@@ -177,9 +177,9 @@ func (w *walker) copyRunsStreaming(dst []byte, dstStride, dstStep int, src []byt
 
 // stream is the Stream of the walk's streaming calls (run copies, rows8
 // walks): fenced at the end of the walk, prefetching ahead bytes on.
-func (w *walker) stream(ahead int64) tilecopy.Stream {
+func (w *walker) stream(ahead int64) kernel.Stream {
 	w.unfenced = true
-	return tilecopy.Stream{Unfenced: true, Ahead: int(ahead)}
+	return kernel.Stream{Unfenced: true, Ahead: int(ahead)}
 }
 
 // streams reports whether the walk writes the destination with
@@ -506,10 +506,10 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	// TransposeGrid, else with TransposeBlocks, which groups small blocks
 	// into longer runs).
 	W, B := p.width, p.offBytes()
-	var grid *tilecopy.Grid // in bytes
+	var grid *kernel.Grid // in bytes
 	if (p.stream || p.kern == kernTranspose) && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
 		l := loops[len(loops)-1]
-		grid = &tilecopy.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
+		grid = &kernel.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
 		loops = loops[:len(loops)-1]
 		if p.kern == kernTranspose && len(loops) > 0 {
 			l := loops[len(loops)-1]
@@ -536,7 +536,7 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 		case grid != nil && p.kern == kernRun:
 			w.copyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil && !w.streams():
-			tilecopy.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
+			kernel.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		case grid != nil:
 			w.transposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		default:
@@ -706,16 +706,16 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 			return
 		}
 		if p.ahead != 0 {
-			tilecopy.CopyRunsAhead(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows), int(p.ahead*B))
+			kernel.CopyRunsAhead(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows), int(p.ahead*B))
 			return
 		}
-		tilecopy.CopyRuns(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows))
+		kernel.CopyRuns(d, int(oDst*B), s, int(oSrc*B), int(cols*W), int(rows))
 	case kernTranspose:
 		if w.streams() {
-			tilecopy.TransposeStreaming(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
+			kernel.TransposeStreaming(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
 			return
 		}
-		tilecopy.Transpose(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
+		kernel.Transpose(int(W), d, int(oDst*B), s, int(p.inner.src*B), int(rows), int(cols))
 	}
 }
 
@@ -746,12 +746,12 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
-		g := tilecopy.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B), Ahead: int(next * B)}
+		g := kernel.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B), Ahead: int(next * B)}
 		switch {
 		case w.stageRow(l, dOff+from*l.dst, n, rowsV, rowsE, colsV, colsE):
 			// The row's rectangles and their padding, staged in the
 			// edge buffer, then streamed out as one run.
-			tilecopy.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+			kernel.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 			if key := [...]int64{n, l.dst, oDst, rowsV, rowsE, colsV, colsE}; key != w.edgePad {
 				// The padding stays in the buffer from one row to the
 				// next of the same rectangles (the last tiles of the
@@ -768,7 +768,7 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 		case w.streams():
 			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 		default:
-			tilecopy.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
+			kernel.TransposeBlocks(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
 		}
 	}
 	// Each rectangle's padding; with no element (a chunk of the kernel's
@@ -991,7 +991,7 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 			n, rows = n*rows, 1
 		}
 		B := p.offBytes()
-		tilecopy.FillRuns(w.dst[dOff*B:], int(rowStride*B), int(n*p.width), int(rows), p.pat)
+		kernel.FillRuns(w.dst[dOff*B:], int(rowStride*B), int(n*p.width), int(rows), p.pat)
 		return
 	}
 	for r := range rows {
@@ -1085,7 +1085,7 @@ func (p *Plan) putPad(dst []byte, d int64) {
 // fillElements writes padding into destination offsets [from, to).
 func (p *Plan) fillElements(dst []byte, from, to int64) {
 	B := p.offBytes()
-	tilecopy.FillRuns(dst[from*B:], 0, int((to-from)*B), 1, p.pat)
+	kernel.FillRuns(dst[from*B:], 0, int((to-from)*B), 1, p.pat)
 }
 
 // offBytes is the bytes one step of the plan's offsets and strides

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // staged is how a plan with a packed side runs: unpack the source to one
@@ -99,7 +99,7 @@ type slabs struct {
 	rows8 rows8Mode
 	// direct is set for rows8 slabs whose other side is packed as well,
 	// in 4-bit fields holding 4-bit values: the kernel calls then read
-	// and write both sides packed (tilecopy.InterleaveNibbles8,
+	// and write both sides packed (kernel.InterleaveNibbles8,
 	// DeinterleaveNibbles8), with no temporary.
 	direct bool
 	loop   *ploop // the byte plan's split loop (for identity, the elements)
@@ -478,7 +478,7 @@ func (st *staged) run(dst, src []byte) error {
 			t, bits := (*tmp)[:u.srcBytes], int64(st.dstBits)
 			shareOut(ceilDiv(st.srcCount, 8), parts, func(lo, hi int64) {
 				lo, hi = 8*lo, min(8*hi, st.srcCount)
-				tilecopy.PackBits(t[lo*bits/8:], src[lo:hi], int(hi-lo), int(bits))
+				kernel.PackBits(t[lo*bits/8:], src[lo:hi], int(hi-lo), int(bits))
 			})
 			return u.Run(dst, t)
 		}
@@ -488,14 +488,14 @@ func (st *staged) run(dst, src []byte) error {
 		}
 		shareOut(ceilDiv(st.dstCount, 8), parts, func(lo, hi int64) {
 			lo, hi = 8*lo, min(8*hi, st.dstCount)
-			tilecopy.UnpackBits(dst[lo:hi], t[lo*bits/8:], int(hi-lo), int(bits), st.natural, st.signed)
+			kernel.UnpackBits(dst[lo:hi], t[lo*bits/8:], int(hi-lo), int(bits), st.natural, st.signed)
 		})
 		return nil
 	}
 	a := src
 	if st.unpack {
 		a = (*tmp)[:st.srcCount]
-		tilecopy.UnpackBits(a, src, int(st.srcCount), st.srcBits, st.natural, st.signed)
+		kernel.UnpackBits(a, src, int(st.srcCount), st.srcBits, st.natural, st.signed)
 	}
 	b := dst
 	if st.pack {
@@ -505,7 +505,7 @@ func (st *staged) run(dst, src []byte) error {
 		return fmt.Errorf("byte stage: %w", err)
 	}
 	if st.pack {
-		tilecopy.PackBits(dst, b, int(st.dstCount), st.dstBits)
+		kernel.PackBits(dst, b, int(st.dstCount), st.dstBits)
 	}
 	return nil
 }
@@ -567,7 +567,7 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		from := min(v0*l.src*u, st.srcCount) / perByte * perByte
 		to := min(ceilDiv(((v1-1)*l.src+sl.sReach)*u, perByte)*perByte, st.srcCount)
 		a, aBase = tmp[:to-from], from
-		tilecopy.UnpackBits(a, src[from/perByte:], int(to-from), st.srcBits, st.natural, st.signed)
+		kernel.UnpackBits(a, src[from/perByte:], int(to-from), st.srcBits, st.natural, st.signed)
 	}
 	b, bBase := dst, int64(0)
 	dFrom, dTo := min(v0*l.dst*u, st.dstCount), min(v1*l.dst*u, st.dstCount)
@@ -613,12 +613,12 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 		mid.fillElements(b, (from-bBase)/u, (to-bBase)/u)
 	}
 	perByte := int64(8 / st.dstBits)
-	tilecopy.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
+	kernel.PackBits(dst[dFrom/perByte:], b, int(dTo-dFrom), st.dstBits)
 }
 
 // rows8Walk is how a walker runs the byte plan of a rows8 slab: straight
 // between the packed side and the other, a kernel call of whole (8,1)
-// tiles by tilecopy.PackRows8 or UnpackRows8 (direct, with the other side
+// tiles by kernel.PackRows8 or UnpackRows8 (direct, with the other side
 // packed too: InterleaveNibbles8 or DeinterleaveNibbles8) and the calls
 // cut by padding (the last tiles of the rows or columns) a field at a
 // time.
@@ -686,11 +686,11 @@ func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64)
 		case r.direct && r.stream:
 			w.stream(0).InterleaveNibbles8(d, buf, int(stride), int(n))
 		case r.direct:
-			tilecopy.InterleaveNibbles8(d, buf, int(stride), int(n))
+			kernel.InterleaveNibbles8(d, buf, int(stride), int(n))
 		case r.stream:
 			w.stream(0).PackRows8(d, buf, int(stride), int(n))
 		default:
-			tilecopy.PackRows8(d, buf, int(stride), int(n))
+			kernel.PackRows8(d, buf, int(stride), int(n))
 		}
 	}
 	r.partials++
@@ -743,7 +743,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0 && r.stream:
 			w.stream(w.ahead/2).InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
 		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
-			tilecopy.InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
+			kernel.InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
 		case r.direct:
 			for i := range rows {
 				for j := range cols {
@@ -753,7 +753,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 		case cols == 8 && r.stream:
 			w.stream(w.ahead).PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
 		case cols == 8:
-			tilecopy.PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
+			kernel.PackRows8(w.dst[dOff/2:], w.src[sOff:], int(in.src), int(rows))
 		default:
 			for i := range rows {
 				for j := range cols {
@@ -770,7 +770,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	case r.direct && rows == 8 && dOff%2 == 0 && r.stream:
 		w.stream(0).DeinterleaveNibbles8(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
 	case r.direct && rows == 8 && dOff%2 == 0:
-		tilecopy.DeinterleaveNibbles8(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
+		kernel.DeinterleaveNibbles8(w.dst[dOff/2:], int(oDst/2), w.src[sOff/2:], int(cols))
 	case r.direct:
 		for i := range rows {
 			for j := range cols {
@@ -780,7 +780,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	case rows == 8 && r.stream:
 		w.stream(0).UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
 	case rows == 8:
-		tilecopy.UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
+		kernel.UnpackRows8(w.dst[dOff:], int(oDst), w.src[sOff/2:], int(cols), st.natural, st.signed)
 	default:
 		mask := byte(1)<<st.natural - 1
 		var sign byte
@@ -802,7 +802,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 func (r *rows8Walk) fill(dst []byte, p *Plan, dOff, rowStride, n, rows int64) {
 	v := p.pat[0] & 0x0f
 	if dOff%2 == 0 && n%2 == 0 && rowStride%2 == 0 {
-		tilecopy.FillRuns(dst[dOff/2:], int(rowStride/2), int(n/2), int(rows), []byte{v<<4 | v})
+		kernel.FillRuns(dst[dOff/2:], int(rowStride/2), int(n/2), int(rows), []byte{v<<4 | v})
 		return
 	}
 	for i := range rows {
@@ -835,13 +835,13 @@ func (st *staged) repack(dst, src, tmp []byte, from, to int64) {
 	}
 	switch {
 	case !st.pack:
-		tilecopy.UnpackBits(dst[from:to], src[from/perS:], n, st.srcBits, st.natural, st.signed)
+		kernel.UnpackBits(dst[from:to], src[from/perS:], n, st.srcBits, st.natural, st.signed)
 	case !st.unpack:
-		tilecopy.PackBits(dst[from/perD:], src[from:to], n, st.dstBits)
+		kernel.PackBits(dst[from/perD:], src[from:to], n, st.dstBits)
 	default:
 		t := tmp[:n]
-		tilecopy.UnpackBits(t, src[from/perS:], n, st.srcBits, st.natural, st.signed)
-		tilecopy.PackBits(dst[from/perD:], t, n, st.dstBits)
+		kernel.UnpackBits(t, src[from/perS:], n, st.srcBits, st.natural, st.signed)
+		kernel.PackBits(dst[from/perD:], t, n, st.dstBits)
 	}
 }
 
@@ -964,9 +964,9 @@ func (st *staged) explain(b *strings.Builder) {
 			sl.count, sl.per, sl.loop.dim, sl.per*sl.loop.dst*sl.unit(), st.threads)
 		switch {
 		case sl.direct:
-			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (tilecopy.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")
+			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (kernel.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")
 		case sl.rows8 != rows8None:
-			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (tilecopy.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
+			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (kernel.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
 		}
 		fmt.Fprintf(b, "  temporary memory: %d bytes per goroutine\n", st.tempBytes())
 		return

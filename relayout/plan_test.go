@@ -15,9 +15,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/tilecopy/tilecopy"
 	"github.com/tilecopy/tilecopy/internal/golden"
 	"github.com/tilecopy/tilecopy/internal/guard"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 var sizes = []int64{0, 1, 1, 2, 2, 3, 3, 4, 5, 7, 8, 11, 13, 16}
@@ -188,7 +188,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
 	refErr := ReferenceOptions(want, src, to, from, &opts)
 	if streamMin < 0 {
-		streamMin = int64(tilecopy.StreamThreshold())
+		streamMin = int64(currentTuning().RunStreamBytes)
 	}
 	plan, err := compile(from, to, &opts, streamMin, true)
 	if (err != nil) != (refErr != nil) {
@@ -672,15 +672,15 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { plan = p }) {
 			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 		}
-		if want := tc.ahead && tilecopy.Prefetching(); (plan.ahead != 0) != want {
+		if want := tc.ahead && kernel.Prefetching(); (plan.ahead != 0) != want {
 			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, plan.ahead != 0, want, plan)
 		}
 	}
 }
 
 // TestStreamingPlans runs plans as if their destinations were larger than
-// the last-level cache (transposes through tilecopy.TransposeStreaming,
-// run copies as grids through tilecopy.CopyRunsStreaming) against the
+// the last-level cache (transposes through kernel.TransposeStreaming,
+// run copies as grids through kernel.CopyRunsStreaming) against the
 // reference: random pairs, then run copies chosen to stream where the
 // CPU has streaming stores and tiled transposes, with padding and split
 // Runs.
@@ -729,7 +729,7 @@ func TestStreamingPlans(t *testing.T) {
 		{"u8[3,128,5,32]{3,2,1,0}", "u8[3,128,5,32]{3,1,0,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 128, 5, 32}}, kernRun},
 		{"u8[8,32,6,32]{3,2,1,0}", "u8[8,32,6,32]{3,1,0,2}", Padding{}, kernRun},
 		// Tiles with (2,1) and (4,1) inside: grids of interleaves and
-		// de-interleaves (tilecopy.TransposeGrid).
+		// de-interleaves (kernel.TransposeGrid).
 		{"s8[16,256]{1,0}", "s8[16,256]{1,0:T(8,128)(4,1)}", Padding{}, kernTranspose},
 		{"s8[16,256]{1,0:T(8,128)(4,1)}", "s8[16,256]{1,0}", Padding{}, kernTranspose},
 		{"bf16[32,384]{1,0}", "bf16[32,384]{1,0:T(8,128)(2,1)}", Padding{}, kernTranspose},
@@ -752,7 +752,7 @@ func TestStreamingPlans(t *testing.T) {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
 			plan := checkSplit(t, uint64(i), from, to, Options{Pad: tc.pad, Threads: threads}, 0)
-			if want := tilecopy.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
+			if want := kernel.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
 				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
 			}
 			if run := plan.inner.size * plan.width; plan.stream && plan.kern == kernRun && run < 64 &&
@@ -767,14 +767,14 @@ func TestStreamingPlans(t *testing.T) {
 }
 
 // TestTransposeThreshold checks that the block transposes of a plan
-// stream from tilecopy.TransposeStreamThreshold, and so do run copies
+// stream from kernel.Tuning.TransposeStreamBytes, and so do run copies
 // of 32-byte runs where the CPU has streaming stores, while longer runs
-// stream from the plan's own threshold (StreamThreshold), where that is
+// stream from the plan's own threshold (Tuning.RunStreamBytes), where that is
 // larger: an f32 square transposed and padded whose source and
 // destination together just reach the transposes' threshold, and just
 // miss it, and u8 [k,128,256,32] to {3,1,2,0} of about that size.
 func TestTransposeThreshold(t *testing.T) {
-	tt := int64(tilecopy.TransposeStreamThreshold())
+	tt := int64(currentTuning().TransposeStreamBytes)
 	n := int64(math.Ceil(math.Sqrt(float64(tt) / 8))) // f32 [n,n] both sides: 8n² bytes
 	k := (tt + 2<<20 - 1) / (2 << 20)                 // u8 [k,128,256,32] both sides: 2k MiB
 	runsMin := 4 * max(8*n*n, 2*k<<20)
@@ -789,7 +789,7 @@ func TestTransposeThreshold(t *testing.T) {
 		{square(n, "1,0"), square(n, "0,1"), nil, kernTranspose, true},
 		{square(n-1, "1,0"), square(n-1, "0,1"), nil, kernTranspose, false},
 		{square(n, "1,0"), square(n, "1,0"), []int64{n, n + 16}, kernRun, false},
-		{short("3,2,1,0"), short("3,1,2,0"), nil, kernRun, tilecopy.Streaming()},
+		{short("3,2,1,0"), short("3,1,2,0"), nil, kernRun, kernel.Streaming()},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		opts := Options{Pad: Padding{Widths: tc.pad}}
@@ -890,7 +890,7 @@ func TestStagedRects(t *testing.T) {
 			}
 			w := wholeWalk(plan)
 			want := tc.rects
-			if !tilecopy.Streaming() { // no plan streams: every rectangle in place
+			if !kernel.Streaming() { // no plan streams: every rectangle in place
 				want = 0
 			}
 			if w.rects != want {
@@ -1162,7 +1162,7 @@ func TestUnitStages(t *testing.T) {
 }
 
 // TestCopyPlans checks which plans copy the buffer whole (Plan.copies,
-// tilecopy.Copy): those whose layouts place every byte alike, packed or
+// kernel.Copy): those whose layouts place every byte alike, packed or
 // tiled, and not those with padding, a tail, a permutation or a packed
 // last byte that holds padding bits. Each runs against the reference on
 // one and two goroutines.

@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // BenchmarkCopy times, on buffers of 8, 64 and 256 MiB split over one or
 // two goroutines, four copies interleaved in each of b.N rounds, each
 // round starting with the next: C's memcpy, the C streaming copy over 8
-// parts, Go's copy() and tilecopy.Copy. It reports each one's median GB/s (bytes read +
-// written) and tilecopy.Copy's ratio to the best of the two C copies.
+// parts, Go's copy() and kernel.Copy. It reports each one's median GB/s (bytes read +
+// written) and kernel.Copy's ratio to the best of the two C copies.
 func BenchmarkCopy(b *testing.B) {
 	for _, mib := range []int{8, 64, 256} {
 		for _, threads := range []int{1, 2} {
@@ -34,7 +34,7 @@ func BenchmarkCopy(b *testing.B) {
 					{"memcpy", Memcpy},
 					{"cstream8", func(dst, src []byte) { Stream(dst, src, 8) }},
 					{"copy", func(dst, src []byte) { copy(dst, src) }},
-					{"Copy", func(dst, src []byte) { tilecopy.Copy(dst, src) }},
+					{"Copy", func(dst, src []byte) { kernel.Copy(dst, src) }},
 				}
 				times := make([][]time.Duration, len(ops))
 				b.ResetTimer()

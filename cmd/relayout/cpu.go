@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // cmdCPU prints what the kernels see of this machine: the CPU, its caches,
@@ -21,7 +21,8 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 			"block sizes the transposes derive from those caches (a band of source row\n"+
 			"for L1; a tile of arrays larger than the LLC, source row × destination row\n"+
 			"bytes, for L2), the sizes from which transposes and run copies write\n"+
-			"with non-temporal stores, the kernel levels of this build (avx512, avx2, neon,\n"+
+			"with non-temporal stores, and the rest of the tuning in use (the defaults\n"+
+			"or TILECOPY_TUNING's file), the kernel levels of this build (avx512, avx2, neon,\n"+
 			"generic) and whether the CPU runs each, the level in use, and the transpose\n"+
 			"kernel for each element width.\n"+
 			"TILECOPY_CPU=generic|avx2|avx512|neon caps the level; a value naming no level\n"+
@@ -36,31 +37,43 @@ func cmdCPU(args []string, _ io.Reader, stdout, _ io.Writer) error {
 // cpuReport returns the text cmdCPU prints; override is TILECOPY_CPU.
 func cpuReport(override string) string {
 	var b strings.Builder
-	name := tilecopy.CPUName()
+	name := kernel.CPUName()
 	if name == "" {
 		name = "(unknown)"
 	}
 	fmt.Fprintf(&b, "cpu:       %s\n", name)
 	fmt.Fprintf(&b, "arch:      %s/%s\n", runtime.GOOS, runtime.GOARCH)
-	l1, l2, l3 := tilecopy.CacheSizes()
+	l1, l2, l3 := kernel.CacheSizes()
 	fmt.Fprintf(&b, "caches:    L1d %s, L2 %s, L3 %s\n", cacheSize(l1), cacheSize(l2), cacheSize(l3))
-	bl := tilecopy.Blocks()
+	t, terr := kernel.CurrentTuning()
 	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
-		bl.Band, bl.StageRow, bl.StageCol, cacheSize(bl.GridGroup))
-	fmt.Fprintf(&b, "streams:   transposes from %s, run copies from %s\n",
-		cacheSize(tilecopy.TransposeStreamThreshold()), cacheSize(tilecopy.StreamThreshold()))
-	t, terr := tilecopy.CurrentTuning()
-	fmt.Fprintf(&b, "tuning:    Copy streams from %s over %d parts, prefetching %d B ahead", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+		t.Band, t.StageRow, t.StageCol, cacheSize(t.GridGroup))
+	fmt.Fprintf(&b, "streams:   transposes from %s (rows on lines from %s)\n           run copies from %s\n",
+		cacheSize(t.TransposeStreamBytes), cacheSize(t.LineStreamBytes), cacheSize(t.RunStreamBytes))
+	off := "never"
+	if t.StagedOffLinesBytes > 0 {
+		off = "from " + cacheSize(t.StagedOffLinesBytes)
+	}
+	copied := "slabs"
+	if t.CopyRowsFirst {
+		copied = fmt.Sprintf("copied, tiles of %d × %d B", t.CopiedRow, t.CopiedCol)
+	}
+	fmt.Fprintf(&b, "staging:   1-, 2-byte rows off lines: %s\n           crowded 1-, 2-byte sources: %s\n", off, copied)
+	fmt.Fprintf(&b, "threads:   a plan splits from %s of destination\n", cacheSize(t.ParallelMinBytes))
+	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+	b.WriteString("tuning:    ")
 	switch path := os.Getenv("TILECOPY_TUNING"); {
 	case terr != nil:
-		fmt.Fprintf(&b, " (the defaults: %v)", terr)
+		fmt.Fprintf(&b, "the defaults (TILECOPY_TUNING: %v)", terr)
 	case path != "":
-		fmt.Fprintf(&b, " (TILECOPY_TUNING=%s)", path)
+		fmt.Fprintf(&b, "TILECOPY_TUNING=%s", path)
+	default:
+		b.WriteString("the defaults, derived from the caches")
 	}
 	b.WriteByte('\n')
-	writeWrapped(&b, "features:  ", tilecopy.Features())
+	writeWrapped(&b, "features:  ", kernel.Features())
 	var levels []string
-	for _, l := range tilecopy.Levels() {
+	for _, l := range kernel.Levels() {
 		mark := "yes"
 		if !l.Supported {
 			mark = "no"
@@ -68,10 +81,10 @@ func cpuReport(override string) string {
 		levels = append(levels, fmt.Sprintf("%s (%s)", l.Name, mark))
 	}
 	fmt.Fprintf(&b, "levels:    %s\n", strings.Join(levels, ", "))
-	fmt.Fprintf(&b, "in use:    %s", tilecopy.Level())
+	fmt.Fprintf(&b, "in use:    %s", kernel.Level())
 	if override != "" {
 		known := false
-		for _, l := range tilecopy.Levels() {
+		for _, l := range kernel.Levels() {
 			known = known || strings.EqualFold(strings.TrimSpace(override), l.Name)
 		}
 		if known {
@@ -86,15 +99,15 @@ func cpuReport(override string) string {
 	for _, w := range []int{1, 2, 4, 8, 16, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15} {
 		// Kernel separates the micro-kernel from the staged and
 		// interleave variants with "; ": one line each.
-		parts := strings.Split(tilecopy.Kernel(w), "; ")
+		parts := strings.Split(kernel.Kernel(w), "; ")
 		fmt.Fprintf(&b, "  %2d-byte: %s\n", w, parts[0])
 		for _, p := range parts[1:] {
 			fmt.Fprintf(&b, "           %s\n", p)
 		}
 	}
-	// Packed fields (tilecopy.TransposePacked) past the caches: one pass
+	// Packed fields (kernel.TransposePacked) past the caches: one pass
 	// where the level has it, through the 1-byte staged kernel.
-	if tilecopy.PackedOnePass() {
+	if kernel.PackedOnePass() {
 		b.WriteString("  packed 1-, 2- and 4-bit fields, larger than the LLC: one pass\n")
 		b.WriteString("           (staged 1-byte kernel, then each row split into 8/bits rows)\n")
 	} else {

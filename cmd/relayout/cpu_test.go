@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 func TestCPUReport(t *testing.T) {
 	r := cpuReport("")
-	for _, want := range []string{"cpu:", "caches:", "blocks:    band ", "streams:   transposes from ", "features:", "levels:", "in use:    " + tilecopy.Level(), "4-byte: " + strings.Split(tilecopy.Kernel(4), "; ")[0]} {
+	for _, want := range []string{"cpu:", "caches:", "blocks:    band ", "streams:   transposes from ", "features:", "levels:", "in use:    " + kernel.Level(), "4-byte: " + strings.Split(kernel.Kernel(4), "; ")[0]} {
 		if !strings.Contains(r, want) {
 			t.Errorf("report lacks %q:\n%s", want, r)
 		}

@@ -11,15 +11,19 @@ import (
 	"github.com/tilecopy/tilecopy/bench"
 )
 
-// cmdTune measures this machine's bulk copy (bench.Tune) and prints the
-// measurements and the tuning they favour; -o writes that tuning as JSON
+// cmdTune measures this machine's bulk copy and its plans' crossovers
+// (bench.Tune) and prints the measurements and the tuning they favour; -o writes that tuning as JSON
 // for TILECOPY_TUNING to load.
 func cmdTune(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := newCommand("tune", "tune [flags]",
 		"tune measures how this machine copies memory fastest: tilecopy.Copy over\n"+
 			"1, 2, 4, 8 and 16 parts at once, with software prefetches 0 to 8 KiB ahead,\n"+
 			"against copy(), on buffers well past the caches; then, from 256 KiB up,\n"+
-			"the size from which streaming is as fast as a copy through the caches.\n"+
+			"the size from which streaming is as fast as a copy through the caches;\n"+
+			"then, up to --bytes, where the plans' choices cross over: the size from\n"+
+			"which streamed run copies (runs of 512 bytes) and streamed f32 transposes\n"+
+			"are as fast as ordinary ones, and the destination from which a transpose\n"+
+			"plan runs 3% faster on two goroutines than on one.\n"+
 			"It prints what it measured and the tuning it favours (the simplest choice\n"+
 			"within 3% of the best). With -o it writes that tuning as JSON;\n"+
 			"TILECOPY_TUNING=FILE makes every later run of the library use it.")

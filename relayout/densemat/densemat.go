@@ -17,14 +17,10 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/relayout"
 	"gonum.org/v1/gonum/mat"
 )
-
-// parallelMinBytes is the matrix size below which a strided transpose
-// stays on the calling goroutine, as relayout plans do.
-const parallelMinBytes = 4 << 20
 
 // ToColumnMajor writes m into dst in column-major order: element (i, j)
 // at dst[i + j*rows]. dst must hold exactly rows×cols elements. A
@@ -127,12 +123,12 @@ func runPlan(dst, src []float64, rows, cols int, from, to []int) error {
 func transpose(dst []float64, dstStride int, src []float64, srcStride int, n, k int) {
 	const w = 8
 	parts := 1
-	if n*k*w >= parallelMinBytes {
+	if t, _ := kernel.CurrentTuning(); n*k*w >= t.ParallelMinBytes { // as relayout plans do
 		parts = min(runtime.GOMAXPROCS(0), n)
 	}
 	db, sb := bytesOf(dst), bytesOf(src)
 	run := func(lo, hi int) {
-		tilecopy.Transpose(w, db[lo*dstStride*w:], dstStride*w, sb[lo*w:], srcStride*w, hi-lo, k)
+		kernel.Transpose(w, db[lo*dstStride*w:], dstStride*w, sb[lo*w:], srcStride*w, hi-lo, k)
 	}
 	if parts == 1 {
 		run(0, n)

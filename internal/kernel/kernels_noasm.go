@@ -1,6 +1,6 @@
 //go:build !((amd64 || arm64) && gc && !purego && !noasm)
 
-package tilecopy
+package kernel
 
 // Without assembly (the purego or noasm tags, another compiler or another
 // architecture) every kernel is the generic one.

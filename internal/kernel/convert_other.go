@@ -1,6 +1,6 @@
 //go:build !(amd64 && gc && !purego && !noasm)
 
-package tilecopy
+package kernel
 
 // convertAsm has no kernel in this build: it converts none of the
 // elements.

@@ -1,11 +1,11 @@
-package tilecopy_test
+package kernel_test
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
-	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 )
 
 // benchSizes are the bytes per side of the kernel benchmarks: a working
@@ -48,7 +48,7 @@ func BenchmarkTranspose(b *testing.B) {
 				src, dst := benchBuffer(n*n*w), benchBuffer(n*n*w)
 				b.SetBytes(int64(2 * n * n * w))
 				for b.Loop() {
-					tilecopy.Transpose(w, dst, n*w, src, n*w, n, n)
+					kernel.Transpose(w, dst, n*w, src, n*w, n, n)
 				}
 			})
 		}
@@ -67,7 +67,7 @@ func BenchmarkCopyRuns(b *testing.B) {
 				src, dst := benchBuffer(rows*n), benchBuffer(rows*stride)
 				b.SetBytes(int64(2 * rows * n))
 				for b.Loop() {
-					tilecopy.CopyRuns(dst, stride, src, n, n, rows)
+					kernel.CopyRuns(dst, stride, src, n, n, rows)
 				}
 			})
 		}
@@ -89,7 +89,7 @@ func BenchmarkFillRuns(b *testing.B) {
 				dst := benchBuffer(rows * stride)
 				b.SetBytes(int64(rows * n))
 				for b.Loop() {
-					tilecopy.FillRuns(dst, stride, n, rows, pat.b)
+					kernel.FillRuns(dst, stride, n, rows, pat.b)
 				}
 			})
 		}

@@ -1,4 +1,4 @@
-package tilecopy
+package kernel
 
 import (
 	"bytes"
@@ -445,9 +445,7 @@ func FuzzTransposePacked(f *testing.F) {
 // destination buffer must match, bytes outside the rows untouched.
 func checkPackedTranspose(t *testing.T, r *rand.Rand, bits, rows, cols, dstStride, srcStride, stageRow, stageCol int) {
 	t.Helper()
-	savedRow, savedCol := stageRowBytes, stageColBytes
-	defer func() { stageRowBytes, stageColBytes = savedRow, savedCol }()
-	stageRowBytes, stageColBytes = stageRow, stageCol
+	setTuning(t, func(tu *Tuning) { tu.StageRow, tu.StageCol = stageRow, stageCol })
 	e := 8 / bits
 	src := guarded(t, span(cols, srcStride, rows/e), r.IntN(2) == 0)
 	for i := range src {

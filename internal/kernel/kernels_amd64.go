@@ -1,6 +1,6 @@
 //go:build (amd64 || arm64) && gc && !purego && !noasm
 
-package tilecopy
+package kernel
 
 import (
 	"fmt"
@@ -594,9 +594,9 @@ func packedOnePass() bool { return useAVX2 }
 // destination rows, e = 8/bits) of tj source rows into the scratch, and
 // the split kernel splits each scratch row into e destination rows of
 // tj/e bytes while it prefetches the next tile's source. The tiles are
-// the 1-byte staged transpose's (stageRowBytes/2 source bytes a row) by
+// the 1-byte staged transpose's (tuning.StageRow/2 source bytes a row) by
 // e/2 times its rows, so that the destination runs are as long: tj/e =
-// stageColBytes/2 bytes. The rest goes a byte at a time.
+// tuning.StageCol/2 bytes. The rest goes a byte at a time.
 func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, stream bool) {
 	e := 8 / bits
 	k := stagedKernel(1)
@@ -613,8 +613,8 @@ func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStr
 		return
 	}
 	dp, sp := unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0])
-	ti := max(stageRowBytes/2/sh.bi, 1) * sh.bi
-	tj := max(stageColBytes*e/2/run, 1) * run
+	ti := max(tuning.StageRow/2/sh.bi, 1) * sh.bi
+	tj := max(tuning.StageCol*e/2/run, 1) * run
 	sst := tj + 64
 	for ti*sst > scratchBytes && ti > sh.bi {
 		ti -= sh.bi
@@ -1699,9 +1699,9 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 
 // transposeStreamed transposes the full blocks of a destination too large
 // for the caches straight to memory, tile by tile, with the streaming
-// twin of kernel k: a tile is stageRowBytes of each of stageColBytes/width
+// twin of kernel k: a tile is tuning.StageRow of each of tuning.StageCol/width
 // source rows, which the kernel reads from the caches (prefetched while
-// the tile before it ran) and writes as runs of stageColBytes of its
+// the tile before it ran) and writes as runs of tuning.StageCol of its
 // destination rows, bi rows at a time. Each kernel call prefetches its
 // share of the next tile's source, one line per line it writes, so that
 // the reads of one tile overlap the transposes and stores of the other.
@@ -1721,7 +1721,7 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // (multiples of 4).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
 	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
-		if copyRowsFirst {
+		if tuning.CopyRowsFirst {
 			transposeStreamedCopied(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
 			return
 		}
@@ -1729,14 +1729,14 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		return
 	}
 	sh := shapes[k]
-	ti := max(stageRowBytes/width/sh.bi, 1) * sh.bi
+	ti := max(tuning.StageRow/width/sh.bi, 1) * sh.bi
 	var sk *skewer
 	if skew {
 		buf := scratchPool.Get().(*[scratchBytes]byte)
 		defer scratchPool.Put(buf)
 		sk = newSkewer(k, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
 	}
-	tj := max(stageColBytes/width/sh.bj, 1) * sh.bj
+	tj := max(tuning.StageCol/width/sh.bj, 1) * sh.bj
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		if sk != nil {
@@ -1927,14 +1927,14 @@ func slabbed(k kernelID, srcStride, bytes int) bool {
 
 // transposeStreamedCopied is transposeStreamed for the gather kernels of 1-
 // and 2-byte elements whose source rows crowd the L1 sets, by another
-// route than transposeStreamedGather's slabs: each tile, copiedRowBytes of
-// each of copiedColBytes/width source rows (64 KiB for u8), is first
+// route than transposeStreamedGather's slabs: each tile, tuning.CopiedRow of
+// each of tuning.CopiedCol/width source rows (64 KiB for u8), is first
 // copied whole into a buffer whose rows are a line longer than the
 // tile's, a run of each row at a time, and the kernel reads it there. The
 // copy reads each row's run in order, its lines in different sets, and
 // prefetches the same run of the next tile's rows as it goes; the kernel
 // then finds every line in the caches and spreads over the L1 sets, and
-// streams its runs of copiedColBytes to the destination.
+// streams its runs of tuning.CopiedCol to the destination.
 //
 // On an Intel core (2 MiB L2, 48 KiB L1d), whose memory is far, u8 16384²
 // and u16 8192×16384 ran faster copied than by the slabs (a throwaway
@@ -1945,8 +1945,8 @@ func slabbed(k kernelID, srcStride, bytes int) bool {
 func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
-	ti := max(copiedRowBytes/width/le, 1) * le
-	tj := max(copiedColBytes/width/sh.bj, 1) * sh.bj
+	ti := max(tuning.CopiedRow/width/le, 1) * le
+	tj := max(tuning.CopiedCol/width/sh.bj, 1) * sh.bj
 	sst := ti*width + 64
 	for tj*sst > scratchBytes && tj > sh.bj {
 		tj -= sh.bj
@@ -1977,7 +1977,7 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 // those rows share one L1 set and evict each other before the kernel
 // comes back for the rest of their lines, so each line is fetched again
 // (u8 16384² streamed that way ran far below a copy). So the tiles
-// (stageRowBytes of each of stageColBytes/2/width source rows) are cut
+// (tuning.StageRow of each of tuning.StageCol/2/width source rows) are cut
 // into slabs of one line of each of their rows, and each slab is copied
 // into a buffer, its rows 64 bytes apart, where the kernel reads it. The
 // copy of the next slab is split among the kernel calls on this one, so
@@ -1994,8 +1994,8 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, after unsafe.Pointer) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
-	ti := max(stageRowBytes/width/le, 1) * le
-	tj := max(stageColBytes/2/width/sh.bj, 1) * sh.bj
+	ti := max(tuning.StageRow/width/le, 1) * le
+	tj := max(tuning.StageCol/2/width/sh.bj, 1) * sh.bj
 	calls := le / sh.bi // kernel calls a slab
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
@@ -2049,8 +2049,8 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 
 // transposeStaged transposes the full blocks of a destination too large
 // for the caches, tile by tile through a cache-resident scratch buffer:
-// the micro-kernel writes a tile of stageRowBytes of each source row by
-// stageColBytes of each destination row into the buffer with ordinary
+// the micro-kernel writes a tile of tuning.StageRow of each source row by
+// tuning.StageCol of each destination row into the buffer with ordinary
 // stores, at a stride that is no power of two, and copyRunsNTPrefetch
 // streams the tile's rows to the destination with VMOVNTDQ while it
 // prefetches the next tile's source, one line per line written. It is
@@ -2068,7 +2068,7 @@ var scratchPool = sync.Pool{New: func() any { return new([scratchBytes]byte) }}
 // L1 before the next strip completes them.
 func transposeStaged(k kernelID, width, unit int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, stream bool) {
 	sh := shapes[k]
-	rb, cb := stageRowBytes, stageColBytes
+	rb, cb := tuning.StageRow, tuning.StageCol
 	if width == 1 {
 		// Half the extent each way: a tile of 1-byte elements has four
 		// times the source rows of an f32 one per byte of row, and its
@@ -2265,7 +2265,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if fullRows == 0 || fullCols == 0 {
 		return false
 	}
-	if fullRows*(fullCols*width+64) > gridGroupBytes/2 {
+	if fullRows*(fullCols*width+64) > tuning.GridGroup/2 {
 		return stream && splitGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
 	}
 	srcRun, dstRun := fullRows*width, fullCols*width // a block's source and destination runs
@@ -2324,7 +2324,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		sst = dstRun + 64
 		blk = mo * fullRows * sst
 	}
-	ki := min(g.Inner, max(gridGroupBytes/blk, 1))
+	ki := min(g.Inner, max(tuning.GridGroup/blk, 1))
 	if g.SrcInner == srcRun {
 		ki = min(ki, max(gridPieceBytes/srcRun, 1))
 	}

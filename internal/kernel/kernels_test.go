@@ -1,4 +1,4 @@
-package tilecopy
+package kernel
 
 import (
 	"bytes"
@@ -284,11 +284,10 @@ func TestTransposeLevels(t *testing.T) {
 }
 
 // TestLargeDestination checks when Transpose streams: past the last-level
-// cache, and past lineStreamBytes for rows on lines.
+// cache (here 32 MiB), and past Tuning.LineStreamBytes (here 2 MiB)
+// for rows on lines.
 func TestLargeDestination(t *testing.T) {
-	saved := ntThreshold
-	defer func() { ntThreshold = saved }()
-	ntThreshold = 32 << 20
+	setTuning(t, func(tu *Tuning) { tu.TransposeStreamBytes, tu.LineStreamBytes = 32<<20, 2<<20 })
 	buf := make([]byte, 64+1<<10)
 	at := 64 - int(uintptr(unsafe.Pointer(&buf[0]))%64) // on a line
 	for _, c := range []struct {
@@ -318,14 +317,6 @@ func TestLargeDestination(t *testing.T) {
 // kernels to read through slabs (slabbed) or, every other time, copied
 // a tile at a time (copyRowsFirst, with small tiles).
 func TestTransposeStreaming(t *testing.T) {
-	savedNT, savedTile := ntThreshold, tileBytes
-	savedRow, savedCol := stageRowBytes, stageColBytes
-	savedCopied, savedCopiedRow, savedCopiedCol := copyRowsFirst, copiedRowBytes, copiedColBytes
-	t.Cleanup(func() {
-		ntThreshold, tileBytes = savedNT, savedTile
-		stageRowBytes, stageColBytes = savedRow, savedCol
-		copyRowsFirst, copiedRowBytes, copiedColBytes = savedCopied, savedCopiedRow, savedCopiedCol
-	})
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range testWidths {
 			r := rand.New(rand.NewPCG(uint64(w), 2))
@@ -336,10 +327,12 @@ func TestTransposeStreaming(t *testing.T) {
 				if k%3 == 0 {
 					g.srcStride = (g.rows*w + 1023) / 1024 * 1024
 				}
-				copyRowsFirst = k%2 == 0
-				copiedRowBytes = []int{64, 128, 512}[k%3]
-				copiedColBytes = []int{16, 64, 128, 256}[k%4]
-				tileBytes = []int{64, 256, 1024, 4096}[k%4]
+				setTuning(t, func(tu *Tuning) {
+					tu.CopyRowsFirst = k%2 == 0
+					tu.CopiedRow = []int{64, 128, 512}[k%3]
+					tu.CopiedCol = []int{16, 64, 128, 256}[k%4]
+					tu.Band = []int{64, 256, 1024, 4096}[k%4]
+				})
 				checkStreamed(t, r, g, k)
 			}
 		}
@@ -349,15 +342,17 @@ func TestTransposeStreaming(t *testing.T) {
 // checkStreamed checks g streamed, with the k-th of 16 staging tiles:
 // through Transpose because the one call's destination is large (the
 // threshold at 0), and through TransposeStreaming because the caller
-// says the whole is. The caller restores the staging tile.
+// says the whole is. The tuning is restored when t ends.
 func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 	t.Helper()
-	stageRowBytes = []int{64, 128, 256, 1024}[k%4]
-	stageColBytes = []int{64, 192, 512, 1024}[(k/4)%4]
-	saved := ntThreshold
-	ntThreshold = 0
+	threshold := tuning.TransposeStreamBytes
+	setTuning(t, func(tu *Tuning) {
+		tu.StageRow = []int{64, 128, 256, 1024}[k%4]
+		tu.StageCol = []int{64, 192, 512, 1024}[(k/4)%4]
+		tu.TransposeStreamBytes = 0
+	})
 	checkTranspose(t, r, g)
-	ntThreshold = saved
+	setTuning(t, func(tu *Tuning) { tu.TransposeStreamBytes = threshold })
 	checkTransposeWith(t, r, g, TransposeStreaming)
 }
 
@@ -365,13 +360,11 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 // rows start off line boundaries (the skew twins of the streaming
 // kernels, for elements of 4 bytes and up; the staged tiles, for
 // records of 3, 6 and 12 bytes and for 1- and 2-byte elements, as
-// Intel cores stage them from stagedOffLinesBytes): strides and starts
+// Intel cores stage them from Tuning.StagedOffLinesBytes): strides and starts
 // that are no multiple of 64, with small tiles and bands, through
 // Transpose and TransposeStreaming.
 func TestTransposeSkewed(t *testing.T) {
-	savedRow, savedCol, savedOff := stageRowBytes, stageColBytes, stagedOffLinesBytes
-	t.Cleanup(func() { stageRowBytes, stageColBytes, stagedOffLinesBytes = savedRow, savedCol, savedOff })
-	stagedOffLinesBytes = 0
+	setTuning(t, func(tu *Tuning) { tu.StagedOffLinesBytes = 1 })
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{4, 8, 16, 3, 6, 12, 1, 2} { // records, bytes and halves stream staged
 			r := rand.New(rand.NewPCG(uint64(w), 5))
@@ -404,8 +397,6 @@ func TestTransposeSkewed(t *testing.T) {
 // at whole elements or not, with small tiles, through Transpose and
 // TransposeStreaming.
 func TestTransposeShifted(t *testing.T) {
-	savedRow, savedCol := stageRowBytes, stageColBytes
-	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 4, 8, 16} {
 			r := rand.New(rand.NewPCG(uint64(w), 29))
@@ -430,8 +421,6 @@ func TestTransposeShifted(t *testing.T) {
 // above 4 KiB, from starts on and off a line, with small tiles, through
 // Transpose and TransposeStreaming.
 func TestTransposeCrowded(t *testing.T) {
-	savedRow, savedCol := stageRowBytes, stageColBytes
-	t.Cleanup(func() { stageRowBytes, stageColBytes = savedRow, savedCol })
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2} {
 			r := rand.New(rand.NewPCG(uint64(w), 17))
@@ -740,9 +729,7 @@ func FuzzTranspose(f *testing.F) {
 		g.srcStride = g.rows*w + int(spad)
 		g.dstAtEnd, g.srcAtEnd = flags&1 != 0, flags&2 != 0
 		if flags&4 != 0 {
-			saved := ntThreshold
-			defer func() { ntThreshold = saved }()
-			ntThreshold = 0
+			setTuning(t, func(tu *Tuning) { tu.TransposeStreamBytes = 0 })
 			g.dstStride = (g.dstStride + 63) / 64 * 64
 			g.dstAtEnd = false
 		}
@@ -949,7 +936,7 @@ func TestTransposeGridSplit(t *testing.T) {
 				if k%4 == 3 {
 					short = 1 + r.IntN(64) // ragged edges too
 				}
-				long := gridGroupBytes/(short*w) + 1 + r.IntN(300)
+				long := tuning.GridGroup/(short*w) + 1 + r.IntN(300)
 				rows, cols := short, long
 				if k%2 == 1 {
 					rows, cols = long, short
@@ -968,89 +955,6 @@ func TestTransposeGridSplit(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestTransposeStreamFrom checks the transposes' streaming threshold:
-// the last-level cache's, or on Intel cores the L2's where cpuid gives
-// one smaller; the run copies', the last-level cache's or on Intel cores
-// at most 96 MiB; the size from which Intel cores stage 1- and 2-byte
-// rows off lines; and that the thresholds in use are those of this CPU.
-func TestTransposeStreamFrom(t *testing.T) {
-	for _, c := range []struct {
-		llc, l2 int
-		intel   bool
-		want    int
-	}{
-		{300 << 20, 2 << 20, true, 2 << 20},
-		{300 << 20, 2 << 20, false, 300 << 20},
-		{32 << 20, 1 << 20, false, 32 << 20},
-		{32 << 20, 0, true, 32 << 20},
-		{32 << 20, -1, true, 32 << 20},
-		{4 << 20, 8 << 20, true, 4 << 20},
-	} {
-		if got := transposeStreamFrom(c.llc, c.l2, c.intel); got != c.want {
-			t.Errorf("transposeStreamFrom(%d, %d, %v) = %d, want %d", c.llc, c.l2, c.intel, got, c.want)
-		}
-	}
-	if stagedOffLinesFrom(true) != 32<<20 || stagedOffLinesFrom(false) != math.MaxInt {
-		t.Errorf("stagedOffLinesFrom: %d on Intel, %d elsewhere; want 32 MiB and never", stagedOffLinesFrom(true), stagedOffLinesFrom(false))
-	}
-	_, l2, _ := CacheSizes()
-	if got, want := TransposeStreamThreshold(), transposeStreamFrom(lastLevelCache(), l2, intelCPU()); got != want {
-		t.Errorf("TransposeStreamThreshold() = %d, want %d", got, want)
-	}
-	if runStreamFrom(300<<20, true) != 96<<20 || runStreamFrom(64<<20, true) != 64<<20 || runStreamFrom(300<<20, false) != 300<<20 {
-		t.Errorf("runStreamFrom: %d, %d, %d; want 96 MiB, 64 MiB, 300 MiB", runStreamFrom(300<<20, true), runStreamFrom(64<<20, true), runStreamFrom(300<<20, false))
-	}
-	if got, want := StreamThreshold(), runStreamFrom(lastLevelCache(), intelCPU()); got != want || TransposeStreamThreshold() > got {
-		t.Errorf("StreamThreshold() = %d, want %d, no less than TransposeStreamThreshold() = %d", got, want, TransposeStreamThreshold())
-	}
-}
-
-// TestBlockingFor checks the blocking derived from cache sizes: the
-// sizes measured on the development machines' caches (a Zen 5 and an
-// Intel core), scaled ones on others, the defaults when cpuid cannot
-// tell, and for every L2 a staged f32 tile that leaves room in L2 for its
-// copy and the next tile.
-func TestBlockingFor(t *testing.T) {
-	for _, c := range []struct {
-		l1d, l2 int
-		intel   bool
-		want    Blocking
-	}{
-		{48 << 10, 1 << 20, false, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{48 << 10, 2 << 20, true, Blocking{Band: 1024, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
-		{-1, -1, false, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{0, 0, true, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{32 << 10, 256 << 10, false, Blocking{Band: 1024, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
-		{32 << 10, 512 << 10, false, Blocking{Band: 1024, StageRow: 512, StageCol: 512, GridGroup: 64 << 10}},
-		{32 << 10, 512 << 10, true, Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 64 << 10}},
-		{64 << 10, 2 << 20, false, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 256 << 10}},
-		{80 << 10, 1280 << 10, false, Blocking{Band: 2048, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}},
-		{80 << 10, 1280 << 10, true, Blocking{Band: 2048, StageRow: 2048, StageCol: 512, GridGroup: 128 << 10}},
-		{16 << 10, 64 << 10, false, Blocking{Band: 512, StageRow: 256, StageCol: 512, GridGroup: 32 << 10}},
-		{1 << 20, 64 << 20, false, Blocking{Band: 2048, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
-		{1 << 20, 64 << 20, true, Blocking{Band: 2048, StageRow: 4096, StageCol: 512, GridGroup: 256 << 10}},
-	} {
-		if got := blockingFor(c.l1d, c.l2, c.intel); got != c.want {
-			t.Errorf("blockingFor(%d, %d, %v) = %+v, want %+v", c.l1d, c.l2, c.intel, got, c.want)
-		}
-	}
-	for _, intel := range []bool{false, true} {
-		for l2 := 256 << 10; l2 <= 8<<20; l2 += 128 << 10 {
-			b := blockingFor(48<<10, l2, intel)
-			if tile := b.StageRow * b.StageCol / 4; 4*tile > l2 {
-				t.Errorf("L2 of %d KiB (intel %v): an f32 tile of %d KiB leaves no room for its copy and the next", l2>>10, intel, tile>>10)
-			}
-			if b.GridGroup > l2/4 {
-				t.Errorf("L2 of %d KiB: groups of %d KiB", l2>>10, b.GridGroup>>10)
-			}
-		}
-	}
-	l1d, l2, _ := CacheSizes()
-	if got := Blocks(); got != blockingFor(l1d, l2, intelCPU()) {
-		t.Errorf("Blocks() = %+v, want the blocking for this CPU's caches", got)
-	}
 }
 
 // TestTinyGrid runs grids of blocks of at most tinyBlockElems elements,

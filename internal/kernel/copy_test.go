@@ -1,11 +1,9 @@
-package tilecopy
+package kernel
 
 import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -81,35 +79,4 @@ func TestCopyOverlap(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestLoadTuning(t *testing.T) {
-	dir := t.TempDir()
-	for _, c := range []struct {
-		name, text string
-		want       Tuning
-		err        bool
-	}{
-		{"all", `{"copy_stream_bytes": 4096, "copy_parts": 8, "copy_ahead": 1024}`, Tuning{4096, 8, 1024}, false},
-		{"some", `{"copy_parts": 2}`, Tuning{DefaultTuning().CopyStreamBytes, 2, DefaultTuning().CopyAhead}, false},
-		{"zero parts", `{"copy_parts": 0}`, Tuning{}, true},
-		{"negative", `{"copy_stream_bytes": -1}`, Tuning{}, true},
-		{"malformed", `{"copy_parts": 2`, Tuning{}, true},
-	} {
-		path := filepath.Join(dir, c.name)
-		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		got, err := LoadTuning(path)
-		if (err != nil) != c.err || !c.err && got != c.want {
-			t.Errorf("%s: LoadTuning = %+v, %v; want %+v, error %v", c.name, got, err, c.want, c.err)
-		}
-		env, envErr := tuningFromEnv(path)
-		if c.err && (envErr == nil || env != DefaultTuning()) {
-			t.Errorf("%s: tuningFromEnv = %+v, %v; want the defaults and an error", c.name, env, envErr)
-		}
-	}
-	if _, err := LoadTuning(filepath.Join(dir, "absent")); err == nil {
-		t.Error("LoadTuning of a missing file: no error")
-	}
 }

@@ -1,6 +1,6 @@
 //go:build !(amd64 && gc && !purego && !noasm)
 
-package tilecopy
+package kernel
 
 // copyStreamed has no kernel here (neither Go's assembler on arm64 nor
 // portable Go has a store that bypasses the caches): Copy is copy().

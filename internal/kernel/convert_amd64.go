@@ -1,6 +1,6 @@
 //go:build amd64 && gc && !purego && !noasm
 
-package tilecopy
+package kernel
 
 // The conversion kernels of kernels_amd64.s (generated: kernels/convert.go).
 // Each converts n elements, n a multiple of 16, from src to dst; every

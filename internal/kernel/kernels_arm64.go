@@ -1,6 +1,6 @@
 //go:build (amd64 || arm64) && gc && !purego && !noasm
 
-package tilecopy
+package kernel
 
 // The arm64 transpose micro-kernels. Each one transposes n register blocks
 // lying one after another along a strip of the source:

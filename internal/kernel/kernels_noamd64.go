@@ -1,6 +1,6 @@
 //go:build !(amd64 && gc && !purego && !noasm)
 
-package tilecopy
+package kernel
 
 import "unsafe"
 

@@ -1,6 +1,6 @@
 //go:build amd64 && gc && !purego && !noasm
 
-package tilecopy
+package kernel
 
 // copyPartsAVX512 and copyPartsAVX2 copy blocks blocks of 256 bytes from
 // each of parts parts of src, partLen bytes apart, to the same places

@@ -1,4 +1,4 @@
-package tilecopy
+package kernel
 
 import (
 	"fmt"
@@ -290,22 +290,27 @@ func fieldPerm(bits, n int) (p [32]byte) {
 // hold cols fields (cols/e bytes); source rows are srcStride bytes apart
 // and hold rows fields. rows and cols must be multiples of e. Where the
 // level has the kernels (PackedOnePass) and the destination is as large as
-// TransposeStreamThreshold, it runs in one pass: tiles are byte-transposed
+// Tuning.TransposeStreamBytes, it runs in one pass: tiles are byte-transposed
 // in the caches and the fields of each of their rows split among e
 // destination rows with non-temporal stores; the edges, and other levels,
 // go a byte at a time.
 func TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
-	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= ntThreshold)
+	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, rows*dstStride >= tuning.TransposeStreamBytes)
 }
 
 // TransposePackedStreaming is TransposePacked for a caller that writes a
-// destination of TransposeStreamThreshold bytes or more in many calls:
+// destination of Tuning.TransposeStreamBytes bytes or more in many calls:
 // each call takes the one-pass path where it can, however small its own
 // block.
 func TransposePackedStreaming(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	checkTransposePacked(bits, dst, dstStride, src, srcStride, rows, cols)
 	transposePackedFast(bits, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+// TransposePacked is TransposePackedStreaming. s's fields do not apply.
+func (s Stream) TransposePacked(bits int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	TransposePackedStreaming(bits, dst, dstStride, src, srcStride, rows, cols)
 }
 
 // PackedOnePass reports whether TransposePacked has its one-pass kernels

@@ -1,4 +1,4 @@
-package tilecopy
+package kernel
 
 import (
 	"encoding/binary"

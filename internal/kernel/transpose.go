@@ -1,370 +1,8 @@
-package tilecopy
+package kernel
 
 import (
-	"math"
 	"math/bits"
-	"os"
-	"runtime"
-	"strings"
 	"unsafe"
-
-	"github.com/klauspost/cpuid/v2"
-)
-
-// Run-time choice of kernels. The CPU's features are read once, at package
-// initialisation, into the has* variables (what the CPU offers) and the
-// use* variables (what the kernels use). The use* variables are what the
-// exported kernels consult on every call, so tests flip them to run every
-// implementation on one machine.
-//
-// TILECOPY_CPU caps the level: "generic", "avx2", "avx512" or "neon" (any
-// case). A cap never raises the level above what the CPU has. A value that
-// names no level of this machine's architecture (a typo, or "neon" on amd64)
-// selects the generic kernels: an override is a request for less assembly,
-// so an unrecognised one errs on the side of none. The empty value, or an
-// unset variable, means no cap.
-var (
-	// hasAVX2 reports AVX2 on amd64 with the assembly built in.
-	hasAVX2 = haveAsm && runtime.GOARCH == "amd64" &&
-		cpuid.CPU.Supports(cpuid.AVX2)
-	// hasAVX512 reports AVX-512 F, BW, DQ and VL (the Skylake-server set
-	// and later) on amd64 with the assembly built in, and BMI2 (BZHI),
-	// which every such CPU has.
-	hasAVX512 = hasAVX2 &&
-		cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512DQ, cpuid.AVX512VL, cpuid.BMI2)
-	// hasVBMI reports AVX-512 VBMI (VPERMB), used by the 1-byte AVX-512
-	// transpose; without it 1-byte elements take the AVX2 kernel.
-	hasVBMI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512VBMI)
-	// hasF16C reports F16C (VCVTPS2PH, VCVTPH2PS), used by the f16
-	// conversions at AVX2 and AVX-512; without it f16 converts in Go.
-	hasF16C = hasAVX2 && cpuid.CPU.Supports(cpuid.F16C)
-	// hasERMS reports the fast microcoded string copy (REP MOVSB, ERMS)
-	// on amd64 with the assembly built in: Copy's copy through the caches.
-	hasERMS = haveAsm && runtime.GOARCH == "amd64" && cpuid.CPU.Supports(cpuid.ERMS)
-	// hasNEON reports Advanced SIMD on arm64 with the assembly built in; it
-	// is mandatory in ARMv8-A, so every arm64 machine Go runs on has it.
-	hasNEON = haveAsm && runtime.GOARCH == "arm64"
-)
-
-// The levels in use, set by setLevel from the has* variables and
-// TILECOPY_CPU. Kernels consult them on every call.
-var (
-	useAVX2   bool
-	useAVX512 bool
-	useVBMI   bool
-	useF16C   bool
-	useNEON   bool
-	useERMS   bool
-)
-
-// Names of the levels, as TILECOPY_CPU spells them and Level returns them.
-const (
-	levelGeneric = "generic"
-	levelAVX2    = "avx2"
-	levelAVX512  = "avx512"
-	levelNEON    = "neon"
-)
-
-// archLevels lists the levels of this build's architecture, best first,
-// ending with generic.
-func archLevels() []string {
-	switch {
-	case haveAsm && runtime.GOARCH == "amd64":
-		return []string{levelAVX512, levelAVX2, levelGeneric}
-	case haveAsm && runtime.GOARCH == "arm64":
-		return []string{levelNEON, levelGeneric}
-	}
-	return []string{levelGeneric}
-}
-
-// cpuHas reports whether this CPU (and build) can run level.
-func cpuHas(level string) bool {
-	switch level {
-	case levelGeneric:
-		return true
-	case levelAVX2:
-		return hasAVX2
-	case levelAVX512:
-		return hasAVX512
-	case levelNEON:
-		return hasNEON
-	}
-	return false
-}
-
-// bestLevel returns the best level this CPU can run that is not above the
-// cap named by override (see the package variables' comment).
-func bestLevel(override string) string {
-	override = strings.ToLower(strings.TrimSpace(override))
-	levels := archLevels()
-	start := 0
-	if override != "" {
-		start = len(levels) - 1 // unrecognised: generic
-		for k, l := range levels {
-			if l == override {
-				start = k
-				break
-			}
-		}
-	}
-	for _, l := range levels[start:] {
-		if cpuHas(l) {
-			return l
-		}
-	}
-	return levelGeneric
-}
-
-// setLevel makes the kernels use exactly level, and reports whether this
-// CPU can run it; if it cannot, nothing changes.
-func setLevel(level string) bool {
-	if !cpuHas(level) {
-		return false
-	}
-	useAVX512 = level == levelAVX512
-	useAVX2 = useAVX512 || level == levelAVX2
-	useVBMI = useAVX512 && hasVBMI
-	useF16C = useAVX2 && hasF16C
-	useNEON = level == levelNEON
-	useERMS = useAVX2 && hasERMS
-	return true
-}
-
-func init() {
-	setLevel(bestLevel(os.Getenv("TILECOPY_CPU")))
-}
-
-// Level names the kernel level in use: "avx512", "avx2", "neon" or
-// "generic". It is the best level the CPU offers, capped by the
-// TILECOPY_CPU environment variable read at start-up.
-func Level() string {
-	switch {
-	case useAVX512:
-		return levelAVX512
-	case useAVX2:
-		return levelAVX2
-	case useNEON:
-		return levelNEON
-	}
-	return levelGeneric
-}
-
-// Levels lists the kernel levels of this build's architecture, best first
-// and ending with "generic", each with whether this CPU can run it.
-func Levels() []LevelInfo {
-	var out []LevelInfo
-	for _, l := range archLevels() {
-		out = append(out, LevelInfo{Name: l, Supported: cpuHas(l)})
-	}
-	return out
-}
-
-// LevelInfo is one kernel level and whether this CPU can run it.
-type LevelInfo struct {
-	Name      string
-	Supported bool
-}
-
-// Features lists the CPU features cpuid reports (for example "AVX2",
-// "AVX512F", "ASIMD"), sorted, as the cpuid package names them.
-func Features() []string {
-	return cpuid.CPU.FeatureSet()
-}
-
-// CPUName is the CPU's brand string as cpuid reports it ("" if unknown).
-func CPUName() string {
-	return cpuid.CPU.BrandName
-}
-
-// CacheSizes returns the data cache sizes in bytes per level (L1 data,
-// L2, L3) as cpuid reports them; a size cpuid cannot tell is -1.
-func CacheSizes() (l1d, l2, l3 int) {
-	return cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2, cpuid.CPU.Cache.L3
-}
-
-// lastLevelCache is the size in bytes of the largest data cache cpuid
-// reports, or 32 MiB when it reports none (virtual machines often hide L3).
-func lastLevelCache() int {
-	l1, l2, l3 := CacheSizes()
-	if c := max(l1, l2, l3); c >= 4<<20 {
-		return c
-	}
-	return 32 << 20
-}
-
-// transposeStreamFrom returns the destination size from which the
-// transposes write with non-temporal stores (TransposeStreamThreshold),
-// given the last-level cache's size llc and an L2 of l2 bytes (≤ 0 when
-// cpuid cannot tell), on an Intel core when intel is set: the last-level
-// cache, whose destination would not be read back from it, and where
-// streaming stores skip the read for ownership of every line; on Intel
-// cores the L2, or llc where that is smaller.
-//
-// The L3 of an Intel server core is far (a mesh of slices, shared with
-// every core of the socket: a copy() of a few MiB runs well below one of
-// a few hundred KiB), and the ordinary stores of a transpose whose rows
-// scatter over it read each destination line from there before they write
-// it, which left such transposes well below a copy. Streamed from the
-// L2's size, f32 700², 1000² and 3000² transposed, f32 [16,128,256,32]
-// reversed and to {2,1,3,0}, and bf16 2000² to T(8,128)(2,1) ran faster;
-// s8 3000² from T(8,128)(4,1) varied either way, and f64 1000², u8 3000²,
-// u16 2000² and f32 2000² to and from T(8,128) stayed even (relayout
-// bench). Run copies keep the last-level cache's threshold
-// (StreamThreshold): streamed from the L2's, f32 [1000,1000] padded to
-// [1008,1024] ran slower. On an AMD core with 1 MiB of L2 and an L3
-// shared by eight, rows off lines streamed slower than stored at L3 sizes
-// (lineStreamBytes).
-func transposeStreamFrom(llc, l2 int, intel bool) int {
-	if intel && l2 > 0 {
-		return min(l2, llc)
-	}
-	return llc
-}
-
-// runStreamFrom returns the size of source and destination together
-// from which a plan's run copies stream (StreamThreshold), given the
-// last-level cache's size llc, on an Intel core when intel is set: llc,
-// or on Intel cores 96 MiB where that is less. The L3 that cpuid reports
-// there is the whole socket's, hundreds of MiB, of which a 2-core VM held
-// about 64 MiB: with source and destination together at some 64-70 MiB,
-// f32 [3000,3000] padded to [3000,3072], u16 [16,128,256,32] to {3,1,2,0}
-// and f32 3000² from T(8,128) ran faster with ordinary stores, and at
-// 122-128 MiB, f32 4000² to and from T(8,128) and f32 [16,128,256,32] to
-// {3,1,2,0} ran far faster streamed (relayout bench). (Runs of 16 and 32
-// bytes stream from the transposes' threshold: see the plan's
-// streamRuns.)
-func runStreamFrom(llc int, intel bool) int {
-	if intel {
-		return min(llc, 96<<20)
-	}
-	return llc
-}
-
-// runStreamBytes is the size of source and destination together from
-// which the run copies of a plan stream (runStreamFrom, StreamThreshold).
-var runStreamBytes = runStreamFrom(lastLevelCache(), intelCPU())
-
-// ntThreshold is the destination size in bytes from which the transposes
-// write with non-temporal stores (transposeStreamFrom; tests change it).
-var ntThreshold = transposeStreamFrom(lastLevelCache(), cpuid.CPU.Cache.L2, intelCPU())
-
-// Blocking is how the transposes cut their work to fit this CPU's data
-// caches, as blockingFor derives it from the sizes cpuid reports.
-type Blocking struct {
-	// Band is the L1 block of the transpose of a cache-resident array:
-	// the bytes of each source row whose columns (destination rows) it
-	// finishes, strip by strip of register blocks, before it moves on.
-	Band int
-	// StageRow × StageCol is the L2 block of the transposes of a
-	// destination larger than the last-level cache, streamed or staged:
-	// StageRow bytes of each source row by StageCol bytes of each
-	// destination row, halved each way for staged 1-byte elements.
-	// Memory sees runs of those lengths.
-	StageRow, StageCol int
-	// GridGroup is how many bytes of destination a grid of small blocks
-	// (a 4-D reversal, for example) stages before it streams them out.
-	GridGroup int
-}
-
-// Blocks returns the blocking the transposes use on this CPU.
-func Blocks() Blocking {
-	return Blocking{Band: tileBytes, StageRow: stageRowBytes, StageCol: stageColBytes, GridGroup: gridGroupBytes}
-}
-
-// blockingFor returns the blocking for an L1 data cache of l1d bytes and
-// an L2 of l2 bytes (either ≤ 0 when cpuid cannot tell: the sizes of the
-// machine the blocking was tuned on are assumed), on an Intel core when
-// intel is set.
-//
-// The sizes were tuned on an AMD core with 48 KiB L1d and 1 MiB L2: a
-// band of 1 KiB; a staged tile of 1 KiB by 512 bytes (128 KiB of f32,
-// chosen among 256 B..4 KiB each way: the tile, its transposed copy and
-// the next tile's prefetched source share L2); groups of 128 KiB. The
-// band scales with L1d, and the tile's source rows and the groups with
-// L2. The destination runs (StageCol) stay at 512 bytes whatever the
-// cache: that is the shortest run non-temporal stores wrote at full speed
-// (256 MiB in runs of 256 bytes took much longer than in runs of 512,
-// which took little longer than one run).
-//
-// An Intel core takes source rows twice as long for its L2, a quarter of
-// it for an f32 tile: its memory is farther, and longer runs of each
-// source row keep more of it in flight (u8 16384², u16 8192×16384, f32
-// 8192² and f64 4096×8192 transposed ran faster with rows of 4 KiB than
-// of 2 KiB; relayout bench).
-func blockingFor(l1d, l2 int, intel bool) Blocking {
-	b := Blocking{Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10}
-	if l1d > 0 {
-		b.Band = min(max(floorPow2(l1d/32), 512), 2048)
-	}
-	if l2 > 0 {
-		perRow := 1024 // bytes of L2 for each byte of a tile's source rows
-		if intel {
-			perRow = 512
-		}
-		b.StageRow = min(max(floorPow2(l2/perRow), 256), 4096)
-		b.GridGroup = min(max(floorPow2(l2/8), 32<<10), 256<<10)
-	}
-	return b
-}
-
-// intelCPU reports whether cpuid says this is an Intel CPU.
-func intelCPU() bool { return cpuid.CPU.VendorID == cpuid.Intel }
-
-// floorPow2 returns the largest power of two not above n (n ≥ 1), or 1.
-func floorPow2(n int) int {
-	p := 1
-	for p <= n/2 {
-		p *= 2
-	}
-	return p
-}
-
-// The blocking in use (tests change it to reach every path with small
-// arrays). Only amd64 stages, so StageRow, StageCol and GridGroup apply
-// there alone.
-var (
-	blocking      = blockingFor(cpuid.CPU.Cache.L1D, cpuid.CPU.Cache.L2, intelCPU())
-	tileBytes     = blocking.Band
-	stageRowBytes = blocking.StageRow
-	stageColBytes = blocking.StageCol
-	// gridGroupBytes is how much staged destination transposeGridStaged
-	// streams out per call, behind one store fence.
-	gridGroupBytes = blocking.GridGroup
-)
-
-// stagedOffLinesFrom returns the destination size from which the
-// streaming transposes of 1- and 2-byte elements whose destination rows
-// start off lines go through the staging tile (transposeStaged, which
-// carries each run's part lines to the next), on an Intel core when
-// intel is set; math.MaxInt, never, elsewhere, where they keep the
-// plain kernels (u8 8001² on an AMD core ran a little faster plain than
-// staged).
-//
-// On an Intel core the plain kernels' ordinary stores, each of which
-// reads its line from the far L3 or memory first, fell far below the
-// staged tiles' whole lines of non-temporal stores once source and
-// destination outgrew some 64 MiB, more of the L3 than a 2-core VM holds
-// (go test, one thread, u8 n² from 6000 to 12000, u16 n² from 4200 to
-// 8400, save u16 5600, which ran faster plain). Below it the plain ones
-// did better (u8 3000 to 5500, u16 2400 to 4000).
-func stagedOffLinesFrom(intel bool) int {
-	if intel {
-		return 32 << 20
-	}
-	return math.MaxInt
-}
-
-// stagedOffLinesBytes is stagedOffLinesFrom for this CPU (tests change
-// it).
-var stagedOffLinesBytes = stagedOffLinesFrom(intelCPU())
-
-// copyRowsFirst chooses, for the amd64 gather kernels' crowded sources,
-// transposeStreamedCopied over transposeStreamedGather's slabs: on Intel
-// cores, where it was measured faster. copiedRowBytes × copiedColBytes
-// is its tile (tests change all three).
-var (
-	copyRowsFirst                  = intelCPU()
-	copiedRowBytes, copiedColBytes = 512, 128
 )
 
 // Kernel names the transpose kernels Transpose uses for width-byte
@@ -403,7 +41,7 @@ func weaveNote(width int, have bool) string {
 // distance into a line, else the skew twins of the streaming kernels,
 // where it has them; otherwise the assembly micro-kernel of the level in use
 // runs over the full register blocks, strip by strip inside bands of
-// tileBytes of source row. The ragged edges take the micro-kernel too,
+// tuning.Band of source row. The ragged edges take the micro-kernel too,
 // with ordinary stores, its blocks moved back to end at the edge
 // (kernelEdges).
 //
@@ -460,11 +98,12 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		// bench).
 		near := dstStride % 4096
 		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
-		// So do all such rows on Intel cores once the destination or
-		// the source spans 32 MiB or more (stagedOffLinesFrom; the
-		// larger span, so that a plan split among threads along either
-		// dim chooses as it does in one call).
-		crowded = crowded || !aligned && width <= 2 && max(rows*dstStride, cols*srcStride) >= stagedOffLinesBytes
+		// So do all such rows once the destination or the source spans
+		// Tuning.StagedOffLinesBytes, where it is not 0 (the larger
+		// span, so that a plan split among threads along either dim
+		// chooses as it does in one call).
+		off := tuning.StagedOffLinesBytes
+		crowded = crowded || !aligned && width <= 2 && off > 0 && max(rows*dstStride, cols*srcStride) >= off
 		// Records (widths that are no power of two) stream staged at any
 		// alignment: their rows seldom start on lines, and the plain
 		// kernel's stores fill the caches (u8 records of 3 bytes,
@@ -525,7 +164,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	band := max(tileBytes/width/sh.bi, 1) * sh.bi
+	band := max(tuning.Band/width/sh.bi, 1) * sh.bi
 	for i0 := 0; i0 < fullRows; i0 += band {
 		n := min(band, fullRows-i0) / sh.bi
 		d := unsafe.Add(dp, i0*dstStride)
@@ -619,7 +258,7 @@ const (
 	// staging tile, others in bands.
 	walkStaged walk = iota
 	// walkBands runs strips down the destination inside bands of
-	// tileBytes of source row: each block continues the source rows of
+	// tuning.Band of source row: each block continues the source rows of
 	// the one before and starts bi new destination rows.
 	walkBands
 	// walkAlong runs, for each band of bi destination rows, its blocks

@@ -1,6 +1,6 @@
 //go:build gc && !purego && !noasm
 
-package tilecopy
+package kernel
 
 import (
 	"slices"

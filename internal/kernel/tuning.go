@@ -1,0 +1,278 @@
+package kernel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// Tuning is every choice of the kernels and the planner that depends on
+// the machine's caches and memory rather than on its instruction set:
+// the sizes from which they stream, the blocks they cut their work into,
+// and when a plan splits its work among threads. DefaultTuning derives
+// it from what cpuid reports; the command `relayout tune` measures the
+// crossovers it can measure on this machine and writes them as JSON,
+// which the environment variable TILECOPY_TUNING, naming such a file,
+// loads at start-up in place of the defaults (fields the file leaves out
+// keep theirs). SetTuning replaces it from a program.
+//
+// Each field's comment says how its default is derived; the
+// measurements behind the derivations are in docs/perf/.
+type Tuning struct {
+	// CopyStreamBytes is the size from which Copy streams over parts
+	// with non-temporal stores; below it Copy copies through the caches.
+	// Default: a quarter of RunStreamBytes, so that a copy streams once
+	// its source and destination together pass half of the last-level
+	// cache: a copy runs among other traffic, and one of the whole cache
+	// keeps little of it.
+	CopyStreamBytes int `json:"copy_stream_bytes"`
+	// CopyParts is how many parts of the buffer Copy walks at once.
+	// Default: 4, enough walks to keep the misses in flight that reach
+	// the memory's bandwidth, few enough for the hardware prefetchers to
+	// track.
+	CopyParts int `json:"copy_parts"`
+	// CopyAhead is how far ahead, in bytes, each of Copy's parts
+	// prefetches its source; 0 leaves it to the hardware prefetchers.
+	// Default: 0, since the hardware prefetchers follow a few sequential
+	// walks.
+	CopyAhead int `json:"copy_ahead"`
+
+	// RunStreamBytes is the size of source and destination together
+	// from which a plan's run copies stream (non-temporal stores, with
+	// CopyRunsStreaming): a destination that large would only flush the
+	// caches. Default: the last-level cache (the largest data cache
+	// cpuid reports, or 32 MiB where it reports none of 4 MiB or more);
+	// on an Intel CPU at most 96 MiB, since cpuid there reports the L3
+	// of the whole socket, of which one process's cores hold a part.
+	RunStreamBytes int `json:"run_stream_bytes"`
+	// TransposeStreamBytes is the destination size from which Transpose
+	// writes with non-temporal stores, and from which a plan transposes
+	// with TransposeStreaming, TransposeGrid or TransposePackedStreaming.
+	// Default: the last-level cache; on an Intel CPU the L2, where cpuid
+	// reports one smaller, since its L3 is far (a mesh shared by the
+	// socket) and an ordinary store that misses L2 reads its line from
+	// there before it writes it.
+	TransposeStreamBytes int `json:"transpose_stream_bytes"`
+	// LineStreamBytes is the destination size from which Transpose
+	// streams a destination whose rows all start on 64-byte lines,
+	// whatever TransposeStreamBytes says. Default: 2 MiB, twice the size
+	// from which Go's copy() streams, so that past L2 a transpose leaves
+	// its destination out of the caches as the copy it is compared with
+	// does, and rows at power-of-two strides, which crowd the L2 sets,
+	// do not evict each other's lines before they are complete.
+	LineStreamBytes int `json:"line_stream_bytes"`
+	// StagedOffLinesBytes is the destination (or source) size from which
+	// the streaming transposes of 1- and 2-byte elements whose
+	// destination rows start off lines go through the staging tile,
+	// which writes whole lines, rather than the plain kernels' ordinary
+	// stores; 0 means never. Default: on an Intel CPU, where an ordinary
+	// store reads its line from the far L3 or memory first, a third of
+	// the cap on its RunStreamBytes, well inside the share of the
+	// socket's L3 that one process's cores hold; never elsewhere.
+	StagedOffLinesBytes int `json:"staged_off_lines_bytes"`
+
+	// Band is the L1 block of the transpose of a cache-resident array:
+	// the bytes of each source row whose columns (destination rows) it
+	// finishes, strip by strip of register blocks, before it moves on.
+	// Default: a 32nd of the L1 data cache, a power of two from 512
+	// bytes to 2 KiB (1 KiB where cpuid cannot tell).
+	Band int `json:"band"`
+	// StageRow × StageCol is the L2 block of the transposes of a
+	// destination larger than the last-level cache, streamed or staged:
+	// StageRow bytes of each source row by StageCol bytes of each
+	// destination row, halved each way for staged 1-byte elements.
+	// Memory sees runs of those lengths. StageRow's default: the L2
+	// over 1024 (over 512 on an Intel CPU, whose farther memory wants
+	// longer runs of each source row in flight), a power of two from 256
+	// bytes to 4 KiB (1 KiB where cpuid cannot tell), so that the tile,
+	// its transposed copy and the next tile's prefetched source share
+	// L2.
+	StageRow int `json:"stage_row"`
+	// StageCol's default: 512 bytes whatever the cache, the shortest run
+	// that non-temporal stores write at full speed.
+	StageCol int `json:"stage_col"`
+	// GridGroup is how many bytes of destination a grid of small blocks
+	// (a 4-D reversal, for example) stages before it streams them out,
+	// behind one store fence. Default: an eighth of the L2, a power of
+	// two from 32 KiB to 256 KiB (128 KiB where cpuid cannot tell).
+	GridGroup int `json:"grid_group"`
+	// CopyRowsFirst makes the amd64 gather kernels (1- and 2-byte
+	// elements) read a streamed transpose's crowded source rows by
+	// copying a tile of CopiedRow × CopiedCol bytes first, rather than
+	// through slabs. Default: on an Intel CPU, whose far L3 favours the
+	// copy's long sequential reads; not elsewhere.
+	CopyRowsFirst bool `json:"copy_rows_first"`
+	// CopiedRow is the bytes of each source row in a CopyRowsFirst tile.
+	// Default: 512, eight lines: a tile of CopiedCol rows fits L1.
+	CopiedRow int `json:"copied_row"`
+	// CopiedCol is the bytes of each destination row in a CopyRowsFirst
+	// tile, the runs it streams out. Default: 128, two lines.
+	CopiedCol int `json:"copied_col"`
+
+	// ParallelMinBytes is the destination size below which a plan's Run
+	// stays on the calling goroutine whatever its threads: starting
+	// goroutines and sharing caches costs more than a second thread gains
+	// on a smaller array. Default: 4 MiB, four times a typical L2, past
+	// which a thread's share no longer fits its core's caches.
+	ParallelMinBytes int `json:"parallel_min_bytes"`
+}
+
+// machine is what the derivation of the default tuning reads of a CPU.
+type machine struct {
+	l1d, l2, l3 int  // the data caches' sizes in bytes, ≤ 0 where unknown
+	intel       bool // an Intel CPU: a far L3, shared by the socket
+}
+
+// thisMachine returns what cpuid reports of this CPU.
+func thisMachine() machine {
+	c := cpuid.CPU.Cache
+	return machine{l1d: c.L1D, l2: c.L2, l3: c.L3, intel: cpuid.CPU.VendorID == cpuid.Intel}
+}
+
+// lastLevel is the size in bytes of m's largest data cache, or 32 MiB
+// when it has none of 4 MiB or more (virtual machines often hide L3).
+func (m machine) lastLevel() int {
+	if c := max(m.l1d, m.l2, m.l3); c >= 4<<20 {
+		return c
+	}
+	return 32 << 20
+}
+
+// tuningFor derives the tuning of machine m, as the fields' comments
+// describe. It is the only place where the CPU's vendor enters.
+func tuningFor(m machine) Tuning {
+	llc := m.lastLevel()
+	t := Tuning{
+		RunStreamBytes:       llc,
+		TransposeStreamBytes: llc,
+		LineStreamBytes:      2 << 20,
+		Band:                 1024,
+		StageRow:             1024,
+		StageCol:             512,
+		GridGroup:            128 << 10,
+		CopiedRow:            512,
+		CopiedCol:            128,
+		CopyParts:            4,
+		ParallelMinBytes:     4 << 20,
+	}
+	perRow := 1024 // bytes of L2 for each byte of a tile's source rows
+	if m.intel {
+		t.RunStreamBytes = min(llc, intelRunStreamMax)
+		if m.l2 > 0 {
+			t.TransposeStreamBytes = min(m.l2, llc)
+		}
+		t.StagedOffLinesBytes = intelRunStreamMax / 3
+		t.CopyRowsFirst = true
+		perRow = 512
+	}
+	if m.l1d > 0 {
+		t.Band = min(max(floorPow2(m.l1d/32), 512), 2048)
+	}
+	if m.l2 > 0 {
+		t.StageRow = min(max(floorPow2(m.l2/perRow), 256), 4096)
+		t.GridGroup = min(max(floorPow2(m.l2/8), 32<<10), 256<<10)
+	}
+	t.CopyStreamBytes = t.RunStreamBytes / 4
+	return t
+}
+
+// intelRunStreamMax caps RunStreamBytes on Intel CPUs: about what one
+// process's share of a server socket's L3 holds (docs/perf).
+const intelRunStreamMax = 96 << 20
+
+// floorPow2 returns the largest power of two not above n (n ≥ 1), or 1.
+func floorPow2(n int) int {
+	p := 1
+	for p <= n/2 {
+		p *= 2
+	}
+	return p
+}
+
+// DefaultTuning returns the tuning derived from what cpuid reports of
+// this CPU's caches and vendor (see each field of Tuning), used when
+// TILECOPY_TUNING names no file. It does no measurement.
+func DefaultTuning() Tuning { return tuningFor(thisMachine()) }
+
+// CurrentTuning returns the tuning in use, and the error that kept the
+// file named by TILECOPY_TUNING from loading, if there was one (the
+// defaults are then in use).
+func CurrentTuning() (Tuning, error) { return tuning, tuningErr }
+
+// SetTuning makes t the tuning that the kernels and the plans compiled
+// after it use, once t.Check accepts it. It is meant for start-up, before
+// any kernel runs: a kernel running meanwhile on another goroutine may
+// see the old tuning or the new one, field by field.
+func SetTuning(t Tuning) error {
+	if err := t.Check(); err != nil {
+		return err
+	}
+	tuning, tuningErr = t, nil
+	return nil
+}
+
+// Check reports the fields of t that no kernel can use.
+func (t Tuning) Check() error {
+	var errs []error
+	positive := func(name string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Errorf("tuning: %s %d is not between %d and %d", name, v, lo, hi))
+		}
+	}
+	const large = math.MaxInt
+	positive("copy_stream_bytes", t.CopyStreamBytes, 0, large)
+	positive("copy_parts", t.CopyParts, 1, 64)
+	positive("copy_ahead", t.CopyAhead, 0, 1<<20)
+	positive("run_stream_bytes", t.RunStreamBytes, 0, large)
+	positive("transpose_stream_bytes", t.TransposeStreamBytes, 0, large)
+	positive("line_stream_bytes", t.LineStreamBytes, 0, large)
+	positive("staged_off_lines_bytes", t.StagedOffLinesBytes, 0, large)
+	positive("band", t.Band, 16, 1<<20)
+	positive("stage_row", t.StageRow, 64, 1<<20)
+	positive("stage_col", t.StageCol, 64, 1<<20)
+	positive("grid_group", t.GridGroup, 4<<10, 64<<20)
+	positive("copied_row", t.CopiedRow, 64, 1<<20)
+	positive("copied_col", t.CopiedCol, 16, 1<<20)
+	positive("parallel_min_bytes", t.ParallelMinBytes, 0, large)
+	return errors.Join(errs...)
+}
+
+// LoadTuning reads a tuning written by `relayout tune` (JSON) from path,
+// over the defaults: a field the file leaves out keeps its default. It
+// does not put the tuning in use (SetTuning does).
+func LoadTuning(path string) (Tuning, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Tuning{}, fmt.Errorf("tuning: %w", err)
+	}
+	t := DefaultTuning()
+	if err := json.Unmarshal(b, &t); err != nil {
+		return Tuning{}, fmt.Errorf("tuning: %s: %w", path, err)
+	}
+	if err := t.Check(); err != nil {
+		return Tuning{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// tuning is the tuning in use, set once at start-up (tuningFromEnv) or
+// by SetTuning; tuningErr is why TILECOPY_TUNING did not load, or nil.
+var tuning, tuningErr = tuningFromEnv(os.Getenv("TILECOPY_TUNING"))
+
+// tuningFromEnv returns the tuning TILECOPY_TUNING's value path asks
+// for: the defaults when it is empty or when the file does not load, with
+// the error.
+func tuningFromEnv(path string) (Tuning, error) {
+	if path == "" {
+		return DefaultTuning(), nil
+	}
+	t, err := LoadTuning(path)
+	if err != nil {
+		return DefaultTuning(), err
+	}
+	return t, nil
+}
