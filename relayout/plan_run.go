@@ -3,10 +3,12 @@ package relayout
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"unsafe"
 
 	"github.com/tilecopy/tilecopy"
+	"github.com/tilecopy/tilecopy/internal/mem"
 )
 
 // Run relayouts src into dst (destination first, like copy). dst must be
@@ -44,6 +46,21 @@ func (p *Plan) Run(dst, src []byte) error {
 	}
 	if p.tail[1] > p.tail[0] {
 		p.fillElements(dst, p.tail[0], p.tail[1])
+	}
+	return nil
+}
+
+// checkBuffers checks buffer lengths and that the buffers do not overlap:
+// what Run and RunRange check before they write (Reference too).
+func checkBuffers(dst, src []byte, dstSize, srcSize int64) error {
+	if int64(len(src)) != srcSize {
+		return fmt.Errorf("%w: source is %d bytes, its shape needs %d", ErrBufferSize, len(src), srcSize)
+	}
+	if int64(len(dst)) != dstSize {
+		return fmt.Errorf("%w: destination is %d bytes, its shape needs %d", ErrBufferSize, len(dst), dstSize)
+	}
+	if mem.Overlap(dst, src) {
+		return ErrOverlap
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package relayout
 import (
 	"fmt"
 
-	"github.com/tilecopy/tilecopy/internal/mem"
 	"github.com/tilecopy/tilecopy/tiling"
 )
 
@@ -99,20 +98,6 @@ func logicalIndex(m *tiling.Map, off int64, idx, dims []int64) bool {
 		}
 	}
 	return true
-}
-
-// checkBuffers checks buffer lengths and that the buffers do not overlap.
-func checkBuffers(dst, src []byte, dstSize, srcSize int64) error {
-	if int64(len(src)) != srcSize {
-		return fmt.Errorf("%w: source is %d bytes, its shape needs %d", ErrBufferSize, len(src), srcSize)
-	}
-	if int64(len(dst)) != dstSize {
-		return fmt.Errorf("%w: destination is %d bytes, its shape needs %d", ErrBufferSize, len(dst), dstSize)
-	}
-	if mem.Overlap(dst, src) {
-		return ErrOverlap
-	}
-	return nil
 }
 
 // readElement reads element off of buf (laid out by m) into val, as the
