@@ -158,7 +158,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	if opts.Threads < 0 {
 		return nil, fmt.Errorf("%w: Threads %d: want 0 (GOMAXPROCS) or more", ErrBadOptions, opts.Threads)
 	}
-	fm, tm, pat, err := prepare(to, from, opts.Pad)
+	fm, tm, pat, err := prepare(from, to, opts.Pad)
 	if err != nil {
 		return nil, err
 	}

@@ -116,7 +116,7 @@ func TestConvertSlabs(t *testing.T) {
 		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := ReferenceOptions(want, src, to, from, &opts); err != nil {
+		if err := ReferenceOptions(want, src, from, to, &opts); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, r)

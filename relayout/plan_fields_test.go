@@ -174,7 +174,7 @@ func TestFieldBands(t *testing.T) {
 		banded++
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, Padding{}); err != nil {
+		if err := Reference(want, src, from, to, Padding{}); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, r)
@@ -239,7 +239,7 @@ func TestPackedOnePass(t *testing.T) {
 			}
 			src := fillRandom(plan.SourceSize(), 2)
 			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, to, from, Padding{}); err != nil {
+			if err := Reference(want, src, from, to, Padding{}); err != nil {
 				t.Fatal(err)
 			}
 			checkRunRange(t, 2, plan, src, want, rand.New(rand.NewPCG(2, 2)))

@@ -196,7 +196,7 @@ func TestStagedWideSlabs(t *testing.T) {
 			}
 			src := fillRandom(srcBytes, uint64(i))
 			want := make([]byte, dstBytes)
-			if err := Reference(want, src, to, from, Padding{}); err != nil {
+			if err := Reference(want, src, from, to, Padding{}); err != nil {
 				t.Fatal(err)
 			}
 			wide := 0

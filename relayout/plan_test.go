@@ -186,7 +186,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		return false
 	}
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
-	refErr := ReferenceOptions(want, src, to, from, &opts)
+	refErr := ReferenceOptions(want, src, from, to, &opts)
 	if streamMin < 0 {
 		streamMin = int64(tilecopy.StreamThreshold())
 	}
@@ -396,7 +396,7 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	src := fillRandom(p.SourceSize(), 9)
 	want := make([]byte, p.DestinationSize())
-	if err := Reference(want, src, to, from, Padding{Kind: PadNaN}); err != nil {
+	if err := Reference(want, src, from, to, Padding{Kind: PadNaN}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -484,7 +484,7 @@ func TestParallelMatchesReference(t *testing.T) {
 		plan.parallelMin = 0
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+		if err := Reference(want, src, from, to, opts.Pad); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		got := bytes.Repeat([]byte{0x5a}, len(want))
@@ -537,7 +537,7 @@ func TestRunRange(t *testing.T) {
 		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+		if err := Reference(want, src, from, to, opts.Pad); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 3)))
@@ -608,7 +608,7 @@ func checkRangesAgainstReference(t *testing.T, seed uint64, plan *Plan, pad Padd
 	t.Helper()
 	src := fillRandom(plan.SourceSize(), seed)
 	want := make([]byte, plan.DestinationSize())
-	if err := Reference(want, src, plan.to, plan.from, pad); err != nil {
+	if err := Reference(want, src, plan.from, plan.to, pad); err != nil {
 		t.Fatal(err)
 	}
 	checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 5)))
@@ -1122,7 +1122,7 @@ func TestWidenedRandom(t *testing.T) {
 		if ran && plan.unit > 1 {
 			src := fillRandom(plan.SourceSize(), seed)
 			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, to, from, opts.Pad); err != nil {
+			if err := Reference(want, src, from, to, opts.Pad); err != nil {
 				t.Fatal(err)
 			}
 			checkRunRange(t, seed, plan, src, want, r)
