@@ -55,7 +55,7 @@ func TestConvertMatchesReference(t *testing.T) {
 		var plan *Plan
 		if checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) { plan = p }) {
 			ran++
-			switch c := plan.conv; {
+			switch c := plan.conversion(); {
 			case c != nil && c.direct:
 				direct++
 			case c != nil && c.before && c.loop != nil:
@@ -94,19 +94,19 @@ func TestConvertSlabs(t *testing.T) {
 		ok := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			plan = p
 			p.parallelMin = 0
-			if p.conv != nil {
-				if err := p.conv.choose(p, &opts, target); err != nil {
+			if p.conversion() != nil {
+				if err := p.conversion().choose(p, &opts, target); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 			}
 		})
-		if !ok || plan.conv == nil {
+		if !ok || plan.conversion() == nil {
 			continue
 		}
-		if c := plan.conv; c.cv.stream && c.cv.bulk != nil {
+		if c := plan.conversion(); c.cv.stream && c.cv.bulk != nil {
 			streamed++
 		}
-		switch c := plan.conv; {
+		switch c := plan.conversion(); {
 		case c.direct && c.count > 1:
 			direct++
 		case c.loop != nil && c.before:
@@ -154,8 +154,8 @@ func TestConvertPlans(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s -> %s: %v", tc.from, tc.to, err)
 		}
-		if p.conv == nil || p.conv.before != tc.before || !strings.Contains(p.String(), tc.says) {
-			t.Errorf("%s -> %s: before %v, want %v; String lacks %q:\n%s", tc.from, tc.to, p.conv != nil && p.conv.before, tc.before, tc.says, p)
+		if p.conversion() == nil || p.conversion().before != tc.before || !strings.Contains(p.String(), tc.says) {
+			t.Errorf("%s -> %s: before %v, want %v; String lacks %q:\n%s", tc.from, tc.to, p.conversion() != nil && p.conversion().before, tc.before, tc.says, p)
 		}
 		checkRangesAgainstReference(t, uint64(i), p, tc.pad)
 	}
