@@ -468,12 +468,14 @@ func TestRunAllocations(t *testing.T) {
 }
 
 // TestParallelMatchesReference splits small random cases among goroutines
-// (the size threshold lowered) and compares with the oracle.
+// (the size threshold lowered) and compares with the oracle. A tenth of
+// them at least must be walks that a Run shares out.
 func TestParallelMatchesReference(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 600
 	}
+	shared := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
 		opts.Threads = 2 + int(seed%4)
@@ -482,6 +484,9 @@ func TestParallelMatchesReference(t *testing.T) {
 			continue
 		}
 		plan.parallelMin = 0
+		if w := plan.walk(); w != nil && !plan.copies() && w.threadChunks() > 1 {
+			shared++
+		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
 		if err := Reference(want, src, from, to, opts.Pad); err != nil {
@@ -495,30 +500,66 @@ func TestParallelMatchesReference(t *testing.T) {
 			t.Fatalf("seed %d: %s -> %s with %d threads: wrong bytes\n%s", seed, from, to, opts.Threads, plan)
 		}
 	}
+	t.Logf("%d of %d walks shared among goroutines", shared, n)
+	if shared < n/10 {
+		t.Errorf("only %d of %d random cases were walks shared among goroutines", shared, n)
+	}
 }
 
 // TestPaddingOnlyChunks runs plans whose chunks of the kernel's rows can
 // lie wholly in the destination's padding, past the elements, on 1 to 8
 // threads: each chunk must fill its padding. Seed 1206 of the full
 // TestParallelMatchesReference (the first case here) left such chunks
-// unwritten from 4 threads up.
+// unwritten from 4 threads up. Each case says whether a Run on some
+// number of threads shares out such a chunk (paddingOnlyChunks).
 func TestPaddingOnlyChunks(t *testing.T) {
 	for i, tc := range []struct {
 		from, to string
 		pad      Padding
+		padOnly  bool
 	}{
-		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}},
-		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}},
-		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}},
+		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}, true},
+		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}, true},
+		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,1,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, true},
+		// The threads split d1, which holds no padding: every chunk
+		// holds elements, and its kernel rows padding.
+		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, false},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
+		padOnly := 0
 		for threads := 1; threads <= 8; threads++ {
 			opts := Options{Pad: tc.pad, Threads: threads}
-			if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { p.parallelMin = 0 }) {
+			if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) {
+				p.parallelMin = 0
+				padOnly += paddingOnlyChunks(p.walk())
+			}) {
 				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 			}
 		}
+		if padOnly > 0 != tc.padOnly {
+			t.Errorf("%s -> %s: %d chunks of Runs on 1 to 8 threads lie wholly in the padding, want some: %v", tc.from, tc.to, padOnly, tc.padOnly)
+		}
 	}
+}
+
+// paddingOnlyChunks counts the chunks that a Run of p shares out among
+// goroutines (runParallel) which hold destination places and no element.
+func paddingOnlyChunks(p *walkPlan) int {
+	n := int64(p.threadChunks())
+	if n <= 1 {
+		return 0
+	}
+	l := p.threadLoop()
+	count := 0
+	for c := range n {
+		size := l.size / l.scale
+		w, _, _, ok := p.chunkWalker(nil, nil, l, size*c/n*l.scale, size*(c+1)/n*l.scale)
+		if ok && w.b[l.dim] == 0 {
+			count++
+		}
+		p.putWalker(w)
+	}
+	return count
 }
 
 // TestRunRange runs random cases chunk by chunk, in random partitions, and
@@ -529,11 +570,15 @@ func TestRunRange(t *testing.T) {
 	if testing.Short() {
 		n = 400
 	}
+	split := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
 		plan, err := Compile(from, to, &opts)
 		if err != nil {
 			continue
+		}
+		if plan.Chunks() > 1 {
+			split++
 		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
@@ -541,6 +586,9 @@ func TestRunRange(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 3)))
+	}
+	if split < n/10 {
+		t.Errorf("only %d of %d random cases ran in more than one chunk", split, n)
 	}
 	p, err := Compile(NewShape(F32, []int64{4, 4}, nil), NewShape(F32, []int64{4, 4}, &Layout{MinorToMajor: []int{0, 1}}), nil)
 	if err != nil {
@@ -1038,7 +1086,8 @@ func TestPackedUnits(t *testing.T) {
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
-			if units := plan.stages() == nil; units != tc.units {
+			w := plan.walk()
+			if units := w != nil && w.unit > 1 && plan.from.isPacked(); units != tc.units {
 				t.Errorf("%s -> %s: whole units %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
 			}
 			if plan.stages() != nil {
