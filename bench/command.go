@@ -190,11 +190,6 @@ func (inv *invocation) check() error {
 	if inv.cfg.Threads == 0 {
 		inv.cfg.Threads = runtime.GOMAXPROCS(0)
 	}
-	if inv.plot != "" {
-		if err := CheckPlotPath(inv.plot); err != nil {
-			return fmt.Errorf("--plot: %w", err)
-		}
-	}
 	return nil
 }
 
@@ -344,8 +339,10 @@ func count(n int, thing string) string {
 
 // Command runs `relayout bench` with args (the words after "bench"),
 // writing the report to stdout and progress, when stderr is a terminal,
-// to stderr. Bad arguments return an error wrapping ErrUsage, in one line.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// to stderr, and with --plot a plot drawn by plotter (with a nil
+// plotter, --plot is refused). Bad arguments return an error wrapping
+// ErrUsage, in one line.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer, plotter Plotter) error {
 	inv, err := parseArgs(args)
 	if err != nil {
 		return err
@@ -353,6 +350,14 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if inv.help {
 		_, err := fmt.Fprintf(stdout, usage, strings.Join(Names(), " "), DefaultRuns, DefaultWarmup, DefaultPermsFrom)
 		return err
+	}
+	if inv.plot != "" {
+		if plotter == nil {
+			return fmt.Errorf("%w: --plot: this program draws no plots", ErrUsage)
+		}
+		if err := plotter.CheckPlotPath(inv.plot); err != nil {
+			return fmt.Errorf("%w: --plot: %w", ErrUsage, err)
+		}
 	}
 	if inv.list {
 		return listCases(stdout, inv.small)
@@ -398,7 +403,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		case inv.random > 0:
 			kind = PlotSorted
 		}
-		return WritePlot(inv.plot, results, kind)
+		return plotter.WritePlot(inv.plot, results, kind)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@
 // permutations and padding, T1…T6 device tiling and untiling, S1 packed
 // s4), user pairs (Pair) and size sweeps (Sweep); the measurement (Run);
 // in-process peers a Go user would otherwise reach for (the naive loop,
-// gonum); and the reports: an aligned table, JSON, CSV and plots. Command
-// is `relayout bench`.
+// gonum); and the reports: an aligned table, JSON and CSV. Command is
+// `relayout bench`; its plots (--plot) are drawn by the Plotter it is
+// given, package bench/plot's in the command, so that this package
+// imports no plotting library.
 package bench

@@ -13,10 +13,13 @@
 //   - Compile refines the two sides' digits into a common loop nest,
 //     merges what is contiguous on both sides, and picks the body: a copy
 //     of the whole buffer, run copies, 2-D block transposes,
-//     interleaves, or packing stages for sub-byte types. The result is a
-//     Plan, immutable and safe for concurrent Runs; Plan.String explains
-//     it.
-//   - Plan.Run walks the nest and calls the kernels of the root package
+//     interleaves, packing stages for sub-byte types, or a conversion
+//     between element types. The result is a Plan, immutable and safe
+//     for concurrent Runs: what every kind of plan shares, and one
+//     executor for its kind (a loop nest, stages, a conversion, a
+//     copy). Plan.String explains it.
+//   - Plan.Run checks the buffers and hands them to the executor once:
+//     a loop nest is walked and calls the kernels of the root package
 //     tilecopy (AVX-512, AVX2, NEON or portable Go, chosen at run time),
 //     sharing large arrays among goroutines (Options.Threads).
 //
@@ -29,8 +32,9 @@
 //     relayouts of typed Go slices in one call.
 //   - ForDevice, Upload and Download: pad and tile an array as a device
 //     lays it out (PresetTPU) and undo it.
-//   - Reference: the slow element-by-element relayout that every plan is
-//     tested against.
+//   - Reference(dst, src, from, to, pad): the slow element-by-element
+//     relayout that every plan is tested against, its shapes in
+//     Compile's order.
 //
 // Errors wrap exported sentinels (ErrSyntax, ErrInvalidLayout,
 // ErrShapeMismatch, ...) for errors.Is; bad input is an error, never a

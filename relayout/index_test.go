@@ -142,7 +142,7 @@ func TestOffsetProperties(t *testing.T) {
 			}
 		}
 		dst := make([]byte, m.Bytes())
-		if err := Reference(dst, src, s, rowMajor, Padding{}); err != nil {
+		if err := Reference(dst, src, rowMajor, s, Padding{}); err != nil {
 			t.Fatalf("seed %d: %s: %v", seed, s, err)
 		}
 		bits := m.ElementBits()

@@ -39,17 +39,66 @@ type Options struct {
 // Plan is a compiled relayout from one layout to another. It is immutable
 // and safe for concurrent use by several goroutines.
 type Plan struct {
+	header
+	// exec runs the plan: one executor for each kind of plan.
+	exec executor
+}
+
+// header is what every kind of plan holds: the shapes and their index
+// maps, the buffer sizes, how a Run may share out its work and the sizes
+// from which it streams. A plan's executors point to its header (a
+// copyAll to its parallelism).
+type header struct {
 	from, to Shape
 	fm, tm   *tiling.Map
 	srcBytes int64
 	parallelism
-	width  int64       // bytes per element (per unit, when unit > 1)
-	unit   int64       // elements each moved element holds: 1, or the runs widen joins
-	widens bool        // whether build may widen (not in a staged plan's byte plans)
-	stage  *staged     // set when a side packs sub-byte elements
-	conv   *converting // set when the element types differ
-	dtype  DType
-	pat    []byte // one padding element, natural width (a unit's, when unit > 1)
+	dtype DType
+	// padPat is one padding element at the type's natural width, as
+	// Options.Pad gives it (a walk's pattern may be a unit of several).
+	padPat []byte
+	// streamMin is the size of source and destination together from
+	// which the plan writes as one stream past the caches
+	// (Tuning.RunStreamBytes; tests lower it). See pastCaches.
+	streamMin int64
+	// transposeMin is that size for the plans of the block transposes
+	// and the run copies of 16- and 32-byte runs:
+	// Tuning.TransposeStreamBytes where that is less. See transposePast.
+	transposeMin int64
+}
+
+// executor is how a plan of one kind runs and says what it does: a
+// walk of a loop nest (walkPlan), packing stages for packed sub-byte
+// sides (staged), a conversion between element types (converting), or
+// a copy of the whole buffer (copyAll). Run, RunRange and the threads
+// call it once for a Run or a range of chunks, never for an element.
+type executor interface {
+	// run runs the whole plan into dst from src, which Run has checked.
+	run(dst, src []byte) error
+	// chunks is the number of parts RunRange can run one at a time.
+	chunks() int64
+	// runChunks runs chunks [lo, hi), 0 ≤ lo < hi ≤ chunks(), of a plan
+	// of more than one, on the calling goroutine; the buffers have been
+	// checked.
+	runChunks(dst, src []byte, lo, hi int64)
+	// chunkRange returns the destination bytes [from, to) that chunks
+	// [lo, hi) write into, for a plan of more than one and lo < hi.
+	chunkRange(lo, hi int64) (from, to int64)
+	// padding describes the padding pattern the plan writes, for String.
+	padding() string
+	// explain writes the lines of String that follow the header's.
+	explain(b *strings.Builder)
+}
+
+// walkPlan is the plan of a relayout that walks a loop nest over the
+// elements (strided or gather mode), moves them one at a time through
+// the index maps (elementwise) or only fills padding (an empty array).
+type walkPlan struct {
+	*header        // the plan's
+	width   int64  // bytes per element (per unit, when unit > 1)
+	unit    int64  // elements each moved element holds: 1, or the runs widen joins
+	widens  bool   // whether build may widen (not in a staged plan's byte plans)
+	pat     []byte // one padding element, natural width (a unit's, when unit > 1)
 	// step is the offset one moved element spans in the plan's offsets,
 	// strides and tail: 1, or unit where widen keeps them in elements
 	// (see offBytes).
@@ -65,14 +114,6 @@ type Plan struct {
 	part       int64
 	partHeld   bool
 	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
-	// streamMin is the size of source and destination together from
-	// which the plan writes as one stream past the caches
-	// (Tuning.RunStreamBytes; tests lower it). See pastCaches.
-	streamMin int64
-	// transposeMin is that size for the plans of the block transposes
-	// and the run copies of 16- and 32-byte runs:
-	// Tuning.TransposeStreamBytes where that is less. See transposePast.
-	transposeMin int64
 
 	mode    planMode
 	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
@@ -88,11 +129,44 @@ type Plan struct {
 	tail    [2]int64     // destination elements [tail[0], tail[1]) are tail padding
 	spans   [][]dimSpan  // per loop level: what each dim below must hold for a dense box
 	why     []string     // explanation lines for String
-	logical bool         // whether the array has any element
 	walkers sync.Pool    // walkers that Runs are done with (newWalker)
-	// copies says that both layouts place every byte alike (placesAlike):
-	// a Run is kernel.Copy of the whole buffer.
-	copies bool
+}
+
+// compiled returns p's executor, or for a plan that copies the buffer
+// whole (copyAll), the executor it was compiled as.
+func (p *Plan) compiled() executor {
+	if c, ok := p.exec.(*copyAll); ok {
+		return c.executor
+	}
+	return p.exec
+}
+
+// walk returns p's walk of a loop nest (for a plan that copies the
+// buffer whole, the walk it was compiled as), or nil for a plan of
+// another kind.
+func (p *Plan) walk() *walkPlan {
+	w, _ := p.compiled().(*walkPlan)
+	return w
+}
+
+// copies reports whether a Run of p copies the buffer whole (copyAll).
+func (p *Plan) copies() bool {
+	_, ok := p.exec.(*copyAll)
+	return ok
+}
+
+// stages returns p's packing stages, or nil for a plan without a packed
+// sub-byte side (or one over whole units: packedUnits).
+func (p *Plan) stages() *staged {
+	st, _ := p.compiled().(*staged)
+	return st
+}
+
+// conversion returns p's conversion, or nil for a plan between shapes of
+// one element type.
+func (p *Plan) conversion() *converting {
+	c, _ := p.exec.(*converting)
+	return c
 }
 
 type planMode uint8
@@ -158,17 +232,17 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 	if opts.Threads < 0 {
 		return nil, fmt.Errorf("%w: Threads %d: want 0 (GOMAXPROCS) or more", ErrBadOptions, opts.Threads)
 	}
-	fm, tm, pat, err := prepare(to, from, opts.Pad)
+	fm, tm, pat, err := prepare(from, to, opts.Pad)
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{
+	p := &Plan{header: header{
 		from: from.clone(), to: to.clone(), fm: fm, tm: tm,
 		srcBytes:    fm.Bytes(),
 		parallelism: parallelism{threads: threadCount(opts.Threads), parallelMin: int64(currentTuning().ParallelMinBytes), dstBytes: tm.Bytes()},
-		dtype:       to.dtype, pat: pat, streamMin: streamMin, widens: widens,
-		transposeMin: min(streamMin, int64(currentTuning().TransposeStreamBytes)), unit: 1, step: 1,
-	}
+		dtype:       to.dtype, padPat: pat, streamMin: streamMin,
+		transposeMin: min(streamMin, int64(currentTuning().TransposeStreamBytes)),
+	}}
 	if from.dtype != to.dtype {
 		return compileConvert(p, opts)
 	}
@@ -181,26 +255,33 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 				return q, nil
 			}
 		}
-		if err := compileStaged(p, opts); err != nil {
+		st, err := compileStaged(p, opts)
+		if err != nil {
 			return nil, err
 		}
-		p.copies = p.stage.placesAlike(p)
+		p.exec = st
+		if st.placesAlike(p) {
+			p.exec = &copyAll{executor: st, parallelism: &p.parallelism}
+		}
 		return p, nil
 	}
-	p.width = int64(to.dtype.ByteWidth())
-	p.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
-	p.logical = fm.LogicalCount() > 0
+	w := &walkPlan{header: &p.header, pat: pat, widens: widens, unit: 1, step: 1}
+	p.exec = w
+	w.width = int64(to.dtype.ByteWidth())
+	w.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
 	switch {
-	case !p.logical:
-		p.mode = modeFill
-		p.why = append(p.why, "the array has no elements: the destination is all padding")
+	case fm.LogicalCount() == 0:
+		w.mode = modeFill
+		w.why = append(w.why, "the array has no elements: the destination is all padding")
 	case !fm.Exact() || !tm.Exact():
-		p.mode = modeElementwise
-		p.why = append(p.why, "tiles that split inside a tile, or inside a digit of combined (*) dims: element by element through the index maps")
-		p.elementTables()
+		w.mode = modeElementwise
+		w.why = append(w.why, "tiles that split inside a tile, or inside a digit of combined (*) dims: element by element through the index maps")
+		w.elementTables()
 	default:
-		p.build()
-		p.copies = p.placesAlike()
+		w.build()
+		if w.placesAlike() {
+			p.exec = &copyAll{executor: w, parallelism: &p.parallelism}
+		}
 	}
 	return p, nil
 }
@@ -210,7 +291,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 // same size and every loop steps both alike. Such a relayout (an
 // identity, or a tiled layout whose tiles are rows of the other) is a
 // copy of the buffer.
-func (p *Plan) placesAlike() bool {
+func (p *walkPlan) placesAlike() bool {
 	if p.mode != modeStrided || p.srcBytes != p.dstBytes || p.tail[1] > p.tail[0] || p.part != 0 {
 		return false
 	}
@@ -232,7 +313,7 @@ func (p *Plan) placesAlike() bool {
 // so that its Run sums two table entries an element instead of walking
 // both index maps, unless the tables would hold more than
 // maxTableEntries.
-func (p *Plan) elementTables() {
+func (p *walkPlan) elementTables() {
 	if len(p.to.dims) == 0 || sum(p.tm.Dims()) > maxTableEntries {
 		return
 	}
@@ -248,14 +329,18 @@ func (p *Plan) elementTables() {
 	p.why = append(p.why, "neither side combines dims: each element's offsets are sums of per-dim tables")
 }
 
-// padding describes the plan's padding pattern: per element, or per unit
+// padding describes a walk's padding pattern: per element, or per unit
 // where the plan moves units (of packed fields, perhaps).
-func padding(p *Plan) string {
+func (p *walkPlan) padding() string {
 	if p.unit > 1 {
 		return fmt.Sprintf("% x per unit of %d elements", p.pat, p.unit)
 	}
 	return fmt.Sprintf("% x per element", p.pat)
 }
+
+// padding describes the padding pattern of a plan that writes whole
+// elements of it (stages and conversions), for String.
+func (h *header) padding() string { return fmt.Sprintf("% x per element", h.padPat) }
 
 // packedUnits plans a relayout between two layouts that pack the same
 // fields, at the type's width, as a plan over whole bytes, or returns nil:
@@ -271,19 +356,23 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		return nil
 	}
 	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, true)
-	if err != nil || mid.mode != modeStrided || mid.unit*bits%8 != 0 || !mid.wholeUnits() {
+	if err != nil {
+		return nil
+	}
+	if m := mid.walk(); m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || !m.wholeUnits() {
 		return nil
 	}
 	q := mid // its own: compiled here for this plan alone
 	q.from, q.to, q.fm, q.tm = p.from, p.to, p.fm, p.tm
 	q.srcBytes, q.dstBytes = p.srcBytes, p.dstBytes
-	q.width = mid.unit * bits / 8
-	v := p.pat[0] & byte(1<<bits-1)
+	w := q.walk()
+	w.width = w.unit * bits / 8
+	v := p.padPat[0] & byte(1<<bits-1)
 	for b := bits; b < 8; b <<= 1 {
 		v |= v << b
 	}
-	q.pat = bytes.Repeat([]byte{v}, int(q.width))
-	q.why = append(q.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %d bytes a unit", bits, q.width))
+	w.pat = bytes.Repeat([]byte{v}, int(w.width))
+	w.why = append(w.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %d bytes a unit", bits, w.width))
 	return q
 }
 
@@ -295,24 +384,20 @@ func (p *Plan) String() string {
 	if !slices.Equal(p.tm.Dims(), p.to.dims) { // Padding.Widths
 		fmt.Fprintf(&b, ", padded to %s", p.widened())
 	}
-	fmt.Fprintf(&b, "\n  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, padding(p))
-	if p.copies {
-		fmt.Fprintf(&b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (kernel.Copy)%s\n", p.explainCopyThreads())
-	}
-	if p.conv != nil {
-		p.conv.explain(&b)
-		return b.String()
-	}
-	if p.stage != nil {
-		p.stage.explain(&b)
-		return b.String()
-	}
-	fmt.Fprintf(&b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
+	fmt.Fprintf(&b, "\n  bytes: source %d, destination %d; padding %s\n", p.srcBytes, p.dstBytes, p.exec.padding())
+	p.exec.explain(&b)
+	return b.String()
+}
+
+// explain writes the walk's mode, loop nest and kernel, the reasons for
+// them, its chunks and its tail padding, for Plan.String.
+func (p *walkPlan) explain(b *strings.Builder) {
+	fmt.Fprintf(b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
 	if p.mode == modeStrided || p.mode == modeGather {
-		fmt.Fprintf(&b, "  dims (elements valid/held):")
+		fmt.Fprintf(b, "  dims (elements valid/held):")
 		for i := range p.dims {
 			n, e := p.dimElements(i)
-			fmt.Fprintf(&b, " d%d=%d/%d", i, n, e)
+			fmt.Fprintf(b, " d%d=%d/%d", i, n, e)
 		}
 		in := "counts and strides in elements"
 		switch {
@@ -321,7 +406,7 @@ func (p *Plan) String() string {
 		case p.unit > 1:
 			in = fmt.Sprintf("counts and strides in units of %d elements", p.unit)
 		}
-		fmt.Fprintf(&b, "\n  loops, outermost first (%s):\n", in)
+		fmt.Fprintf(b, "\n  loops, outermost first (%s):\n", in)
 		all := slices.Clone(p.loops)
 		if p.outer != nil {
 			all = append(all, *p.outer)
@@ -335,7 +420,7 @@ func (p *Plan) String() string {
 			case p.outer != nil && i == len(all)-2:
 				role = "kernel outer"
 			}
-			fmt.Fprintf(&b, "    %-12s d%d weight %d ×%d  dst %d  src %s\n", role, l.dim, l.w, l.size, l.dst, srcStride(p, l))
+			fmt.Fprintf(b, "    %-12s d%d weight %d ×%d  dst %d  src %s\n", role, l.dim, l.w, l.size, l.dst, srcStride(p, l))
 		}
 		kern := [...]string{"run copy (memmove)", "block transpose", "gather"}[p.kern]
 		switch {
@@ -344,19 +429,18 @@ func (p *Plan) String() string {
 		case p.kern == kernRun && p.stream:
 			kern = "run copy streamed, the innermost loop's steps in each call (kernel.CopyRunsStreaming)"
 		}
-		fmt.Fprintf(&b, "  kernel: %s\n", kern)
+		fmt.Fprintf(b, "  kernel: %s\n", kern)
 	}
 	for _, w := range p.why {
-		fmt.Fprintf(&b, "  why: %s\n", w)
+		fmt.Fprintf(b, "  why: %s\n", w)
 	}
 	b.WriteString("  " + p.explainChunks() + "\n")
 	if p.tail[1] > p.tail[0] {
-		fmt.Fprintf(&b, "  tail padding: elements [%d,%d)\n", p.tail[0], p.tail[1])
+		fmt.Fprintf(b, "  tail padding: elements [%d,%d)\n", p.tail[0], p.tail[1])
 	}
 	if p.mode == modeStrided || p.mode == modeGather {
 		b.WriteString(planLegend)
 	}
-	return b.String()
 }
 
 // planLegend explains the terms of String's loop nest.
@@ -368,7 +452,7 @@ const planLegend = `  legend: dN is planner dim N (the logical dims, then those 
 
 // widened is the destination shape that Padding.Widths made: the dims
 // the destination's buffer is laid out for (DestinationSize is its size).
-func (p *Plan) widened() Shape {
+func (p *header) widened() Shape {
 	s := p.to.clone()
 	s.dims = p.tm.Dims()
 	return s
@@ -378,7 +462,7 @@ func (p *Plan) widened() Shape {
 // where widen joined its runs into units, the dims count units, and the
 // last unit of a dim whose size is not a multiple of the unit holds part
 // elements.
-func (p *Plan) dimElements(d int) (valid, held int64) {
+func (p *walkPlan) dimElements(d int) (valid, held int64) {
 	dm := p.dims[d]
 	if p.unit <= 1 || d != p.udim {
 		return dm.n, dm.e
@@ -394,7 +478,7 @@ func (p *Plan) dimElements(d int) (valid, held int64) {
 	return valid, held
 }
 
-func srcStride(p *Plan, l ploop) string {
+func srcStride(p *walkPlan, l ploop) string {
 	if p.mode == modeGather {
 		return "table"
 	}
@@ -431,7 +515,7 @@ func product(v []int64) int64 {
 }
 
 // build plans the strided or gather nest for two exact layouts.
-func (p *Plan) build() {
+func (p *walkPlan) build() {
 	rank := len(p.to.dims)
 	dd, _ := p.tm.Digits()
 	sd, _ := p.fm.Digits()
@@ -537,7 +621,7 @@ func (p *Plan) build() {
 }
 
 // computeSpans records the dense-box spans of the plan's loops.
-func (p *Plan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
+func (p *walkPlan) computeSpans() { p.spans = spansOf(p.loops, p.outer, &p.inner) }
 
 // spansOf records, for each loop level, the dims the loops from there
 // inward (kernel loops included) cover and how far.
@@ -639,7 +723,7 @@ func sourceStride(src []tiling.Digit, d int, w int64) int64 {
 // orderWithinDims keeps the destination's pattern of dims over the loop
 // positions but makes each dim's loops run from heaviest to lightest, which
 // the budget walk needs (T(2,4)(2,1,1,1) puts a light digit first).
-func (p *Plan) orderWithinDims() {
+func (p *walkPlan) orderWithinDims() {
 	// Stable-sort the loops by (dim, weight descending), then deal them
 	// back to the positions each dim held.
 	sorted := slices.Clone(p.loops)
@@ -666,7 +750,7 @@ func (p *Plan) orderWithinDims() {
 
 // full reports whether loop l covers its whole dim with no padding: the
 // dim has no other loop and holds exactly its valid elements.
-func (p *Plan) full(l ploop) bool {
+func (p *walkPlan) full(l ploop) bool {
 	d := p.dims[l.dim]
 	if l.w != 1 || l.size*1 != d.n || d.n != d.e || p.part != 0 && l.dim == p.udim {
 		return false
@@ -680,7 +764,7 @@ func (p *Plan) full(l ploop) bool {
 }
 
 // merge joins adjacent loops whose strides chain on both sides.
-func (p *Plan) merge() {
+func (p *walkPlan) merge() {
 	for i := 0; i+1 < len(p.loops); {
 		o, in := p.loops[i], p.loops[i+1]
 		chains := o.dst == in.dst*in.size && (p.mode == modeGather || o.src == in.src*in.size)
@@ -721,7 +805,7 @@ const maxUnitBytes = 16
 // (step k), and the kernels take units on any byte. A dim of a size that
 // is not a multiple of k ends in a partial unit (part), which the walker
 // moves an element at a time.
-func (p *Plan) widen() {
+func (p *walkPlan) widen() {
 	if p.mode != modeStrided || len(p.loops) < 2 || !p.widens {
 		return
 	}
@@ -754,7 +838,7 @@ func (p *Plan) widen() {
 			loops[i].src /= k
 		}
 	}
-	w := &Plan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims), step: step, udim: d, part: n % k}
+	w := &walkPlan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims), step: step, udim: d, part: n % k}
 	w.dims[d] = pdim{n: ceilDiv(n, k), e: ceilDiv(e, k)}
 	w.merge()
 	if in := w.loops[len(w.loops)-1]; in.dst != step || in.src == step {
@@ -786,10 +870,10 @@ func (p *Plan) widen() {
 // wholeUnits reports whether the plan's strides, offsets and dims all
 // count whole moved elements: no strides kept in elements (step) and no
 // partial unit (part). Slab plans and packedUnits read them so.
-func (p *Plan) wholeUnits() bool { return p.step == 1 && p.part == 0 }
+func (p *walkPlan) wholeUnits() bool { return p.step == 1 && p.part == 0 }
 
 // chooseKernel takes the innermost loops for the kernel.
-func (p *Plan) chooseKernel() {
+func (p *walkPlan) chooseKernel() {
 	if len(p.loops) == 0 { // a single element
 		p.loops = []ploop{{dim: 0, w: 1, size: 1, scale: 1, dst: 1, src: 1}}
 		if len(p.dims) == 0 {
@@ -901,12 +985,12 @@ const streamBlockBytes = 4096
 // (relayout bench: f32 2560² and 2048² transposed, f32 2560² tiled
 // T(8,128), s8 4096² to T(8,128)(4,1) and s4 8000² to the tpu preset all
 // ran faster since).
-func (p *Plan) pastCaches() bool { return p.dstBytes+p.srcBytes >= p.streamMin }
+func (p *header) pastCaches() bool { return p.dstBytes+p.srcBytes >= p.streamMin }
 
 // transposePast is pastCaches for the block transposes, whose threshold
 // (transposeMin) may be lower: on Intel cores, whose L3 is far, they
 // stream once source and destination outgrow L2.
-func (p *Plan) transposePast() bool { return p.dstBytes+p.srcBytes >= p.transposeMin }
+func (p *header) transposePast() bool { return p.dstBytes+p.srcBytes >= p.transposeMin }
 
 // streamRuns plans a run copy whose destination is past the last-level
 // cache as steps of a grid, for kernel.CopyRunsStreaming. Non-temporal
@@ -922,7 +1006,7 @@ func (p *Plan) transposePast() bool { return p.dstBytes+p.srcBytes >= p.transpos
 // swap: rows that continue the destination runs, steps that continue
 // the source's. It reports whether the plan streams: runs of whole lines
 // on a CPU with streaming stores, and one of the two arrangements.
-func (p *Plan) streamRuns(eligible func(ploop) bool) bool {
+func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 	run := p.inner.size * p.width
 	// Runs of 16 or 32 bytes stream too, where the rows continue the
 	// destination runs in whole lines: each call writes its runs side by
@@ -1035,7 +1119,7 @@ func blockRows(size, run, target int64) int64 {
 // faster than the destination order untiling bf16 and s8 from
 // T(8,128)(2,1) and (4,1) and on the 4-D reversal, and left tiling as it
 // was (putting the source first there was slower).
-func (p *Plan) continueKernel() {
+func (p *walkPlan) continueKernel() {
 	o, l := p.outer, &p.inner
 	n := len(p.loops)
 	if o == nil || n < 2 {
@@ -1070,7 +1154,7 @@ func (p *Plan) continueKernel() {
 
 // lightestAfter reports whether loop i can move innermost: no lighter loop
 // of its dim follows it (the budget walk needs each dim heaviest first).
-func (p *Plan) lightestAfter(i int) bool {
+func (p *walkPlan) lightestAfter(i int) bool {
 	for _, c := range p.loops[i+1:] {
 		if c.dim == p.loops[i].dim {
 			return false

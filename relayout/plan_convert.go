@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// converting is how a plan between element types runs (Plan.conv): a
+// converting is how a plan between element types runs (its executor): a
 // plan between shapes of one type (mid) and the element conversion
 // (convert.go) before or after it, in the first of these ways that
 // applies (choose):
@@ -57,7 +57,7 @@ type converting struct {
 	srcBits  int64 // source storage bits per element
 	width    int64 // bytes per element of the intermediate
 	// streamDst says that the destination is larger than the caches
-	// (Plan.pastCaches): a conversion that writes it streams.
+	// (header.pastCaches): a conversion that writes it streams.
 	streamDst bool
 
 	// Slabs, or loop == nil: values [c*per, (c+1)*per) of mid's split
@@ -68,18 +68,18 @@ type converting struct {
 	count  int64
 	sReach int64
 
-	*parallelism // the plan's
-	temps        sync.Pool
+	*header // the plan's
+	temps   sync.Pool
 }
 
 // compileConvert completes p, a plan between shapes of different
 // element types (which prepare has checked convert), as a conversion
 // plan.
 func compileConvert(p *Plan, opts *Options) (*Plan, error) {
-	p.width, p.logical = int64(p.to.dtype.ByteWidth()), p.fm.LogicalCount() > 0
-	p.conv = &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), srcBits: p.fm.ElementBits(),
-		parallelism: &p.parallelism, streamDst: p.pastCaches()}
-	if err := p.conv.choose(p, opts, slabBytes); err != nil {
+	c := &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), srcBits: p.fm.ElementBits(),
+		header: &p.header, streamDst: p.pastCaches()}
+	p.exec = c
+	if err := c.choose(p, opts, slabBytes); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -103,7 +103,7 @@ func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 	if c.planSourceSlabs(target) || c.planDirect(target) {
 		return nil
 	}
-	if srcPat, ok := padBefore(from.dtype, to.dtype, p.pat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
+	if srcPat, ok := padBefore(from.dtype, to.dtype, p.padPat, opts.Saturate, tm.Elements() == fm.LogicalCount()); ok {
 		c.before = false
 		c.width = int64(from.dtype.ByteWidth())
 		midOpts := &Options{Pad: Padding{Widths: opts.Pad.Widths, raw: srcPat}, Threads: opts.Threads, inCache: true}
@@ -127,8 +127,12 @@ func (c *converting) choose(p *Plan, opts *Options, target int64) error {
 // run), and reports whether it did. c.cv must convert between the
 // plan's own buffers.
 func (c *converting) planDirect(target int64) bool {
-	mid, in := c.mid, &c.mid.inner
-	if mid.stage != nil || mid.mode != modeStrided || mid.kern != kernRun || len(mid.loops) != 0 || mid.outer != nil ||
+	mid := c.mid.walk()
+	if mid == nil {
+		return false
+	}
+	in := &mid.inner
+	if mid.mode != modeStrided || mid.kern != kernRun || len(mid.loops) != 0 || mid.outer != nil ||
 		mid.unit != 1 || in.dst != 1 || in.src != 1 || in.size != c.srcCount || in.size != c.dstCount || mid.tail[1] > mid.tail[0] {
 		return false
 	}
@@ -154,8 +158,8 @@ func (c *converting) planDirect(target int64) bool {
 // and back, not a transpose, whose every chunk reads a little of every
 // source row).
 func (c *converting) planSourceSlabs(target int64) bool {
-	mid := c.mid
-	if mid.stage != nil || mid.mode != modeStrided || mid.Chunks() <= 1 || mid.unit != 1 || mid.step != 1 {
+	mid := c.mid.walk()
+	if mid == nil || mid.mode != modeStrided || mid.chunks() <= 1 || mid.unit != 1 || mid.step != 1 {
 		return false
 	}
 	all := append(slices.Clone(mid.loops), mid.inner)
@@ -229,8 +233,8 @@ func padBefore(from, to DType, pat []byte, saturate, none bool) ([]byte, bool) {
 // intermediate, where mid's chunks write disjoint, ordered stretches of
 // its destination (as staged.planSlabs asks of a byte plan).
 func (c *converting) planSlabs(target int64) {
-	mid := c.mid
-	if mid.stage != nil || mid.mode != modeStrided || mid.Chunks() <= 1 {
+	mid := c.mid.walk()
+	if mid == nil || mid.mode != modeStrided || mid.chunks() <= 1 {
 		return
 	}
 	all := append(slices.Clone(mid.loops), mid.inner)
@@ -373,7 +377,7 @@ func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
 	}
 	tmp := getTemp(&c.temps, c.tempBytes())
 	defer c.temps.Put(tmp)
-	mid, l := c.mid, c.loop
+	mid, l := c.mid.walk(), c.loop
 	if c.before {
 		for k := lo; k < hi; k++ {
 			from, to := c.sourceElements(k)
@@ -410,6 +414,9 @@ func (c *converting) runSlabs(dst, src []byte, lo, hi int64) {
 	}
 }
 
+// runChunks runs slabs [lo, hi) (RunRange).
+func (c *converting) runChunks(dst, src []byte, lo, hi int64) { c.runSlabs(dst, src, lo, hi) }
+
 // chunks is the number of chunks RunRange takes: the slabs, or 1.
 func (c *converting) chunks() int64 {
 	if c.loop == nil && !c.direct {
@@ -444,9 +451,9 @@ func (c *converting) chunkRange(lo, hi int64) (from, to int64) {
 func (c *converting) kernel() string {
 	switch {
 	case c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8 && c.cv.stream:
-		return fmt.Sprintf("tilecopy.Stream.Convert%sTo%s, into the destination with non-temporal stores", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
+		return fmt.Sprintf("kernel.Stream.Convert%sTo%s, into the destination with non-temporal stores", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
 	case c.cv.bulk != nil && c.cv.srcBits >= 8 && c.cv.dstBits >= 8:
-		return fmt.Sprintf("tilecopy.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
+		return fmt.Sprintf("kernel.Convert%sTo%s", strings.ToUpper(c.cv.from.String()), strings.ToUpper(c.cv.to.String()))
 	case c.cv.table != nil:
 		return "one element at a time, through a table of every source pattern"
 	}
@@ -466,7 +473,7 @@ func (c *converting) explain(b *strings.Builder) {
 		b.WriteString("  stage 2: relayout at the destination's type:\n")
 	} else {
 		fmt.Fprintf(b, "  stage 1: relayout at the source's type (%s) into the destination's layout; its padding %x converts to the destination's:\n",
-			c.cv.from, mid.pat)
+			c.cv.from, mid.padPat)
 	}
 	for line := range strings.Lines(mid.String()) {
 		if c.loop != nil && strings.HasPrefix(line, "  chunks:") {

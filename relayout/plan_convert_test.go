@@ -55,7 +55,7 @@ func TestConvertMatchesReference(t *testing.T) {
 		var plan *Plan
 		if checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) { plan = p }) {
 			ran++
-			switch c := plan.conv; {
+			switch c := plan.conversion(); {
 			case c != nil && c.direct:
 				direct++
 			case c != nil && c.before && c.loop != nil:
@@ -94,19 +94,19 @@ func TestConvertSlabs(t *testing.T) {
 		ok := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			plan = p
 			p.parallelMin = 0
-			if p.conv != nil {
-				if err := p.conv.choose(p, &opts, target); err != nil {
+			if p.conversion() != nil {
+				if err := p.conversion().choose(p, &opts, target); err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
 			}
 		})
-		if !ok || plan.conv == nil {
+		if !ok || plan.conversion() == nil {
 			continue
 		}
-		if c := plan.conv; c.cv.stream && c.cv.bulk != nil {
+		if c := plan.conversion(); c.cv.stream && c.cv.bulk != nil {
 			streamed++
 		}
-		switch c := plan.conv; {
+		switch c := plan.conversion(); {
 		case c.direct && c.count > 1:
 			direct++
 		case c.loop != nil && c.before:
@@ -116,7 +116,7 @@ func TestConvertSlabs(t *testing.T) {
 		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := ReferenceOptions(want, src, to, from, &opts); err != nil {
+		if err := ReferenceOptions(want, src, from, to, &opts); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, r)
@@ -137,14 +137,14 @@ func TestConvertPlans(t *testing.T) {
 		before   bool   // converts first
 		says     string // in Plan.String
 	}{
-		{"f32[20,300]{1,0}", "bf16[20,300]{1,0:T(8,128)(2,1)}", Padding{}, false, "tilecopy.ConvertF32ToBF16"},
-		{"bf16[20,300]{1,0:T(8,128)(2,1)}", "f32[20,300]{1,0}", Padding{}, false, "tilecopy.ConvertBF16ToF32"},
+		{"f32[20,300]{1,0}", "bf16[20,300]{1,0:T(8,128)(2,1)}", Padding{}, false, "kernel.ConvertF32ToBF16"},
+		{"bf16[20,300]{1,0:T(8,128)(2,1)}", "f32[20,300]{1,0}", Padding{}, false, "kernel.ConvertBF16ToF32"},
 		{"f32[20,300]{1,0}", "f8e4m3fn[20,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadNaN}, false, "one element at a time"},
 		// s32's lowest is not an s8 value: the source converts first.
 		{"s8[5,7]{0,1}", "s32[5,7]{1,0:T(4,4)}", Padding{Kind: PadLowest}, true, "convert the source in its own layout from s8 to s32"},
 		{"s32[5,7]{0,1}", "s4[5,7]{1,0:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: -3}, false, "convert from s32 to s4"},
 		{"s4[5,7]{1,0:E(4)}", "s16[5,7]{0,1:T(2,4)}", Padding{Kind: PadValue, Value: 3}, false, "relayout at the source's type (s4)"},
-		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, true, "straight from source to destination (tilecopy.ConvertF32ToBF16)"},
+		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, true, "straight from source to destination (kernel.ConvertF32ToBF16)"},
 		{"s4[64,130]{1,0:E(4)}", "s32[64,130]{1,0}", Padding{}, true, "through a table of every source pattern"},
 		{"s32[64,130]{1,0}", "s2[64,130]{1,0:E(2)}", Padding{}, false, "straight from source to destination"},
 	}
@@ -154,8 +154,8 @@ func TestConvertPlans(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s -> %s: %v", tc.from, tc.to, err)
 		}
-		if p.conv == nil || p.conv.before != tc.before || !strings.Contains(p.String(), tc.says) {
-			t.Errorf("%s -> %s: before %v, want %v; String lacks %q:\n%s", tc.from, tc.to, p.conv != nil && p.conv.before, tc.before, tc.says, p)
+		if p.conversion() == nil || p.conversion().before != tc.before || !strings.Contains(p.String(), tc.says) {
+			t.Errorf("%s -> %s: before %v, want %v; String lacks %q:\n%s", tc.from, tc.to, p.conversion() != nil && p.conversion().before, tc.before, tc.says, p)
 		}
 		checkRangesAgainstReference(t, uint64(i), p, tc.pad)
 	}

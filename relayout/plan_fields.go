@@ -66,8 +66,8 @@ const (
 	fieldBatchesMax = 64
 )
 
-// planFields returns the field plan of p, whose byte plan between the
-// unpacked shapes is mid, or nil when p is not such a transpose: both
+// planFields returns the field plan of p, whose stages are st and whose
+// byte plan between the unpacked shapes is plan, or nil when p is not such a transpose: both
 // sides packed alike, fields that hold the whole value (so that moving
 // them verbatim is what unpacking and packing would do), no padding, and
 // whole bytes everywhere.
@@ -75,13 +75,13 @@ const (
 // A packed source and an unpacked destination (unpackDst) take such a
 // plan too, with values narrower than their fields (compileStaged asks
 // only when the stages cannot run slab by slab).
-func planFields(p, mid *Plan) *fieldPlan {
-	st := p.stage
+func planFields(p *Plan, st *staged, plan *Plan) *fieldPlan {
 	unpackDst := st.unpack && !st.pack
 	if !unpackDst && (!st.unpack || !st.pack || st.srcBits != st.dstBits || st.natural != st.srcBits) {
 		return nil
 	}
-	if mid.stage != nil || mid.mode != modeStrided || mid.kern != kernTranspose || mid.outer == nil || mid.tail[1] > mid.tail[0] {
+	mid := plan.walk()
+	if mid == nil || mid.mode != modeStrided || mid.kern != kernTranspose || mid.outer == nil || mid.tail[1] > mid.tail[0] {
 		return nil
 	}
 	for _, d := range mid.dims {

@@ -52,7 +52,7 @@ func TestPackedTransposePath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := p.stage != nil && p.stage.fields != nil; got != tc.fields {
+			if got := p.stages() != nil && p.stages().fields != nil; got != tc.fields {
 				t.Fatalf("field plan %v, want %v\n%s", got, tc.fields, p)
 			}
 			for _, threads := range []int{1, 2} {
@@ -61,8 +61,8 @@ func TestPackedTransposePath(t *testing.T) {
 					// Run takes the bands of an unpacked destination too.
 					checkPairWith(t, 1, from, to, Options{Threads: threads}, stream, func(p *Plan) {
 						splitFields(p)
-						if p.stage != nil && p.stage.fields != nil {
-							p.stage.fields.rangeOnly = false
+						if p.stages() != nil && p.stages().fields != nil {
+							p.stages().fields.rangeOnly = false
 						}
 					})
 				}
@@ -74,8 +74,8 @@ func TestPackedTransposePath(t *testing.T) {
 // splitFields lowers a field plan's threshold for sharing its passes
 // among goroutines, so that small cases split.
 func splitFields(p *Plan) {
-	if p.stage != nil && p.stage.fields != nil {
-		p.stage.fields.parallelMin = 0
+	if p.stages() != nil && p.stages().fields != nil {
+		p.stages().fields.parallelMin = 0
 	}
 }
 
@@ -96,7 +96,7 @@ func TestPackedTransposes(t *testing.T) {
 		stream := []int64{-1, 0}[r.IntN(2)]
 		var took bool
 		ok := checkPairWith(t, seed, from, to, opts, stream, func(p *Plan) {
-			took = p.stage != nil && p.stage.fields != nil
+			took = p.stages() != nil && p.stages().fields != nil
 			splitFields(p)
 		})
 		if !ok {
@@ -158,10 +158,10 @@ func TestFieldBands(t *testing.T) {
 		}
 		var plan *Plan
 		checkPairWith(t, seed, from, to, Options{Threads: 1 + r.IntN(3)}, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
-			if p.stage == nil { // a plan over whole units (packedUnits)
+			if p.stages() == nil { // a plan over whole units (packedUnits)
 				return
 			}
-			if f := p.stage.fields; f != nil && f.rows > f.e {
+			if f := p.stages().fields; f != nil && f.rows > f.e {
 				f.band = f.e * (1 + r.Int64N(f.rows/f.e-1))
 				f.parallelMin = 0
 				f.rangeOnly = f.rangeOnly && r.IntN(2) == 0
@@ -174,7 +174,7 @@ func TestFieldBands(t *testing.T) {
 		banded++
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, Padding{}); err != nil {
+		if err := Reference(want, src, from, to, Padding{}); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, r)
@@ -230,7 +230,7 @@ func TestPackedOnePass(t *testing.T) {
 				plan = p
 				splitFields(p)
 			})
-			f := plan.stage.fields
+			f := plan.stages().fields
 			if want := tc.onePass && kernel.PackedOnePass(); f.onePass != want {
 				t.Fatalf("one pass %v, want %v\n%s", f.onePass, want, plan)
 			}
@@ -239,7 +239,7 @@ func TestPackedOnePass(t *testing.T) {
 			}
 			src := fillRandom(plan.SourceSize(), 2)
 			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, to, from, Padding{}); err != nil {
+			if err := Reference(want, src, from, to, Padding{}); err != nil {
 				t.Fatal(err)
 			}
 			checkRunRange(t, 2, plan, src, want, rand.New(rand.NewPCG(2, 2)))

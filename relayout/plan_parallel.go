@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tilecopy/tilecopy/internal/kernel"
@@ -26,8 +27,8 @@ func (q *parallelism) goroutines() int64 {
 	return int64(q.threads)
 }
 
-// chunks returns how many goroutines a Run uses.
-func (p *Plan) chunks() int {
+// threadChunks returns how many goroutines a Run of the walk uses.
+func (p *walkPlan) threadChunks() int {
 	if p.goroutines() == 1 || (p.mode != modeStrided && p.mode != modeGather) {
 		return 1
 	}
@@ -46,7 +47,7 @@ func (p *Plan) chunks() int {
 // the destination. (C6, f32 [64,128,256,32] reversed, on 2 threads ran
 // far faster with its 32-row blocks whole than cut in two; relayout bench
 // --threads 2 C6.)
-func (p *Plan) threadLoop() *ploop {
+func (p *walkPlan) threadLoop() *ploop {
 	l := p.splitLoop()
 	if l == nil || l != p.outer || len(p.loops) == 0 || p.kern != kernTranspose {
 		return l
@@ -61,7 +62,7 @@ func (p *Plan) threadLoop() *ploop {
 // outermost one, or the kernel's rows when the kernel is the whole nest.
 // Either is the heaviest loop of its dim, so a range of its values is a
 // range of the dim and a disjoint part of the destination.
-func (p *Plan) splitLoop() *ploop {
+func (p *walkPlan) splitLoop() *ploop {
 	if p.splitOuter || len(p.loops) == 0 {
 		return p.outer
 	}
@@ -72,7 +73,7 @@ func (p *Plan) splitLoop() *ploop {
 // are a whole dim of their own with the larger destination stride (a
 // transpose whose rows are the destination's slowest dim): then a chunk is
 // a contiguous part of the destination.
-func (p *Plan) chooseSplit() {
+func (p *walkPlan) chooseSplit() {
 	o := p.outer
 	if o == nil || len(p.loops) == 0 || o.dst <= p.loops[0].dst {
 		return
@@ -89,13 +90,11 @@ func (p *Plan) chooseSplit() {
 // of the loop that Threads also splits, or for packed sub-byte sides the
 // slabs the stages run in. A plan that cannot be split (an empty array,
 // combined dims, packed sides that do not run in slabs) has one chunk.
-func (p *Plan) Chunks() int64 {
-	if p.conv != nil {
-		return p.conv.chunks()
-	}
-	if p.stage != nil {
-		return p.stage.chunks()
-	}
+func (p *Plan) Chunks() int64 { return p.exec.chunks() }
+
+// chunks is the number of a walk's chunks: the values of its split
+// loop, or 1 where it has none (or does not walk a nest).
+func (p *walkPlan) chunks() int64 {
 	if p.mode != modeStrided && p.mode != modeGather {
 		return 1
 	}
@@ -125,24 +124,22 @@ func (p *Plan) RunRange(dst, src []byte, lo, hi int64) error {
 	if n == 1 {
 		return p.Run(dst, src)
 	}
-	if p.conv != nil {
-		p.conv.runSlabs(dst, src, lo, hi)
-		return nil
-	}
-	if p.stage != nil {
-		p.stage.runChunks(dst, src, lo, hi)
-		return nil
-	}
+	p.exec.runChunks(dst, src, lo, hi)
+	return nil
+}
+
+// runChunks runs values [lo, hi) of the walk's split loop; the chunk
+// holding the last value also writes the tail padding.
+func (p *walkPlan) runChunks(dst, src []byte, lo, hi int64) {
 	l := p.splitLoop()
 	w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale)
 	if ok {
 		w.walk(0, dOff, sOff, false)
 	}
 	p.putWalker(w)
-	if hi == n && p.tail[1] > p.tail[0] {
+	if hi == p.chunks() && p.tail[1] > p.tail[0] {
 		p.fillElements(dst, p.tail[0], p.tail[1])
 	}
-	return nil
 }
 
 // DestinationRange returns the byte range [from, to) of the destination
@@ -155,17 +152,17 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 		}
 		return 0, p.dstBytes
 	}
-	if p.conv != nil {
-		return p.conv.chunkRange(lo, hi)
-	}
-	if p.stage != nil {
-		return p.stage.chunkRange(lo, hi)
-	}
+	return p.exec.chunkRange(lo, hi)
+}
+
+// chunkRange returns the destination bytes that values [lo, hi) of the
+// walk's split loop write into.
+func (p *walkPlan) chunkRange(lo, hi int64) (from, to int64) {
 	l := p.splitLoop()
 	rest := p.reach(l, func(o *ploop) int64 { return o.dst })
 	from = min(lo*l.scale*l.dst*p.offBytes(), p.dstBytes) // a chunk past a dim's held places holds none
 	to = min(((hi*l.scale-1)*l.dst+rest)*p.offBytes()+p.width-p.offBytes(), p.dstBytes)
-	if hi == p.Chunks() {
+	if hi == p.chunks() {
 		to = p.dstBytes
 	}
 	return from, to
@@ -182,11 +179,12 @@ func (p *Plan) DestinationRange(lo, hi int64) (from, to int64) {
 // or a range out of [0, Chunks()].
 func (p *Plan) ChunkBand(lo, hi int64) (dim int, from, to int64, ok bool) {
 	n := p.Chunks()
-	if n <= 1 || lo < 0 || hi > n || lo > hi || p.stage != nil || p.from.isPacked() || p.to.isPacked() ||
-		p.mode != modeStrided && p.mode != modeGather {
+	w := p.walk()
+	if n <= 1 || lo < 0 || hi > n || lo > hi || w == nil || p.from.isPacked() || p.to.isPacked() ||
+		w.mode != modeStrided && w.mode != modeGather {
 		return 0, 0, 0, false
 	}
-	l := p.splitLoop()
+	l := w.splitLoop()
 	if l == nil || l.dim >= len(p.from.dims) {
 		return 0, 0, 0, false
 	}
@@ -194,8 +192,8 @@ func (p *Plan) ChunkBand(lo, hi int64) (dim int, from, to int64, ok bool) {
 	// index c×w of that dim (as chunkWalker starts it), counted in the
 	// units that widen joined when the dim is the widened one.
 	k := l.w
-	if p.unit > 1 && l.dim == p.udim {
-		k *= p.unit
+	if w.unit > 1 && l.dim == w.udim {
+		k *= w.unit
 	}
 	size := p.from.dims[l.dim]
 	return l.dim, min(lo*k, size), min(hi*k, size), true
@@ -204,7 +202,7 @@ func (p *Plan) ChunkBand(lo, hi int64) (dim int, from, to int64, ok bool) {
 // reach is how many elements, along the side whose stride stride
 // returns, one value of loop l spans: one plus how far the other loops
 // move from their first values to their last.
-func (p *Plan) reach(l *ploop, stride func(*ploop) int64) int64 {
+func (p *walkPlan) reach(l *ploop, stride func(*ploop) int64) int64 {
 	return p.reachOf(l, stride, func(o *ploop) int64 { return o.size })
 }
 
@@ -212,14 +210,14 @@ func (p *Plan) reach(l *ploop, stride func(*ploop) int64) int64 {
 // hold a destination place (the walker skips a digit whose value is past
 // its dim's held count): loops that run over a source tile's padding
 // reach no further than the destination's dims.
-func (p *Plan) heldReach(l *ploop, stride func(*ploop) int64) int64 {
+func (p *walkPlan) heldReach(l *ploop, stride func(*ploop) int64) int64 {
 	return p.reachOf(l, stride, func(o *ploop) int64 {
 		return max(1, min(o.size, ceilDiv(p.dims[o.dim].e*o.scale, o.w)))
 	})
 }
 
 // reachOf is reach with each loop's values counted by values.
-func (p *Plan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
+func (p *walkPlan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 	n := int64(1)
 	for i := range p.loops {
 		if o := &p.loops[i]; o != l {
@@ -234,7 +232,7 @@ func (p *Plan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 
 // runParallel runs the nest in n chunks of threadLoop, one goroutine
 // each.
-func (p *Plan) runParallel(dst, src []byte, n int) {
+func (p *walkPlan) runParallel(dst, src []byte, n int) {
 	l := p.threadLoop()
 	shareOut(l.size/l.scale, int64(n), func(lo, hi int64) {
 		w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale)
@@ -264,7 +262,7 @@ func shareOut(n, parts int64, do func(lo, hi int64)) {
 // kernel's rows or the outermost loop) and the offsets at which it
 // starts; ok is false when the chunk holds no destination place. The
 // caller puts w back (putWalker) either way.
-func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walker, dOff, sOff int64, ok bool) {
+func (p *walkPlan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walker, dOff, sOff int64, ok bool) {
 	w = p.newWalker(dst, src)
 	var l *ploop
 	if split == p.outer {
@@ -293,14 +291,14 @@ func (p *Plan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *walk
 }
 
 // explainChunks says how a Run shares out its work, for Plan.String.
-func (p *Plan) explainChunks() string {
-	n := p.Chunks()
+func (p *walkPlan) explainChunks() string {
+	n := p.chunks()
 	switch {
 	case n == 1:
 		return "chunks: one (the plan does not split)"
-	case p.chunks() > 1:
+	case p.threadChunks() > 1:
 		l := p.threadLoop()
-		return fmt.Sprintf("chunks: %d values of d%d weight %d; a Run uses %d goroutines", l.size/l.scale, l.dim, l.w, p.chunks())
+		return fmt.Sprintf("chunks: %d values of d%d weight %d; a Run uses %d goroutines", l.size/l.scale, l.dim, l.w, p.threadChunks())
 	case p.threads <= 1:
 		return fmt.Sprintf("chunks: %d; a Run uses the calling goroutine (Threads 1)", n)
 	default:
@@ -308,25 +306,42 @@ func (p *Plan) explainChunks() string {
 	}
 }
 
-// copyPiece is the granule in which a copying Run (Plan.copies) shares
+// copyAll is the executor of a plan whose layouts place every byte alike
+// (walkPlan.placesAlike, staged.placesAlike): a Run copies the buffer
+// whole. Its chunks are those of the executor it was compiled as, which
+// RunRange runs.
+type copyAll struct {
+	executor
+	*parallelism // the plan's
+}
+
+// copyPiece is the granule in which a copying Run (copyAll) shares
 // the buffer among goroutines: whole pages, so that no two goroutines
 // write one line.
 const copyPiece = 4096
 
-// runCopy is Run for a plan that copies the buffer whole: kernel.Copy,
-// on as many goroutines as the plan may use, each on its share of pages.
-func (p *Plan) runCopy(dst, src []byte) {
+// run copies the buffer whole: kernel.Copy, on as many goroutines as
+// the plan may use, each on its share of pages.
+func (c *copyAll) run(dst, src []byte) error {
 	n := int64(len(dst))
-	shareOut(ceilDiv(n, copyPiece), min(p.goroutines(), ceilDiv(n, copyPiece)), func(lo, hi int64) {
+	shareOut(ceilDiv(n, copyPiece), min(c.goroutines(), ceilDiv(n, copyPiece)), func(lo, hi int64) {
 		a, e := lo*copyPiece, min(hi*copyPiece, n)
 		kernel.Copy(dst[a:e], src[a:e])
 	})
+	return nil
+}
+
+// explain says that a Run copies, then explains the plan it was
+// compiled as.
+func (c *copyAll) explain(b *strings.Builder) {
+	fmt.Fprintf(b, "  copy: both layouts place every byte alike, so a Run copies the buffer whole (kernel.Copy)%s\n", c.explainCopyThreads())
+	c.executor.explain(b)
 }
 
 // explainCopyThreads says how a copying Run shares out its work, for
 // Plan.String.
-func (p *Plan) explainCopyThreads() string {
-	if g := p.goroutines(); g > 1 {
+func (c *copyAll) explainCopyThreads() string {
+	if g := c.goroutines(); g > 1 {
 		return fmt.Sprintf(", in %d shares of pages on as many goroutines", g)
 	}
 	return ""

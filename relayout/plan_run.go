@@ -3,10 +3,12 @@ package relayout
 import (
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"unsafe"
 
 	"github.com/tilecopy/tilecopy/internal/kernel"
+	"github.com/tilecopy/tilecopy/internal/mem"
 )
 
 // Run relayouts src into dst (destination first, like copy). dst must be
@@ -17,16 +19,13 @@ func (p *Plan) Run(dst, src []byte) error {
 	if err := checkBuffers(dst, src, p.dstBytes, p.srcBytes); err != nil {
 		return err
 	}
-	if p.copies {
-		p.runCopy(dst, src)
-		return nil
-	}
-	if p.conv != nil {
-		return p.conv.run(dst, src)
-	}
-	if p.stage != nil {
-		return p.stage.run(dst, src)
-	}
+	return p.exec.run(dst, src)
+}
+
+// run walks the whole nest, on as many goroutines as threadChunks says,
+// then writes the tail padding; or fills an empty array, or moves the
+// elements one at a time.
+func (p *walkPlan) run(dst, src []byte) error {
 	switch p.mode {
 	case modeFill:
 		p.fillElements(dst, 0, p.tm.Elements())
@@ -35,7 +34,7 @@ func (p *Plan) Run(dst, src []byte) error {
 		p.runElementwise(dst, src)
 		return nil
 	}
-	if n := p.chunks(); n > 1 {
+	if n := p.threadChunks(); n > 1 {
 		p.runParallel(dst, src, n)
 	} else {
 		w := p.newWalker(dst, src)
@@ -48,6 +47,21 @@ func (p *Plan) Run(dst, src []byte) error {
 	return nil
 }
 
+// checkBuffers checks buffer lengths and that the buffers do not overlap:
+// what Run and RunRange check before they write (Reference too).
+func checkBuffers(dst, src []byte, dstSize, srcSize int64) error {
+	if int64(len(src)) != srcSize {
+		return fmt.Errorf("%w: source is %d bytes, its shape needs %d", ErrBufferSize, len(src), srcSize)
+	}
+	if int64(len(dst)) != dstSize {
+		return fmt.Errorf("%w: destination is %d bytes, its shape needs %d", ErrBufferSize, len(dst), dstSize)
+	}
+	if mem.Overlap(dst, src) {
+		return ErrOverlap
+	}
+	return nil
+}
+
 // newWalker returns a walker over the whole nest: one that p's pool
 // holds, with the buffers an earlier walk allocated, or a new one. A Run
 // allocates nothing once the pool has its walkers. Each allocation
@@ -55,7 +69,7 @@ func (p *Plan) Run(dst, src []byte) error {
 // its fresh pages fault (the bench's f32[32,32] transpose averaged many
 // times its median time a Run: the few Runs that hit a page fault took
 // hundreds of times longer).
-func (p *Plan) newWalker(dst, src []byte) *walker {
+func (p *walkPlan) newWalker(dst, src []byte) *walker {
 	w, _ := p.walkers.Get().(*walker)
 	if w == nil {
 		w = &walker{b: make([]int64, len(p.dims)), e: make([]int64, len(p.dims)), ctr: make([]int64, len(p.loops))}
@@ -84,19 +98,19 @@ func (p *Plan) newWalker(dst, src []byte) *walker {
 
 // putWalker gives w back to p's pool once its walk is done, without the
 // caller's buffers.
-func (p *Plan) putWalker(w *walker) {
+func (p *walkPlan) putWalker(w *walker) {
 	w.dst, w.src, w.rows8 = nil, nil, nil
 	p.walkers.Put(w)
 }
 
 // walker runs the loop nest of one Run, or of one chunk of it.
 type walker struct {
-	p        *Plan
+	p        *walkPlan
 	loops    []ploop     // the outer loops (a chunk's first loop is cut to its range)
 	outer    *ploop      // the kernel's rows loop (cut when it is what is split)
 	spans    [][]dimSpan // the plan's, or the chunk's
 	dst, src []byte
-	b, e     []int64 // per dim: valid and held counts left at the current depth (see Plan.per)
+	b, e     []int64 // per dim: valid and held counts left at the current depth (see walkPlan.per)
 	idx      []int64 // gather mode: logical index reached, per dim
 	ctr      []int64 // runDense's odometer
 	ownLoops []ploop // a chunk's copy of the outer loops (loops, when they are cut)
@@ -406,7 +420,7 @@ func (w *walker) wholeUnit(lv int) bool {
 // per is the count a budget of dim d takes for one of its values: the
 // unit where d ends in a partial unit (its budgets count elements), else
 // 1.
-func (p *Plan) per(d int) int64 {
+func (p *walkPlan) per(d int) int64 {
 	if p.part != 0 && d == p.udim {
 		return p.unit
 	}
@@ -1071,26 +1085,26 @@ func gatherRun(width int64, dst []byte, dstStride int64, src []byte, base int64,
 }
 
 // moveElement copies source element s to destination element d.
-func (p *Plan) moveElement(dst []byte, d int64, src []byte, s int64) {
+func (p *walkPlan) moveElement(dst []byte, d int64, src []byte, s int64) {
 	W := p.width
 	copy(dst[d*W:d*W+W], src[s*W:s*W+W])
 }
 
 // putPad writes one padding element (unit) at destination offset d.
-func (p *Plan) putPad(dst []byte, d int64) {
+func (p *walkPlan) putPad(dst []byte, d int64) {
 	d *= p.offBytes()
 	copy(dst[d:d+p.width], p.pat)
 }
 
 // fillElements writes padding into destination offsets [from, to).
-func (p *Plan) fillElements(dst []byte, from, to int64) {
+func (p *walkPlan) fillElements(dst []byte, from, to int64) {
 	B := p.offBytes()
 	kernel.FillRuns(dst[from*B:], 0, int((to-from)*B), 1, p.pat)
 }
 
 // offBytes is the bytes one step of the plan's offsets and strides
 // spans: an element's, or a unit's where they count units (see step).
-func (p *Plan) offBytes() int64 { return p.width / p.step }
+func (p *walkPlan) offBytes() int64 { return p.width / p.step }
 
 // runElementwise moves the elements one at a time: the path for
 // combined dims, tiles split inside a tile and tiles that do not nest.
@@ -1101,8 +1115,9 @@ func (p *Plan) offBytes() int64 { return p.width / p.step }
 // a three-level tiling whose 33 MB were all but 1287 bytes padding took
 // seconds a Run). Each element's offsets are sums of per-dim tables where
 // the plan has them (scatter), else they come from the index maps.
-func (p *Plan) runElementwise(dst, src []byte) {
-	places, dims := p.tm.Elements(), p.to.dims
+func (p *walkPlan) runElementwise(dst, src []byte) {
+	tm, fm := p.tm, p.fm // the header's, loaded once
+	places, dims := tm.Elements(), p.to.dims
 	n := product(dims)
 	if places > n {
 		p.fillElements(dst, 0, places)
@@ -1113,7 +1128,7 @@ func (p *Plan) runElementwise(dst, src []byte) {
 	}
 	idx := make([]int64, len(dims))
 	for range n {
-		p.moveElement(dst, p.tm.Offset(idx), src, p.fm.Offset(idx))
+		p.moveElement(dst, tm.Offset(idx), src, fm.Offset(idx))
 		for d := len(idx) - 1; d >= 0; d-- {
 			if idx[d]++; idx[d] < dims[d] {
 				break
@@ -1129,7 +1144,7 @@ func (p *Plan) runElementwise(dst, src []byte) {
 // one load and store, several times faster than with a copy call each
 // (relayout bench: f32 [1024,1024] to T(8,128)(3,1), u8 [4096,4096] to
 // {0,1:T(8,128)(4,3)}).
-func (p *Plan) scatter(dst, src []byte, d int, dOff, sOff int64) {
+func (p *walkPlan) scatter(dst, src []byte, d int, dOff, sOff int64) {
 	dt, st := p.offsets[0][d], p.offsets[1][d]
 	n := p.to.dims[d]
 	if d < len(p.to.dims)-1 {

@@ -52,8 +52,8 @@ type staged struct {
 	// unpacked from it after.
 	units *Plan
 
-	*parallelism      // the plan's
-	streamDst    bool // the packed destination is written past the caches (Plan.pastCaches)
+	*header        // the plan's
+	streamDst bool // the packed destination is written past the caches (header.pastCaches)
 
 	// temps keeps the temporary byte buffers between Runs (*[]byte of
 	// tempBytes): faulting in fresh pages costs as much as a stage.
@@ -130,13 +130,17 @@ type slabs struct {
 // disjoint, ordered stretches of a packed destination; and a slab must
 // not read a source stretch much larger than what it writes, except
 // from an unpacked source, for chunk ranges only (slabs.rangeOnly).
-func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
+func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
+	mid := plan.walk()
+	if mid == nil {
+		return nil
+	}
 	if identityCopy(mid) {
-		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8, mid: mid}
+		sl := &slabs{identity: true, loop: &ploop{size: mid.inner.size, scale: 1, dst: 1, src: 1}, sReach: 1, align: 8, mid: plan}
 		sl.resize(st, target)
 		return sl
 	}
-	if mid.mode != modeStrided || mid.Chunks() <= 1 {
+	if mid.mode != modeStrided || mid.chunks() <= 1 {
 		return nil
 	}
 	all := append(slices.Clone(mid.loops), mid.inner)
@@ -152,7 +156,7 @@ func (st *staged) planSlabs(mid *Plan, target int64) *slabs {
 	if l.dst <= 0 || (st.pack && mid.heldReach(l, func(o *ploop) int64 { return o.dst }) > l.dst) {
 		return nil
 	}
-	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: mid}
+	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: plan}
 	if mid.unit == 1 {
 		sl.rows8 = st.rows8Of(mid)
 		sl.direct = st.rows8Direct(mid, sl.rows8)
@@ -196,9 +200,9 @@ const (
 // contiguous part of a packed source into 8 destination rows (which a
 // slab must not cut); either only when every call starts on a whole byte
 // of the packed side.
-func (st *staged) rows8Of(mid *Plan) rows8Mode {
+func (st *staged) rows8Of(mid *walkPlan) rows8Mode {
 	o, in := mid.outer, &mid.inner
-	if mid.kern != kernTranspose || mid.stage != nil || o == nil {
+	if mid.kern != kernTranspose || o == nil {
 		return rows8None
 	}
 	even := func(stride func(l *ploop) int64) bool {
@@ -225,7 +229,7 @@ func (st *staged) rows8Of(mid *Plan) rows8Mode {
 // (narrower values are sign- or zero-extended on the way through bytes,
 // which a direct move would not do), and every row of the side that
 // rows8Of did not look at starting on a whole byte.
-func (st *staged) rows8Direct(mid *Plan, m rows8Mode) bool {
+func (st *staged) rows8Direct(mid *walkPlan, m rows8Mode) bool {
 	if m == rows8None || !st.unpack || !st.pack || st.srcBits != 4 || st.dstBits != 4 || st.natural != 4 {
 		return false
 	}
@@ -244,7 +248,7 @@ func (st *staged) rows8Direct(mid *Plan, m rows8Mode) bool {
 
 // identityCopy reports whether p copies its whole source unchanged: one
 // run of all its elements, no padding.
-func identityCopy(p *Plan) bool {
+func identityCopy(p *walkPlan) bool {
 	in := &p.inner
 	if p.mode != modeStrided || p.kern != kernRun || len(p.loops) != 0 || p.outer != nil ||
 		in.dst != 1 || in.src != 1 || in.size != p.srcBytes || in.size != p.dstBytes || p.tail[1] > p.tail[0] {
@@ -259,12 +263,12 @@ func identityCopy(p *Plan) bool {
 }
 
 // unit is how many elements (bytes) each element of the byte plan holds:
-// 1, or more where it moves runs as units (Plan.widen): slabs into a
+// 1, or more where it moves runs as units (walkPlan.widen): slabs into a
 // packed destination that only chunk ranges take (chooseSlabs), and Runs
 // too where there is no unit plan (takeWideSlabs). The loop's strides
 // and sReach count units (such plans count their strides in whole
 // units); these slabs read an unpacked source in place (no tempA).
-func (sl *slabs) unit() int64 { return sl.mid.unit }
+func (sl *slabs) unit() int64 { return sl.mid.walk().unit }
 
 // resize sets per to about target destination bytes of the byte plan
 // (at least align values), and the count and temporaries that follow.
@@ -314,17 +318,17 @@ func unpacked(s Shape) Shape {
 }
 
 // compileStaged plans a relayout in which from or to packs sub-byte
-// elements.
-func compileStaged(p *Plan, opts *Options) error {
-	if err := compileStages(p, opts); err != nil {
-		return err
+// elements: the executor of p, whose header is set.
+func compileStaged(p *Plan, opts *Options) (*staged, error) {
+	st, err := compileStages(p, opts)
+	if err != nil {
+		return nil, err
 	}
-	st := p.stage
 	if st.unpack != st.pack && st.fields == nil && (st.slabs == nil || st.slabs.rangeOnly) {
-		st.units = unitStages(p, opts)
+		st.units = unitStages(p, st, opts)
 	}
 	st.takeWideSlabs()
-	return nil
+	return st, nil
 }
 
 // takeWideSlabs lets Runs take range-only slabs of a widened byte plan
@@ -342,15 +346,15 @@ func (st *staged) takeWideSlabs() {
 // none (packedUnits). A column-major s4 array held a value a byte goes
 // to the tpu preset's T(8,128)(8,1)E(4) packed first, then as 4-byte
 // units; the way back unpacks last.
-func unitStages(p *Plan, opts *Options) *Plan {
+func unitStages(p *Plan, st *staged, opts *Options) *Plan {
 	from, to := p.from, p.to
-	if st := p.stage; st.pack {
+	if st.pack {
 		from = packedAs(from, st.dstBits)
 	} else {
 		to = packedAs(to, st.srcBits)
 	}
 	u, err := compile(from, to, opts, p.streamMin, true)
-	if err != nil || u.stage != nil {
+	if err != nil || u.stages() != nil {
 		return nil
 	}
 	return u
@@ -366,14 +370,15 @@ func packedAs(s Shape, bits int) Shape {
 	return s.WithLayout(l)
 }
 
-// compileStages chooses how a staged plan runs: slabs, a field plan, or
-// the three stages on whole arrays.
-func compileStages(p *Plan, opts *Options) error {
+// compileStages returns the stages of p, whose header is set, and
+// chooses how they run: slabs, a field plan, or the three stages on
+// whole arrays.
+func compileStages(p *Plan, opts *Options) (*staged, error) {
 	mid, err := compile(unpacked(p.from), unpacked(p.to), opts, p.streamMin, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.stage = &staged{
+	st := &staged{
 		mid:      mid,
 		unpack:   p.from.isPacked(),
 		srcBits:  int(p.fm.ElementBits()),
@@ -383,10 +388,14 @@ func compileStages(p *Plan, opts *Options) error {
 		dstCount: p.tm.Elements(),
 		natural:  p.dtype.Bits(),
 		signed:   p.dtype.IsSigned(),
+		header:   &p.header,
 	}
-	st := p.stage
-	st.parallelism = &p.parallelism
 	st.streamDst = p.pastCaches()
+	return st, st.choose(p, mid, opts)
+}
+
+// choose chooses how st, the stages of p whose byte plan is mid, run.
+func (st *staged) choose(p, mid *Plan, opts *Options) error {
 	switch {
 	case st.unpack && st.pack:
 		// Slabs of (8,1) tiles that move the fields direct come first (s4
@@ -403,7 +412,7 @@ func compileStages(p *Plan, opts *Options) error {
 			return nil
 		}
 		st.slabs, st.mid = nil, mid
-		if st.fields = planFields(p, mid); st.fields != nil {
+		if st.fields = planFields(p, st, mid); st.fields != nil {
 			return nil
 		}
 	case st.unpack:
@@ -413,7 +422,7 @@ func compileStages(p *Plan, opts *Options) error {
 		if err := st.chooseSlabs(p, opts, slabBytes); err != nil || st.slabs != nil {
 			return err
 		}
-		st.fields = planFields(p, mid)
+		st.fields = planFields(p, st, mid)
 		return nil
 	}
 	return st.chooseSlabs(p, opts, slabBytes)
@@ -449,7 +458,10 @@ func (st *staged) chooseSlabs(p *Plan, opts *Options, target int64) error {
 	// RunRange/s4-colmajor ./relayout) and relayout convert of s4 16384²,
 	// a mapped run, ran an order of magnitude faster widened.
 	wide, err := compile(unpacked(p.from), unpacked(p.to), opts, math.MaxInt64, true)
-	if err != nil || wide.unit == 1 || !wide.wholeUnits() {
+	if err != nil {
+		return nil
+	}
+	if w := wide.walk(); w == nil || w.unit == 1 || !w.wholeUnits() {
 		return nil // slabs count their strides in whole units
 	}
 	if sl := st.planSlabs(wide, target*wideSlabs); sl != nil && sl.rangeOnly {
@@ -555,7 +567,7 @@ func (st *staged) runSlabs(dst, src []byte, lo, hi int64) {
 // slab runs slab c through the temporaries in tmp.
 func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	sl := st.slabs
-	l, mid, u := sl.loop, sl.mid, sl.unit()
+	l, mid, u := sl.loop, sl.mid.walk(), sl.unit()
 	v0, v1 := c*sl.per, min((c+1)*sl.per, l.size)
 	if sl.identity {
 		st.repack(dst, src, tmp, v0, v1)
@@ -799,7 +811,7 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 // elements of the packed destination dst, rowStride apart (rows8Pack
 // plans write rows of contiguous elements): whole bytes with FillRuns,
 // otherwise a field at a time.
-func (r *rows8Walk) fill(dst []byte, p *Plan, dOff, rowStride, n, rows int64) {
+func (r *rows8Walk) fill(dst []byte, p *walkPlan, dOff, rowStride, n, rows int64) {
 	v := p.pat[0] & 0x0f
 	if dOff%2 == 0 && n%2 == 0 && rowStride%2 == 0 {
 		kernel.FillRuns(dst[dOff/2:], int(rowStride/2), int(n/2), int(rows), []byte{v<<4 | v})
@@ -975,12 +987,12 @@ func (st *staged) explain(b *strings.Builder) {
 }
 
 // placesAlike reports whether p, whose stages st are, places every byte
-// alike on both sides (Plan.placesAlike): both sides pack fields of the
+// alike on both sides (walkPlan.placesAlike): both sides pack fields of the
 // width, that of the type (a narrower type in wider fields leaves their
 // high bits to padding), the byte plan between the unpacked arrays places
 // every element alike, and the fields fill whole bytes, so that no byte
 // holds padding bits.
 func (st *staged) placesAlike(p *Plan) bool {
-	return st.unpack && st.pack && st.srcBits == st.dstBits && st.srcBits == st.natural && st.mid != nil && st.mid.copies &&
+	return st.unpack && st.pack && st.srcBits == st.dstBits && st.srcBits == st.natural && st.mid != nil && st.mid.copies() &&
 		p.srcBytes == p.dstBytes && st.dstCount*int64(st.dstBits)%8 == 0
 }

@@ -38,17 +38,17 @@ func TestStagedSlabPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.stage == nil || p.stage.fields != nil && !p.stage.fields.rangeOnly {
+			if p.stages() == nil || p.stages().fields != nil && !p.stages().fields.rangeOnly {
 				t.Fatalf("not a staged plan:\n%s", p)
 			}
-			sl := p.stage.slabs
+			sl := p.stages().slabs
 			if got := sl != nil; got != tc.slabs || got && (sl.identity != tc.identity || sl.rangeOnly != tc.rangeOnly || sl.unit() != tc.unit) {
 				t.Fatalf("slabs %v, want %v (identity %v, range only %v, units of %d)\n%s", got, tc.slabs, tc.identity, tc.rangeOnly, tc.unit, p)
 			}
 			if sl != nil && (sl.tempA+sl.tempB > 4*slabBytes || sl.count != p.Chunks()) {
 				t.Errorf("%d slabs, temporaries %d + %d bytes, %d chunks", sl.count, sl.tempA, sl.tempB, p.Chunks())
 			}
-			if whole := p.stage.tempBytes(); sl != nil && (whole > 4*slabBytes) != tc.rangeOnly {
+			if whole := p.stages().tempBytes(); sl != nil && (whole > 4*slabBytes) != tc.rangeOnly {
 				t.Errorf("a Run's temporaries: %d bytes", whole)
 			}
 		})
@@ -127,7 +127,7 @@ func TestStagedSlabs(t *testing.T) {
 		var plan *Plan
 		ok := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			plan = p
-			st := p.stage
+			st := p.stages()
 			if st == nil || st.fields != nil {
 				return
 			}
@@ -145,7 +145,7 @@ func TestStagedSlabs(t *testing.T) {
 				}
 			}
 		})
-		if !ok || plan.stage == nil || plan.stage.slabs == nil {
+		if !ok || plan.stages() == nil || plan.stages().slabs == nil {
 			continue
 		}
 		src := fillRandom(plan.SourceSize(), seed)
@@ -196,7 +196,7 @@ func TestStagedWideSlabs(t *testing.T) {
 			}
 			src := fillRandom(srcBytes, uint64(i))
 			want := make([]byte, dstBytes)
-			if err := Reference(want, src, to, from, Padding{}); err != nil {
+			if err := Reference(want, src, from, to, Padding{}); err != nil {
 				t.Fatal(err)
 			}
 			wide := 0
@@ -206,7 +206,7 @@ func TestStagedWideSlabs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				st := p.stage
+				st := p.stages()
 				if err := st.chooseSlabs(p, &opts, target); err != nil {
 					t.Fatal(err)
 				}
@@ -309,7 +309,7 @@ func TestStagedRows8(t *testing.T) {
 					}
 					stream := []int64{-1, 0}[threads%2] // 0: the byte plan streams
 					checkPairWith(t, uint64(target), from, to, opts, stream, func(p *Plan) {
-						st := p.stage
+						st := p.stages()
 						if err := st.chooseSlabs(p, &opts, target); err != nil {
 							t.Fatal(err)
 						}
@@ -358,14 +358,15 @@ func TestStagedPartialTiles(t *testing.T) {
 					// Slabs of (8,1) tiles, as a large array of this
 					// pair runs them.
 					plan = p
-					if err := p.stage.chooseSlabs(p, &opts, target); err != nil {
+					st := p.stages()
+					if err := st.chooseSlabs(p, &opts, target); err != nil {
 						t.Fatal(err)
 					}
-					p.stage.parallelMin, p.stage.fields = 0, nil
+					st.parallelMin, st.fields = 0, nil
 				}) {
 					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 				}
-				if plan.stage.partials.Load() == 0 {
+				if plan.stages().partials.Load() == 0 {
 					t.Errorf("%s -> %s (slabs of %d bytes, %d threads): no partial tile packed whole\n%s", tc.from, tc.to, target, threads, plan)
 				}
 			}

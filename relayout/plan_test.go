@@ -186,7 +186,7 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		return false
 	}
 	want := bytes.Repeat([]byte{0xa5}, int(toSize))
-	refErr := ReferenceOptions(want, src, to, from, &opts)
+	refErr := ReferenceOptions(want, src, from, to, &opts)
 	if streamMin < 0 {
 		streamMin = int64(currentTuning().RunStreamBytes)
 	}
@@ -396,7 +396,7 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	src := fillRandom(p.SourceSize(), 9)
 	want := make([]byte, p.DestinationSize())
-	if err := Reference(want, src, to, from, Padding{Kind: PadNaN}); err != nil {
+	if err := Reference(want, src, from, to, Padding{Kind: PadNaN}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -468,12 +468,14 @@ func TestRunAllocations(t *testing.T) {
 }
 
 // TestParallelMatchesReference splits small random cases among goroutines
-// (the size threshold lowered) and compares with the oracle.
+// (the size threshold lowered) and compares with the oracle. A tenth of
+// them at least must be walks that a Run shares out.
 func TestParallelMatchesReference(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 600
 	}
+	shared := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
 		opts.Threads = 2 + int(seed%4)
@@ -482,9 +484,12 @@ func TestParallelMatchesReference(t *testing.T) {
 			continue
 		}
 		plan.parallelMin = 0
+		if w := plan.walk(); w != nil && !plan.copies() && w.threadChunks() > 1 {
+			shared++
+		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+		if err := Reference(want, src, from, to, opts.Pad); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		got := bytes.Repeat([]byte{0x5a}, len(want))
@@ -495,30 +500,66 @@ func TestParallelMatchesReference(t *testing.T) {
 			t.Fatalf("seed %d: %s -> %s with %d threads: wrong bytes\n%s", seed, from, to, opts.Threads, plan)
 		}
 	}
+	t.Logf("%d of %d walks shared among goroutines", shared, n)
+	if shared < n/10 {
+		t.Errorf("only %d of %d random cases were walks shared among goroutines", shared, n)
+	}
 }
 
 // TestPaddingOnlyChunks runs plans whose chunks of the kernel's rows can
 // lie wholly in the destination's padding, past the elements, on 1 to 8
 // threads: each chunk must fill its padding. Seed 1206 of the full
 // TestParallelMatchesReference (the first case here) left such chunks
-// unwritten from 4 threads up.
+// unwritten from 4 threads up. Each case says whether a Run on some
+// number of threads shares out such a chunk (paddingOnlyChunks).
 func TestPaddingOnlyChunks(t *testing.T) {
 	for i, tc := range []struct {
 		from, to string
 		pad      Padding
+		padOnly  bool
 	}{
-		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}},
-		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}},
-		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}},
+		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}, true},
+		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}, true},
+		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,1,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, true},
+		// The threads split d1, which holds no padding: every chunk
+		// holds elements, and its kernel rows padding.
+		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, false},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
+		padOnly := 0
 		for threads := 1; threads <= 8; threads++ {
 			opts := Options{Pad: tc.pad, Threads: threads}
-			if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { p.parallelMin = 0 }) {
+			if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) {
+				p.parallelMin = 0
+				padOnly += paddingOnlyChunks(p.walk())
+			}) {
 				t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 			}
 		}
+		if padOnly > 0 != tc.padOnly {
+			t.Errorf("%s -> %s: %d chunks of Runs on 1 to 8 threads lie wholly in the padding, want some: %v", tc.from, tc.to, padOnly, tc.padOnly)
+		}
 	}
+}
+
+// paddingOnlyChunks counts the chunks that a Run of p shares out among
+// goroutines (runParallel) which hold destination places and no element.
+func paddingOnlyChunks(p *walkPlan) int {
+	n := int64(p.threadChunks())
+	if n <= 1 {
+		return 0
+	}
+	l := p.threadLoop()
+	count := 0
+	for c := range n {
+		size := l.size / l.scale
+		w, _, _, ok := p.chunkWalker(nil, nil, l, size*c/n*l.scale, size*(c+1)/n*l.scale)
+		if ok && w.b[l.dim] == 0 {
+			count++
+		}
+		p.putWalker(w)
+	}
+	return count
 }
 
 // TestRunRange runs random cases chunk by chunk, in random partitions, and
@@ -529,18 +570,25 @@ func TestRunRange(t *testing.T) {
 	if testing.Short() {
 		n = 400
 	}
+	split := 0
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
 		plan, err := Compile(from, to, &opts)
 		if err != nil {
 			continue
 		}
+		if plan.Chunks() > 1 {
+			split++
+		}
 		src := fillRandom(plan.SourceSize(), seed)
 		want := make([]byte, plan.DestinationSize())
-		if err := Reference(want, src, to, from, opts.Pad); err != nil {
+		if err := Reference(want, src, from, to, opts.Pad); err != nil {
 			t.Fatal(err)
 		}
 		checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 3)))
+	}
+	if split < n/10 {
+		t.Errorf("only %d of %d random cases ran in more than one chunk", split, n)
 	}
 	p, err := Compile(NewShape(F32, []int64{4, 4}, nil), NewShape(F32, []int64{4, 4}, &Layout{MinorToMajor: []int{0, 1}}), nil)
 	if err != nil {
@@ -579,7 +627,7 @@ func TestDenseCorner(t *testing.T) {
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
 			var got []int64
-			if w := plan.newWalker(nil, nil); !w.dense(0) && w.corner(0) {
+			if w := plan.walk().newWalker(nil, nil); !w.dense(0) && w.corner(0) {
 				got = w.cornerN
 			}
 			if !slices.Equal(got, tc.corner) {
@@ -608,7 +656,7 @@ func checkRangesAgainstReference(t *testing.T, seed uint64, plan *Plan, pad Padd
 	t.Helper()
 	src := fillRandom(plan.SourceSize(), seed)
 	want := make([]byte, plan.DestinationSize())
-	if err := Reference(want, src, plan.to, plan.from, pad); err != nil {
+	if err := Reference(want, src, plan.from, plan.to, pad); err != nil {
 		t.Fatal(err)
 	}
 	checkRunRange(t, seed, plan, src, want, rand.New(rand.NewPCG(seed, 5)))
@@ -672,8 +720,8 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { plan = p }) {
 			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 		}
-		if want := tc.ahead && kernel.Prefetching(); (plan.ahead != 0) != want {
-			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, plan.ahead != 0, want, plan)
+		if want := tc.ahead && kernel.Prefetching(); (plan.walk().ahead != 0) != want {
+			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, plan.walk().ahead != 0, want, plan)
 		}
 	}
 }
@@ -693,8 +741,8 @@ func TestStreamingPlans(t *testing.T) {
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		from, to, opts := randomPair(seed)
 		checkPairWith(t, seed, from, to, opts, 0, func(p *Plan) {
-			if p.stream {
-				kinds[p.kern]++
+			if w := p.walk(); w != nil && w.stream {
+				kinds[w.kern]++
 			}
 		})
 	}
@@ -752,14 +800,15 @@ func TestStreamingPlans(t *testing.T) {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
 			plan := checkSplit(t, uint64(i), from, to, Options{Pad: tc.pad, Threads: threads}, 0)
-			if want := kernel.Streaming() || tc.kern == kernTranspose; plan.stream != want || plan.kern != tc.kern {
-				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, plan.kern, plan.stream, tc.kern, want, plan)
+			w := plan.walk()
+			if want := kernel.Streaming() || tc.kern == kernTranspose; w.stream != want || w.kern != tc.kern {
+				t.Errorf("%s -> %s: kernel %d streamed %v, want kernel %d streamed %v\n%s", tc.from, tc.to, w.kern, w.stream, tc.kern, want, plan)
 			}
-			if run := plan.inner.size * plan.width; plan.stream && plan.kern == kernRun && run < 64 &&
-				(plan.outer.dst != plan.inner.size*plan.step || plan.outer.size*run > 2*shortRunBytes || plan.outer.size*run%64 != 0) {
-				t.Errorf("%s -> %s: runs of %d bytes streamed in rows of %d, %d apart in the destination\n%s", tc.from, tc.to, run, plan.outer.size, plan.outer.dst, plan)
+			if run := w.inner.size * w.width; w.stream && w.kern == kernRun && run < 64 &&
+				(w.outer.dst != w.inner.size*w.step || w.outer.size*run > 2*shortRunBytes || w.outer.size*run%64 != 0) {
+				t.Errorf("%s -> %s: runs of %d bytes streamed in rows of %d, %d apart in the destination\n%s", tc.from, tc.to, run, w.outer.size, w.outer.dst, plan)
 			}
-			if i == len(tests)-3 && threads == 2 && plan.threadLoop() == plan.splitLoop() {
+			if i == len(tests)-3 && threads == 2 && w.threadLoop() == w.splitLoop() {
 				t.Errorf("%s -> %s: 2 threads split the blocks' rows\n%s", tc.from, tc.to, plan)
 			}
 		}
@@ -800,9 +849,9 @@ func TestTransposeThreshold(t *testing.T) {
 		if p.transposeMin != min(runsMin, tt) {
 			t.Errorf("transposeMin %d, want %d", p.transposeMin, min(runsMin, tt))
 		}
-		if p.kern != tc.kern || p.stream != tc.stream {
+		if p.walk().kern != tc.kern || p.walk().stream != tc.stream {
 			t.Errorf("%v -> %v (%d bytes together; transposes stream from %d, runs from %d): kernel %d streamed %v, want kernel %d streamed %v\n%s",
-				from, to, p.srcBytes+p.dstBytes, tt, runsMin, p.kern, p.stream, tc.kern, tc.stream, p)
+				from, to, p.srcBytes+p.dstBytes, tt, runsMin, p.walk().kern, p.walk().stream, tc.kern, tc.stream, p)
 		}
 	}
 }
@@ -850,7 +899,7 @@ func TestBands(t *testing.T) {
 // wholeWalk runs a whole walk of plan over buffers of its own and returns
 // the walker, for the tests that count what a walk staged.
 func wholeWalk(plan *Plan) *walker {
-	w := plan.newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
+	w := plan.walk().newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
 	w.walk(0, 0, 0, false)
 	return w
 }
@@ -922,7 +971,7 @@ func TestImagePlans(t *testing.T) {
 				if !checkPairWith(t, uint64(i), from, to, Options{Threads: threads}, streamMin, tweak) {
 					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 				}
-				if plan.kern != kernTranspose || plan.inner.size != 3 && (plan.outer == nil || plan.outer.size != 3) {
+				if w := plan.walk(); w.kern != kernTranspose || w.inner.size != 3 && (w.outer == nil || w.outer.size != 3) {
 					t.Errorf("%s -> %s: not a transpose with 3 rows or columns\n%s", tc.from, tc.to, plan)
 				}
 			}
@@ -981,8 +1030,8 @@ func TestWidenedUnits(t *testing.T) {
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
-			if plan.unit != tc.unit {
-				t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.unit, tc.unit, plan)
+			if plan.walk().unit != tc.unit {
+				t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.walk().unit, tc.unit, plan)
 			}
 		})
 	}
@@ -1037,10 +1086,11 @@ func TestPackedUnits(t *testing.T) {
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
-			if units := plan.stage == nil; units != tc.units {
+			w := plan.walk()
+			if units := w != nil && w.unit > 1 && plan.from.isPacked(); units != tc.units {
 				t.Errorf("%s -> %s: whole units %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
 			}
-			if plan.stage != nil {
+			if plan.stages() != nil {
 				return
 			}
 			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
@@ -1106,23 +1156,27 @@ func TestWidenedRandom(t *testing.T) {
 		var plan *Plan
 		ran := checkPairWith(t, seed, from, to, opts, []int64{-1, 0}[r.IntN(2)], func(p *Plan) {
 			plan, p.parallelMin = p, 0
-			if p.unit > 1 {
+			w := p.walk()
+			if w == nil { // stages, whose byte plans do not widen
+				return
+			}
+			if w.unit > 1 {
 				widened++
 			}
-			if p.unit > 1 && p.from.isPacked() {
+			if w.unit > 1 && p.from.isPacked() {
 				packed++
 			}
-			if p.part != 0 {
+			if w.part != 0 {
 				parted++
 			}
-			if p.step > 1 {
+			if w.step > 1 {
 				elems++
 			}
 		})
-		if ran && plan.unit > 1 {
+		if w := plan.walk(); ran && w != nil && w.unit > 1 {
 			src := fillRandom(plan.SourceSize(), seed)
 			want := make([]byte, plan.DestinationSize())
-			if err := Reference(want, src, to, from, opts.Pad); err != nil {
+			if err := Reference(want, src, from, to, opts.Pad); err != nil {
 				t.Fatal(err)
 			}
 			checkRunRange(t, seed, plan, src, want, r)
@@ -1154,15 +1208,15 @@ func TestUnitStages(t *testing.T) {
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
-			if units := plan.stage != nil && plan.stage.units != nil; units != tc.units {
+			if units := plan.stages() != nil && plan.stages().units != nil; units != tc.units {
 				t.Errorf("%s -> %s: unit stages %v, want %v\n%s", tc.from, tc.to, units, tc.units, plan)
 			}
 		})
 	}
 }
 
-// TestCopyPlans checks which plans copy the buffer whole (Plan.copies,
-// kernel.Copy): those whose layouts place every byte alike, packed or
+// TestCopyPlans checks which plans copy the buffer whole (copyAll,
+// tilecopy.Copy): those whose layouts place every byte alike, packed or
 // tiled, and not those with padding, a tail, a permutation or a packed
 // last byte that holds padding bits. Each runs against the reference on
 // one and two goroutines.
@@ -1186,8 +1240,8 @@ func TestCopyPlans(t *testing.T) {
 		{"f32[1,64,1]{2,1,0}", "f32[1,64,1]{0,1,2}", Padding{}, true}, // dims of one move nothing
 	} {
 		runVariants(t, 7, c.from, c.to, c.pad, func(p *Plan) {
-			if p.copies != c.copies {
-				t.Errorf("%s -> %s: copies %v, want %v\n%s", c.from, c.to, p.copies, c.copies, p)
+			if p.copies() != c.copies {
+				t.Errorf("%s -> %s: copies %v, want %v\n%s", c.from, c.to, p.copies(), c.copies, p)
 			}
 		})
 	}
@@ -1210,8 +1264,8 @@ func TestCombinedPlans(t *testing.T) {
 		{"u8[5,3,4]{2,1,0}", "u8[5,3,4]{2,1,0:T(*,*,8)}", modeElementwise},
 	} {
 		runVariants(t, 11, c.from, c.to, Padding{}, func(p *Plan) {
-			if p.mode != c.mode {
-				t.Errorf("%s -> %s: mode %d, want %d\n%s", c.from, c.to, p.mode, c.mode, p)
+			if p.walk().mode != c.mode {
+				t.Errorf("%s -> %s: mode %d, want %d\n%s", c.from, c.to, p.walk().mode, c.mode, p)
 			}
 		})
 	}
@@ -1259,7 +1313,7 @@ func TestPlanStringTerms(t *testing.T) {
 		if !strings.Contains(s, "legend: dN is planner dim N") {
 			t.Fatalf("seed %d: no legend:\n%s", seed, s)
 		}
-		if p.unit > 1 {
+		if w := p.walk(); w != nil && w.unit > 1 {
 			united++
 		}
 		line, _, _ = strings.Cut(line, "\n")

@@ -3,7 +3,6 @@ package relayout
 import (
 	"fmt"
 
-	"github.com/tilecopy/tilecopy/internal/mem"
 	"github.com/tilecopy/tilecopy/tiling"
 )
 
@@ -12,19 +11,19 @@ import (
 // dst that holds no element. It is slow and obviously correct: the oracle
 // the planner is tested against. Where the element types differ, each
 // element is converted on its own (see Compile). Errors are those of
-// Compile and Run.
-func Reference(dst, src []byte, to, from Shape, pad Padding) error {
-	return ReferenceOptions(dst, src, to, from, &Options{Pad: pad})
+// Compile and Run. The shapes come in Compile's order: source first.
+func Reference(dst, src []byte, from, to Shape, pad Padding) error {
+	return ReferenceOptions(dst, src, from, to, &Options{Pad: pad})
 }
 
 // ReferenceOptions is Reference with the padding and the conversion
 // options (Saturate) of opts; Threads is ignored. A nil opts is the zero
 // Options.
-func ReferenceOptions(dst, src []byte, to, from Shape, opts *Options) error {
+func ReferenceOptions(dst, src []byte, from, to Shape, opts *Options) error {
 	if opts == nil {
 		opts = &Options{}
 	}
-	fm, tm, pat, err := prepare(to, from, opts.Pad)
+	fm, tm, pat, err := prepare(from, to, opts.Pad)
 	if err != nil {
 		return err
 	}
@@ -66,7 +65,7 @@ func ReferenceOptions(dst, src []byte, to, from Shape, opts *Options) error {
 // prepare checks that from and to describe the same array and returns
 // their index maps (the destination's widened by pad.Widths) and the
 // padding pattern.
-func prepare(to, from Shape, pad Padding) (fm, tm *tiling.Map, pat []byte, err error) {
+func prepare(from, to Shape, pad Padding) (fm, tm *tiling.Map, pat []byte, err error) {
 	if err := sameArray(to, from); err != nil {
 		return nil, nil, nil, err
 	}
@@ -99,20 +98,6 @@ func logicalIndex(m *tiling.Map, off int64, idx, dims []int64) bool {
 		}
 	}
 	return true
-}
-
-// checkBuffers checks buffer lengths and that the buffers do not overlap.
-func checkBuffers(dst, src []byte, dstSize, srcSize int64) error {
-	if int64(len(src)) != srcSize {
-		return fmt.Errorf("%w: source is %d bytes, its shape needs %d", ErrBufferSize, len(src), srcSize)
-	}
-	if int64(len(dst)) != dstSize {
-		return fmt.Errorf("%w: destination is %d bytes, its shape needs %d", ErrBufferSize, len(dst), dstSize)
-	}
-	if mem.Overlap(dst, src) {
-		return ErrOverlap
-	}
-	return nil
 }
 
 // readElement reads element off of buf (laid out by m) into val, as the

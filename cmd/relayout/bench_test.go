@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -75,5 +77,18 @@ func TestBenchRuns(t *testing.T) {
 	code, stdout, _ = runBench("-h")
 	if code != exitOK || !strings.Contains(stdout, "usage: relayout bench") {
 		t.Errorf("-h: status %d, stdout %q", code, stdout)
+	}
+}
+
+// The command draws --plot (with package bench/plot): a plot file of the
+// format its name asks for.
+func TestBenchPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bars.svg")
+	code, _, stderr := runBench("--small", "--runs", "1", "--warmup", "0", "--json", "--plot", path, "C8")
+	if code != exitOK {
+		t.Fatalf("status %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.HasPrefix(b, []byte("<?xml")) {
+		t.Errorf("%s: %d bytes, %v", path, len(b), err)
 	}
 }

@@ -89,7 +89,7 @@ func demoStep(w io.Writer, title string, from, to relayout.Shape, src []byte, op
 	}
 	ran := time.Since(start)
 	ref := make([]byte, p.DestinationSize())
-	if err := relayout.Reference(ref, src, to, from, opts.Pad); err != nil {
+	if err := relayout.Reference(ref, src, from, to, opts.Pad); err != nil {
 		return nil, fmt.Errorf("%s: reference: %w", title, err)
 	}
 	if i := firstDiff(dst, ref); i >= 0 {

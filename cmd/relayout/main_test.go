@@ -416,7 +416,7 @@ func TestConvertPadding(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := make([]byte, p.DestinationSize())
-			if err := relayout.Reference(want, in, to, from, tc.pad); err != nil {
+			if err := relayout.Reference(want, in, from, to, tc.pad); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal([]byte(r.stdout), want) {

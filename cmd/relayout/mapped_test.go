@@ -48,7 +48,7 @@ func reference(t *testing.T, src []byte, from, to relayout.Shape, pad relayout.P
 		t.Fatal(err)
 	}
 	want := make([]byte, p.DestinationSize())
-	if err := relayout.Reference(want, src, to, from, pad); err != nil {
+	if err := relayout.Reference(want, src, from, to, pad); err != nil {
 		t.Fatal(err)
 	}
 	return want

@@ -235,7 +235,7 @@ func TestConvertTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := make([]byte, n)
-		if err := relayout.Reference(want, in, to, from, relayout.Padding{}); err != nil {
+		if err := relayout.Reference(want, in, from, to, relayout.Padding{}); err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()

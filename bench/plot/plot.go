@@ -1,4 +1,7 @@
-package bench
+// Package plot draws the results of package bench with gonum/plot: the
+// plots of relayout bench --plot. It is apart from bench so that a
+// program that imports bench (or relayout) pulls in no plotting library.
+package plot
 
 import (
 	"errors"
@@ -11,16 +14,30 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/plot"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/tilecopy/tilecopy/bench"
 )
 
-// CheckPlotPath reports whether WritePlot can write path: its extension
-// must be .svg, .png or .pdf.
-func CheckPlotPath(path string) error {
+// Plotter is the bench.Plotter that draws with this package: CheckPath
+// and Write.
+type Plotter struct{}
+
+// CheckPlotPath is CheckPath.
+func (Plotter) CheckPlotPath(path string) error { return CheckPath(path) }
+
+// WritePlot is Write.
+func (Plotter) WritePlot(path string, results []bench.Result, kind bench.PlotKind) error {
+	return Write(path, results, kind)
+}
+
+// CheckPath reports whether Write can write path: its extension must be
+// .svg, .png or .pdf.
+func CheckPath(path string) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".svg", ".png", ".pdf":
 		return nil
@@ -28,37 +45,22 @@ func CheckPlotPath(path string) error {
 	return fmt.Errorf("plot file %q: the name must end in .svg, .png or .pdf", path)
 }
 
-// PlotKind is what WritePlot draws.
-type PlotKind int
-
-const (
-	// PlotBars draws one bar per case of the ratio to the copy limit,
-	// peers beside it, and a line at 1.0 for the limit.
-	PlotBars PlotKind = iota
-	// PlotSweep draws GB/s against array size, with the lines of the
-	// copy limit and of copy().
-	PlotSweep
-	// PlotSorted draws the ratios to the copy limit sorted from the
-	// lowest, one point a case: the distribution of random pairs.
-	PlotSorted
-)
-
-// WritePlot draws results as kind says into the file at path, in the
-// format its extension names (see CheckPlotPath).
-func WritePlot(path string, results []Result, kind PlotKind) error {
-	if err := CheckPlotPath(path); err != nil {
+// Write draws results as kind says into the file at path, in the format
+// its extension names (see CheckPath).
+func Write(path string, results []bench.Result, kind bench.PlotKind) error {
+	if err := CheckPath(path); err != nil {
 		return err
 	}
 	if len(results) == 0 {
 		return errors.New("nothing to plot")
 	}
-	var p *plot.Plot
+	var p *gplot.Plot
 	var err error
 	w, h := 7*vg.Inch, 4*vg.Inch
 	switch kind {
-	case PlotSweep:
+	case bench.PlotSweep:
 		p, err = sweepPlot(results)
-	case PlotSorted:
+	case bench.PlotSorted:
 		p, err = sortedPlot(results)
 	default:
 		p, err = ratioPlot(results)
@@ -79,7 +81,7 @@ func WritePlot(path string, results []Result, kind PlotKind) error {
 }
 
 // savePNG writes p as a PNG at 150 dots per inch, sharper than Save's 96.
-func savePNG(p *plot.Plot, w, h vg.Length, path string) (err error) {
+func savePNG(p *gplot.Plot, w, h vg.Length, path string) (err error) {
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(150))
 	p.Draw(draw.New(c))
 	f, err := os.Create(path)
@@ -104,21 +106,29 @@ func seriesColor(name string) color.Color {
 		return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	case "copy()":
 		return color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff}
-	case PeerNaive:
+	case bench.PeerNaive:
 		return color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
-	case PeerGonum:
+	case bench.PeerGonum:
 		return color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
 	}
 	return color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
 }
 
 // title says what was measured and how.
-func title(what string, r Result) string {
-	return fmt.Sprintf("%s (ISA %s, %s, median of %s)", what, r.ISA, count(r.Threads, "thread"), count(r.Runs, "run"))
+func title(what string, r bench.Result) string {
+	return fmt.Sprintf("%s (ISA %s, %s, median of %s)", what, r.ISA, counted(r.Threads, "thread"), counted(r.Runs, "run"))
+}
+
+// counted is n things: "1 run", "5 runs".
+func counted(n int, thing string) string {
+	if n != 1 {
+		thing += "s"
+	}
+	return fmt.Sprintf("%d %s", n, thing)
 }
 
 // peerNames lists the peers measured on any result, in first-seen order.
-func peerNames(results []Result) []string {
+func peerNames(results []bench.Result) []string {
 	var names []string
 	for _, r := range results {
 		for _, p := range r.Peers {
@@ -130,7 +140,7 @@ func peerNames(results []Result) []string {
 	return names
 }
 
-func peerRatio(r Result, name string) (float64, bool) {
+func peerRatio(r bench.Result, name string) (float64, bool) {
 	for _, p := range r.Peers {
 		if p.Name == name {
 			return p.Ratio, true
@@ -139,8 +149,8 @@ func peerRatio(r Result, name string) (float64, bool) {
 	return 0, false
 }
 
-func ratioPlot(results []Result) (*plot.Plot, error) {
-	p := plot.New()
+func ratioPlot(results []bench.Result) (*gplot.Plot, error) {
+	p := gplot.New()
 	p.Title.Text = title("relayout throughput as a fraction of the copy limit", results[0])
 	p.Y.Label.Text = "GB/s ÷ copy limit GB/s"
 	p.Y.Min = 0
@@ -207,8 +217,8 @@ func barLabels(vals plotter.Values) (*plotter.Labels, error) {
 	return l, nil
 }
 
-func sweepPlot(results []Result) (*plot.Plot, error) {
-	p := plot.New()
+func sweepPlot(results []bench.Result) (*gplot.Plot, error) {
+	p := gplot.New()
 	// The pair without its dims, which change along the sweep.
 	pair := results[0].FromTo()
 	if i, j := strings.IndexByte(pair, '['), strings.IndexByte(pair, ']'); 0 <= i && i < j {
@@ -217,24 +227,24 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 	p.Title.Text = title(fmt.Sprintf("relayout %s against array size", pair), results[0])
 	p.X.Label.Text = "source array size"
 	p.Y.Label.Text = "GB/s (bytes read + written)"
-	p.X.Scale = plot.LogScale{}
+	p.X.Scale = gplot.LogScale{}
 	p.X.Tick.Marker = bytesTicks{}
 	// GB/s spans two orders of magnitude from L1 to DRAM: a log axis
 	// keeps the DRAM end readable.
-	p.Y.Scale = plot.LogScale{}
+	p.Y.Scale = gplot.LogScale{}
 	p.Y.Tick.Marker = gbpsTicks{}
 	p.Legend.Top = true
 	type line struct {
 		name string
-		y    func(Result) (float64, bool)
+		y    func(bench.Result) (float64, bool)
 	}
 	lines := []line{
-		{"tilecopy", func(r Result) (float64, bool) { return r.GBps, true }},
-		{"copy limit", func(r Result) (float64, bool) { return r.LimitGBps, true }},
-		{"copy()", func(r Result) (float64, bool) { return r.CopyGBps, true }},
+		{"tilecopy", func(r bench.Result) (float64, bool) { return r.GBps, true }},
+		{"copy limit", func(r bench.Result) (float64, bool) { return r.LimitGBps, true }},
+		{"copy()", func(r bench.Result) (float64, bool) { return r.CopyGBps, true }},
 	}
 	for _, name := range peerNames(results) {
-		lines = append(lines, line{name, func(r Result) (float64, bool) {
+		lines = append(lines, line{name, func(r bench.Result) (float64, bool) {
 			for _, q := range r.Peers {
 				if q.Name == name {
 					return q.GBps, true
@@ -273,14 +283,14 @@ func sweepPlot(results []Result) (*plot.Plot, error) {
 type bytesTicks struct{}
 
 // Ticks returns the ticks between min and max.
-func (bytesTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
+func (bytesTicks) Ticks(lo, hi float64) []gplot.Tick {
+	var ticks []gplot.Tick
 	for e := 0; e < 62; e += 2 {
 		v := math.Ldexp(1, e)
 		if v < lo/1.01 || v > hi*1.01 {
 			continue
 		}
-		ticks = append(ticks, plot.Tick{Value: v, Label: FormatBytes(int64(v))})
+		ticks = append(ticks, gplot.Tick{Value: v, Label: bench.FormatBytes(int64(v))})
 	}
 	return ticks
 }
@@ -289,15 +299,15 @@ func (bytesTicks) Ticks(lo, hi float64) []plot.Tick {
 type gbpsTicks struct{}
 
 // Ticks returns the ticks between min and max, labelled 1, 2, 5, 10, ….
-func (gbpsTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
+func (gbpsTicks) Ticks(lo, hi float64) []gplot.Tick {
+	var ticks []gplot.Tick
 	for e := -3; e <= 6; e++ {
 		for _, m := range []float64{1, 2, 5} {
 			v := m * math.Pow10(e)
 			if v < lo/1.01 || v > hi*1.01 {
 				continue
 			}
-			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+			ticks = append(ticks, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
 		}
 	}
 	return ticks
@@ -305,8 +315,8 @@ func (gbpsTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // sortedPlot draws the ratios of results to the limit, sorted from the
 // lowest, with a line at 1.0 for the limit and the median marked.
-func sortedPlot(results []Result) (*plot.Plot, error) {
-	p := plot.New()
+func sortedPlot(results []bench.Result) (*gplot.Plot, error) {
+	p := gplot.New()
 	p.Title.Text = title(fmt.Sprintf("%d random pairs: fraction of the copy limit", len(results)), results[0])
 	p.X.Label.Text = "pairs, from the slowest"
 	p.Y.Label.Text = "GB/s ÷ copy limit GB/s"
@@ -339,7 +349,7 @@ func sortedPlot(results []Result) (*plot.Plot, error) {
 
 // addLimitLine draws the copy limit, a dashed line at ratio 1.0 from x0
 // to x1, into p and its legend.
-func addLimitLine(p *plot.Plot, x0, x1 float64) error {
+func addLimitLine(p *gplot.Plot, x0, x1 float64) error {
 	one, err := plotter.NewLine(plotter.XYs{{X: x0, Y: 1}, {X: x1, Y: 1}})
 	if err != nil {
 		return err
