@@ -704,7 +704,7 @@ const tinyBlockElems = 32
 
 // tinyGrid transposes every block of the grid g, as TransposeGrid does,
 // where its blocks are rows × cols of at most tinyBlockElems elements of
-// 1, 2, 4 or 8 bytes: one loop over the blocks that moves each element
+// 1, 2, 4, 8 or 16 bytes: one loop over the blocks that moves each element
 // with one load and one store, in place of a kernel choice and call per
 // block (the 2×2 blocks of two (2,1) tiles of bf16 swapping their
 // pairs). It reports false, having moved nothing, for other grids. The
@@ -724,6 +724,8 @@ func tinyGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, r
 		tinyGridOf[uint32](dp, dstStride, sp, srcStride, rows, cols, g)
 	case 8:
 		tinyGridOf[uint64](dp, dstStride, sp, srcStride, rows, cols, g)
+	case 16:
+		tinyGridOf[[2]uint64](dp, dstStride, sp, srcStride, rows, cols, g)
 	default:
 		return false
 	}
@@ -731,8 +733,9 @@ func tinyGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, r
 }
 
 // tinyGridOf is tinyGrid for elements of type T.
-func tinyGridOf[T uint8 | uint16 | uint32 | uint64](dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols int, g Grid) {
-	w := int(unsafe.Sizeof(T(0)))
+func tinyGridOf[T uint8 | uint16 | uint32 | uint64 | [2]uint64](dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols int, g Grid) {
+	var zero T
+	w := int(unsafe.Sizeof(zero))
 	for a := range g.Outer {
 		for b := range g.Inner {
 			d := unsafe.Add(dp, a*g.DstOuter+b*g.DstInner)

@@ -968,7 +968,7 @@ func TestTinyGrid(t *testing.T) {
 		tiny              bool
 	}{
 		{2, 2, 2, true}, {1, 4, 4, true}, {2, 2, 4, true}, {2, 4, 2, true}, {4, 8, 4, true},
-		{8, 1, 3, true}, {1, 32, 1, true}, {4, 3, 11, false}, {2, 8, 8, false}, {3, 2, 2, false},
+		{8, 1, 3, true}, {16, 2, 2, true}, {1, 32, 1, true}, {4, 3, 11, false}, {2, 8, 8, false}, {3, 2, 2, false},
 	} {
 		if got := tinyGrid(tc.width, nil, 0, nil, 0, tc.rows, tc.cols, Grid{}); got != tc.tiny && fastWords {
 			t.Errorf("width %d, %d×%d: tinyGrid took it %v, want %v", tc.width, tc.rows, tc.cols, got, tc.tiny)
