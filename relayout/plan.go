@@ -94,11 +94,16 @@ type executor interface {
 // elements (strided or gather mode), moves them one at a time through
 // the index maps (elementwise) or only fills padding (an empty array).
 type walkPlan struct {
-	*header        // the plan's
-	width   int64  // bytes per element (per unit, when unit > 1)
-	unit    int64  // elements each moved element holds: 1, or the runs widen joins
-	widens  bool   // whether build may widen (not in a staged plan's byte plans)
-	pat     []byte // one padding element, natural width (a unit's, when unit > 1)
+	*header       // the plan's
+	width   int64 // bytes per element (per unit, when unit > 1)
+	unit    int64 // elements each moved element holds: 1, or the runs widen joins
+	widens  bool  // whether build may widen (not in a staged plan's byte plans)
+	// swap is set where the walk moves blocks that both sides hold
+	// turned around (swapUnits); noSwap keeps build from looking for
+	// them.
+	swap   *unitSwap
+	noSwap bool
+	pat    []byte // one padding element, natural width (a unit's, when unit > 1)
 	// step is the offset one moved element spans in the plan's offsets,
 	// strides and tail: 1, or unit where widen keeps them in elements
 	// (see offBytes).
@@ -265,10 +270,8 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		}
 		return p, nil
 	}
-	w := &walkPlan{header: &p.header, pat: pat, widens: widens, unit: 1, step: 1}
+	w := newWalkPlan(p, pat, widens)
 	p.exec = w
-	w.width = int64(to.dtype.ByteWidth())
-	w.tail = [2]int64{product(tm.PhysicalDims()), tm.Elements()}
 	switch {
 	case fm.LogicalCount() == 0:
 		w.mode = modeFill
@@ -279,11 +282,23 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		w.elementTables()
 	default:
 		w.build()
+		if w.swap != nil {
+			p.exec = p.swapWalk(pat, widens)
+			return p, nil
+		}
 		if w.placesAlike() {
 			p.exec = &copyAll{executor: w, parallelism: &p.parallelism}
 		}
 	}
 	return p, nil
+}
+
+// newWalkPlan returns a walk for p, not yet built, with padding element
+// pat; widens says whether build may widen.
+func newWalkPlan(p *Plan, pat []byte, widens bool) *walkPlan {
+	return &walkPlan{header: &p.header, pat: pat, widens: widens, unit: 1, step: 1,
+		width: int64(p.to.dtype.ByteWidth()),
+		tail:  [2]int64{product(p.tm.PhysicalDims()), p.tm.Elements()}}
 }
 
 // placesAlike reports whether a strided plan puts every element at the
@@ -464,6 +479,13 @@ func (p *header) widened() Shape {
 // elements.
 func (p *walkPlan) dimElements(d int) (valid, held int64) {
 	dm := p.dims[d]
+	if u := p.swap; u != nil && (d == u.eDim || d == u.fDim) {
+		k := u.ke
+		if d == u.fDim {
+			k = u.kf
+		}
+		return dm.n * k, dm.e * k
+	}
 	if p.unit <= 1 || d != p.udim {
 		return dm.n, dm.e
 	}
@@ -612,7 +634,12 @@ func (p *walkPlan) build() {
 	}
 	p.orderWithinDims()
 	p.merge()
-	p.widen()
+	if !p.noSwap {
+		p.swap = p.swapUnits()
+	}
+	if p.swap == nil {
+		p.widen()
+	}
 	p.chooseKernel()
 	if p.mode == modeStrided { // gather mode tracks logical indices in the walk
 		p.computeSpans()
