@@ -1,15 +1,16 @@
 // Command kernels writes kernels_amd64.s, the amd64 assembly of package
 // internal/kernel (block transposes, interleaves, a pattern fill and run copies
 // at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2;
-// conversions between f32 and bf16 or f16 at both), with avo (github.com/mmcloughlin/avo).
+// conversions between f32 and bf16 or f16 at both), with avo (github.com/mmcloughlin/avo),
+// and beside it kernels_stubs_amd64.go, the registry of those kernels:
+// their Go prototypes, each with its doc comment and //go:noescape, and
+// the table asmKernels of what each one is (registry.go).
 //
 // Run it from this directory:
 //
 //	go run . -out ../internal/kernel/kernels_amd64.s
 //
-// The Go prototypes, with their doc comments and //go:noescape, stay
-// hand-written in ../internal/kernel/kernels_amd64.go: this command writes no stubs. The
-// kernels use fixed physical registers, as the hand-written assembly it
+// The kernels use fixed physical registers, as the hand-written assembly it
 // replaces did, so avo's register allocator has nothing to do and the
 // output is that assembly instruction for instruction.
 package main
@@ -18,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
@@ -37,13 +39,13 @@ func main() {
 	// A flag set of its own: avo's build package registers its flags
 	// (-out among them) on flag.CommandLine.
 	fs := flag.NewFlagSet("kernels", flag.ExitOnError)
-	out := fs.String("out", "", "write the assembly to `file` (default: standard output)")
+	out := fs.String("out", "", "write the assembly to `file`, and the registry beside it (default: the assembly alone to standard output)")
 	fs.Parse(os.Args[1:]) // ExitOnError: no error returned
 	if fs.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: go run . [-out file]")
 		os.Exit(2)
 	}
-	src, err := generate()
+	src, stubs, err := generate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kernels:", err)
 		os.Exit(1)
@@ -52,6 +54,9 @@ func main() {
 		_, err = os.Stdout.Write(src)
 	} else {
 		err = os.WriteFile(*out, src, 0o644)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(filepath.Dir(*out), stubsFile), stubs, 0o644)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kernels:", err)
@@ -59,20 +64,36 @@ func main() {
 	}
 }
 
+// stubsFile is the name of the registry's Go file, which main writes in
+// the directory of the assembly.
+const stubsFile = "kernels_stubs_amd64.go"
+
 // generate builds every kernel and table, runs avo's passes and returns
-// the Go assembly.
-func generate() ([]byte, error) {
+// the Go assembly and the registry's Go file.
+func generate() (asm, stubs []byte, err error) {
 	g := &gen{Context: build.NewContext()}
 	g.file()
+	if g.err != nil {
+		return nil, nil, g.err
+	}
 	f, err := g.Result()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := pass.Compile.Execute(f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := printer.Config{Argv: strings.Fields(regenerate), Pkg: "kernel"}
-	return printer.NewGoAsm(cfg).Print(f)
+	asm, err = printer.NewGoAsm(cfg).Print(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	stubs, err = printer.NewStubs(cfg).Print(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	stubs, err = g.goFile(stubs)
+	return asm, stubs, err
 }
 
 // file emits the whole assembly file, in the order of the hand-written
@@ -233,6 +254,8 @@ func (g *gen) file() {
 // (g.VMOVDQU and so on) are the context's.
 type gen struct {
 	*build.Context
+	kernels []*kernel // the registry: every function text started
+	err     error     // the first function no family registers
 }
 
 // The general-purpose registers the kernels use, named as Go assembly
@@ -297,11 +320,24 @@ func (g *gen) vmov(l *level) mov {
 }
 
 // text starts the function name with the Go signature sig: NOSPLIT, no
-// frame (every kernel is a leaf that keeps to registers).
+// frame (every kernel is a leaf that keeps to registers). It registers the
+// kernel (registry.go), whose doc comment the prototype takes, with
+// //go:noescape where it takes pointers.
 func (g *gen) text(name, sig string) {
 	g.Function(name)
 	g.Attributes(attr.NOSPLIT)
 	g.SignatureExpr(sig)
+	k, err := g.register(name, sig)
+	if err != nil {
+		if g.err == nil {
+			g.err = err
+		}
+		return
+	}
+	g.Doc(k.doc()...)
+	if strings.Contains(sig, "*") || strings.Contains(sig, "uintptr") {
+		g.Pragma("noescape")
+	}
 }
 
 // params loads arguments into registers: names[i] into regs[i]

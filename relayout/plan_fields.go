@@ -32,7 +32,7 @@ type fieldPlan struct {
 	signed    bool
 	de        int64 // destination elements to a byte: e, or 1 with unpackDst
 	// rangeOnly is set for an unpackDst plan that a whole Run does not
-	// take (see unpackRunMin): only chunk ranges do, so that a mapped run
+	// take (Tuning.UnpackRunBytes): only chunk ranges do, so that a mapped run
 	// holds band-sized temporaries.
 	rangeOnly bool
 	loops     []ploop // the batch loops, strides in elements
@@ -41,7 +41,7 @@ type fieldPlan struct {
 	rows, cols     int64
 	dstRow, srcRow int64
 	// band is how many of a batch's destination rows one chunk moves:
-	// rows, or a multiple of unit() below it (see fieldBandBytes).
+	// rows, or a multiple of unit() below it (Tuning.FieldBandBytes).
 	band         int64
 	onePass      bool  // fields past the caches in whole tiles: kernel.TransposePackedStreaming
 	stream       bool  // the byte transposes write past the caches
@@ -130,52 +130,28 @@ func planFields(p *Plan, st *staged, plan *Plan) *fieldPlan {
 		rows: o.size, cols: in.size, dstRow: o.dst, srcRow: in.src,
 		stream: mid.stream, streamMin: mid.streamMin, parallelism: &p.parallelism,
 	}
-	// Where the level has it, a transpose of onePassMin bytes or more
-	// takes one pass, which reads and writes the array once where the two
-	// passes go through a temporary (relayout bench S1, s4 8192², on one
-	// thread and two, also with TILECOPY_CPU=avx2; u2 and u1 16384²: all
-	// faster in one pass). Only whole tiles (unit() fields each way,
+	// Where the level has it, a transpose of Tuning.PackedOnePassBytes
+	// or more (or the plan's streamMin, which tests lower) takes one
+	// pass, which reads and writes the array once where the two passes go
+	// through a temporary (docs/perf/2026-11-27-tuning-figures.md). Only
+	// whole tiles (unit() fields each way,
 	// destination rows and batches on whole lines) go: the edges of the
 	// one pass go a byte at a time (the tpu preset's short rows untiled
 	// so ran an order of magnitude slower than in two passes).
 	u := f.unit()
-	f.onePass = !unpackDst && p.dstBytes >= min(onePassMin, p.streamMin) && kernel.PackedOnePass() &&
+	t := currentTuning()
+	f.onePass = !unpackDst && p.dstBytes >= min(int64(t.PackedOnePassBytes), p.streamMin) && kernel.PackedOnePass() &&
 		f.rows%u == 0 && f.cols%u == 0 && f.dstRow/e%64 == 0
 	for _, l := range f.loops {
 		f.onePass = f.onePass && l.dst/e%64 == 0
 	}
 	f.band = f.rows
-	if b := fieldBandBytes / (f.cols / e) / u * u; b > 0 && b < f.rows {
+	if b := int64(t.FieldBandBytes) / (f.cols / e) / u * u; b > 0 && b < f.rows {
 		f.band = b
 	}
-	f.rangeOnly = unpackDst && st.srcCount < unpackRunMin
+	f.rangeOnly = unpackDst && st.srcCount < int64(t.UnpackRunBytes)
 	return f
 }
-
-// unpackRunMin is the size of the stages' whole-array temporary (the
-// unpacked source) from which a Run of a field plan with an unpacked
-// destination runs in bands too; below it the stages run faster.
-// Transposed to a byte an element (relayout bench), the stages ran as
-// fast as the bands or faster for s4 4096², s4 [2,4096,4096] and s4
-// 8192², the bands a little faster for u2 and u1 16384².
-const unpackRunMin = 128 << 20
-
-// fieldBandBytes is about how large a chunk's temporary may grow: a
-// batch whose temporary would be larger runs in bands of its destination
-// rows, each through a temporary of about that size, so that a mapped
-// run goes in steps of bounded memory. Bands that keep the temporary in
-// L2 are slower, not faster: s4 8192² transposed (S1, a 32 MiB temporary
-// whole; relayout bench) ran about as fast whole as in bands of 8 MiB or
-// of 256 KiB, and slower in bands of 16 MiB and of 1 to 4 MiB.
-const fieldBandBytes = 8 << 20
-
-// onePassMin is the packed destination size from which a field plan
-// takes the one-pass transpose, which writes with
-// non-temporal stores: s4 transposed (relayout bench, two passes against
-// one) ran about even at 1024² (512 KiB) and faster in one pass from
-// 2048² on, most at 4096² (8 MiB), where the two passes do not stream. (A
-// plan's streamMin, which tests lower, lowers it too.)
-const onePassMin = 1 << 20
 
 // unit is the step of band sizes, the destination rows of a tile of the
 // one pass: 64 bytes of source fields (the register block of its byte

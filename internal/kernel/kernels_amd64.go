@@ -10,255 +10,6 @@ import (
 	"unsafe"
 )
 
-// The amd64 transpose micro-kernels. Each one transposes n register blocks
-// lying one after another along a strip of the source:
-//
-//	block k reads  bj source rows from src + k*bi*width (bi elements each)
-//	        writes bi destination rows from dst + k*bi*dstStride (bj elements each)
-//
-// where bi × bj is the kernel's register block (kernelShape).
-//
-// Preconditions (the Go side checks them, the assembly does not): n ≥ 1;
-// every byte read and written lies inside the caller's slices. The CPU has
-// the feature the kernel's name says (AVX512 also means BW and DQ;
-// transpose1AVX512 also needs VBMI).
-
-//go:noescape
-func transpose1AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose1RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose2RowsAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-// The record transposes (elements of a width that is no power of two, 3
-// to 15 bytes) read and write only the records' bytes, under a mask; they
-// need VBMI.
-
-//go:noescape
-func transpose3AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose5AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose6AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose7AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose9AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose10AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose11AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose12AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose13AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose14AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose15AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-// recordKernels are the record transposes by width.
-var recordKernels = [16]func(dst *byte, dstStride int, src *byte, srcStride int, n int){
-	3: transpose3AVX512, 5: transpose5AVX512, 6: transpose6AVX512, 7: transpose7AVX512,
-	9: transpose9AVX512, 10: transpose10AVX512, 11: transpose11AVX512, 12: transpose12AVX512,
-	13: transpose13AVX512, 14: transpose14AVX512, 15: transpose15AVX512,
-}
-
-// The AVX2 record transposes, of RGB pixels of 1-, 2- and 4-byte
-// channels: a block is n = 32/slot source rows of 24 bytes, read and
-// written under dword masks (kernels/records.go, transposeRecordAVX2).
-
-//go:noescape
-func transpose3AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose6AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose12AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-// recordKernelsAVX2 are the AVX2 record transposes by width.
-var recordKernelsAVX2 = [16]func(dst *byte, dstStride int, src *byte, srcStride int, n int){
-	3: transpose3AVX2, 6: transpose6AVX2, 12: transpose12AVX2,
-}
-
-//go:noescape
-func transpose1AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-// The narrow kernels of 4-byte elements: To<k> writes k destination rows
-// (bi = k), From<k> reads k source rows (bj = k), for the blocks of the
-// tpu preset's tiles seen from a column-major array (kernels/narrow.go).
-
-//go:noescape
-func transpose4To2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4To4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From2AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4To2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4To4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From2AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-//go:noescape
-func transpose4From8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
-
-// The streaming twins of the AVX-512 kernels of 4-, 8- and 16-byte
-// elements, whose block reads one whole line of each of its source rows
-// and writes one of each of its destination rows (bi*width = bj*width =
-// 64): their n blocks lie one after another down the source,
-//
-//	block k reads  bj source rows from src + k*bj*srcStride (bi elements each)
-//	        writes 64 bytes of bi destination rows from dst + k*64
-//
-// with VMOVNTDQ, without a fence (storeFence follows the last call), and
-// before each block they prefetch bi lines, walking runs of pfN bytes
-// pfStride apart from pf (kernels/transpose.go, transposeStreamKernel).
-// Preconditions: those of the kernels, dst and dstStride multiples of
-// 64, pfN ≥ 64 (prefetches never fault, so the walk may run past the
-// caller's slices).
-
-//go:noescape
-func transpose4StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-// transpose4StreamAVX2, transpose8StreamAVX2 and transpose16StreamAVX2
-// are the streaming kernels of AVX2, with the same block and contract as
-// those of AVX-512: four AVX2 squares a block, so that each source line
-// is read whole within it (kernels/transpose.go, transposeLinesAVX2).
-
-//go:noescape
-func transpose4StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose8StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose16StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
-
-// The skew twins of the streaming kernels, for destination rows that
-// start anywhere (a start or stride no multiple of 64): block k's bi rows
-// of 64 bytes start on no line boundary, so each row's line is the one
-// that ends inside them and starts inside block k-1, which the call
-// before left (or the caller put) at prev, 64 bytes a row. For row r of
-// the strip, rows holds two int64s: off, where that line starts from
-// dst + k*64 (r*dstStride plus the row's offset to its first line
-// boundary, minus 64), and add, the dword permute's index offset: 16 plus
-// that boundary offset in dwords. Block k's rows end at prev.
-// Preconditions: those of the streaming kernels, except that dst and
-// dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
-
-//go:noescape
-func transpose4SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-//go:noescape
-func transpose8SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-//go:noescape
-func transpose16SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-// The skew twins of the AVX2 streaming kernels. Without a two-register
-// permute they join each line in memory: prev holds 128 bytes a row, the
-// block before's 64 and room for this one's (kernels/transpose.go,
-// transposeSkewAVX2); the rows table is the AVX-512 twins'.
-
-//go:noescape
-func transpose4SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-//go:noescape
-func transpose8SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-//go:noescape
-func transpose16SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
-
-// storeFence is SFENCE: it orders the streaming kernels' stores before
-// the stores that follow.
-func storeFence()
-
-// copyRunsNTPrefetch copies rows runs of n bytes, run k from
-// src+k*srcStride to dst+k*dstStride, with non-temporal stores followed by
-// SFENCE, and prefetches one line per line it copies, walking runs of pfN
-// bytes at stride pfStride from pf. Preconditions: AVX2; rows ≥ 1; n ≥ 64
-// and a multiple of 64; dst and dstStride multiples of 32; every byte
-// copied inside the caller's slices; pfN ≥ 64 (prefetches never fault, so
-// pf needs no bounds).
-//
-//go:noescape
-func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-// copyRunsAhead copies rows runs of n bytes, run k from src+k*srcStride
-// to dst+k*dstStride, with ordinary stores, and for each 64 bytes it
-// copies prefetches the line ahead bytes past the source. Preconditions:
-// AVX2; rows ≥ 1; n ≥ 32 and a multiple of 32; every byte copied inside
-// the caller's slices.
-//
-//go:noescape
-func copyRunsAhead(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, ahead int)
-
 // copyRunsAheadFast is CopyRunsAhead after its checks (rows, n ≥ 1): the
 // assembly takes the whole 32-byte pieces of runs of 64 bytes or more,
 // the generic copy the rest.
@@ -275,39 +26,6 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 }
 
 func prefetching() bool { return useAVX2 }
-
-// copyRunsStreamAVX512 and copyRunsStreamAVX2 copy steps × rows runs of
-// n bytes, run (s, r) from src+s*srcStep+r*srcStride to
-// dst+s*dstStep+r*dstStride, writing each run's whole destination lines
-// with non-temporal stores, which they leave unfenced (streamRuns fences
-// them unless its caller will). For each line they
-// stream they prefetch the next line of a walk from pf: runs of pfN
-// bytes, pfRows of them pfStride apart, then pfSkip bytes on from the end
-// of the group's last run (past its start by pfRows*pfStride) to the next
-// group's first. Preconditions: rows, steps, pfRows ≥ 1; n ≥ 64; pfN ≥ 1;
-// every byte copied inside the caller's slices; the feature the name
-// says. pf is an address, not a pointer: the walk may run past the
-// caller's slices (prefetches never fault).
-//
-// The part lines at a run's ends go as ends says (bothEnds for runs that
-// stand alone; see runEnds). With bit 0 set, ordinary stores write the
-// one at its start; without it, that line is written whole from the 64
-// source bytes that end at its first line boundary, which begin before
-// the run: the last call left its part line there. With bit 1 set,
-// ordinary stores write the part line at its end; without it, that line
-// is left for the next call: the run's last 64 bytes are copied to the 64
-// before the run. Without either bit, n is a multiple of 64, the next
-// call continues the rows from the same source offsets, and the 64 bytes
-// before each source run are the caller's. With bit 2 (exactEnds) as well
-// as bits 0 and 1, the AVX-512 kernel stores only the part lines' own
-// bytes, under masks, so that no line takes both ordinary and
-// non-temporal stores.
-//
-//go:noescape
-func copyRunsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
-
-//go:noescape
-func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pf uintptr, pfStride int, pfN int, pfRows int, pfSkip int, ends int)
 
 // bothEnds is the ends of copyRunsStream's runs that stand alone: each
 // writes the part lines at both its ends with ordinary stores.
@@ -330,17 +48,6 @@ func runEnds(first, last bool) int {
 	}
 	return ends
 }
-
-// joinRunsStream copies steps × rows runs of n bytes (16 or 32) to a
-// contiguous destination a step, run r of step s from src + s*srcStep +
-// r*srcStride to dst + s*dstStep + r*n, joining 64/n runs into each
-// destination line, which it writes with non-temporal stores (unfenced).
-// Before each run it prefetches the source pfAhead bytes on.
-// Preconditions: AVX2; rows*n a multiple of 64; steps ≥ 1; dst and
-// dstStep multiples of 64; every byte copied inside the caller's slices.
-//
-//go:noescape
-func joinRunsStream(dst *byte, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pfAhead int)
 
 // joinable reports whether copyRunsStreamingFast writes the grid with
 // joinRunsStream: runs of 16 or 32 bytes, contiguous in the destination,
@@ -426,22 +133,6 @@ func streamRuns(dst *byte, dstStride int, src *byte, srcStride int, n, rows, ste
 
 func streaming() bool { return useAVX2 }
 
-// unpack4AVX2 unpacks n bytes of 4-bit fields (two to a byte, the first
-// in the high nibble) from src into 2n bytes at dst, one field a byte:
-// the bits under mask, sign-extended from the bit sign (0 for
-// zero-extended). Preconditions: AVX2; n ≥ 32 and a multiple of 32;
-// every byte inside the caller's slices.
-//
-//go:noescape
-func unpack4AVX2(dst *byte, src *byte, n int, mask, sign byte)
-
-// pack4AVX2 packs the low nibbles of 2n bytes from src into n bytes at
-// dst, two to a byte, the first in the high nibble. Preconditions: AVX2;
-// n ≥ 32 and a multiple of 32; every byte inside the caller's slices.
-//
-//go:noescape
-func pack4AVX2(dst *byte, src *byte, n int)
-
 // unpack4Asm unpacks the whole 64-element pieces of n 4-bit fields with
 // the AVX2 kernel and returns how many elements it did (none without
 // AVX2); pack4Asm packs them. The kernel handles 64 fields with a few
@@ -465,107 +156,6 @@ func pack4Asm(dst, src []byte, n int) int {
 	pack4AVX2(&dst[0], &src[0], m/2)
 	return m
 }
-
-// interleave8Pack4AVX512 and interleave8Pack4AVX2 pack n chunks of 8
-// source rows (64 or 32 bytes of each row a chunk) into words of nibbles
-// (PackRows8); unpack4Deinterleave8AVX512 and unpack4Deinterleave8AVX2
-// are the inverse (UnpackRows8), keeping the bits under mask of each
-// field and sign-extending from the bit sign. Preconditions: the level
-// (with VBMI for AVX-512); n ≥ 1; every byte inside the caller's slices.
-//
-//go:noescape
-func interleave8Pack4AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave8Pack4AVX2(dst *byte, src *byte, srcStride int, n int)
-
-// interleave8Pack4StreamAVX512 and interleave8Pack4StreamAVX2 are the
-// packing kernels with non-temporal stores, not fenced, which prefetch
-// each chunk's rows ahead bytes on unless ahead is 0 (Stream.Ahead).
-// Preconditions as well: dst a multiple of 64.
-//
-//go:noescape
-func interleave8Pack4StreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
-
-//go:noescape
-func interleave8Pack4StreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
-
-//go:noescape
-func unpack4Deinterleave8AVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
-
-//go:noescape
-func unpack4Deinterleave8AVX2(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
-
-// unpack4Deinterleave8StreamAVX512 is unpack4Deinterleave8AVX512 with
-// non-temporal stores, not fenced. Preconditions as well: dst and
-// dstStride multiples of 64.
-//
-//go:noescape
-func unpack4Deinterleave8StreamAVX512(dst *byte, dstStride int, src *byte, n int, mask, sign byte)
-
-// interleave8NibblesAVX512 and interleave8NibblesAVX2 lay out n chunks
-// of 8 packed rows of 4-bit fields (64 or 32 bytes of each row a chunk)
-// as words of nibbles (InterleaveNibbles8); deinterleave8NibblesAVX512
-// and deinterleave8NibblesAVX2 do the inverse (DeinterleaveNibbles8).
-// The Stream versions write with non-temporal stores, not fenced, and
-// the interleaves prefetch each chunk's rows ahead bytes on unless ahead
-// is 0 (Stream.Ahead). Preconditions: the level (AVX-512 with VBMI, or
-// AVX2); n ≥ 1; every
-// byte inside the caller's slices; for the Stream versions, the written
-// rows (or dst) aligned to 64 bytes.
-//
-//go:noescape
-func interleave8NibblesAVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave8NibblesAVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave8NibblesStreamAVX512(dst *byte, src *byte, srcStride int, n int, ahead int)
-
-//go:noescape
-func interleave8NibblesStreamAVX2(dst *byte, src *byte, srcStride int, n int, ahead int)
-
-//go:noescape
-func deinterleave8NibblesAVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave8NibblesAVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave8NibblesStreamAVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave8NibblesStreamAVX2(dst *byte, dstStride int, src *byte, n int)
-
-// splitFieldsBNTPrefetchAVX512 and splitFieldsBNTPrefetchAVX2 (B = 1,
-// 2, 4) are the last step of TransposePacked's one pass: for each of
-// rows source runs of n bytes (a multiple of 64e, e = 8/B), srcStride
-// apart, byte q of destination row e*r+f packs field f of bytes e*q to
-// e*q+e-1 of run r, the first in the high bits: n/e bytes a row, rows
-// dstStride apart, with non-temporal stores, then SFENCE; they
-// prefetch one line per line written, walking runs of pfN bytes at
-// stride pfStride from pf. Preconditions: AVX-512 with VBMI, or AVX2;
-// rows ≥ 1; dst and dstStride multiples of 64; every byte inside the
-// caller's slices; pfN ≥ 64.
-//
-//go:noescape
-func splitFields1NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func splitFields1NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func splitFields2NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func splitFields2NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func splitFields4NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
-
-//go:noescape
-func splitFields4NTPrefetchAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 
 // splitFieldsKernel returns the split kernel of bits-bit fields at the
 // level in use (AVX2 or up).
@@ -731,35 +321,6 @@ func fenceStream(st *Stream, stream bool) {
 	}
 }
 
-// transposeFields1AVX2, transposeFields2AVX2 and transposeFields4AVX2
-// transpose the 8×8, 4×4 or 2×2 blocks of 1-, 2- or 4-bit fields of
-// groups of e = 8, 4 or 2 rows (TransposeFields): for each group, n
-// chunks of 32 bytes of each row, row m at src + m*srcStride, to e*32
-// bytes of dst a chunk; the next group's rows start e*srcStride further
-// on, its output dstStep bytes further on. masks points at the masks of
-// fieldSwaps(bits), in order. The Stream versions write with VMOVNTDQ
-// and end with SFENCE. Preconditions: AVX2; n, groups ≥ 1; every byte
-// inside the caller's slices; for the Stream versions, dst and dstStep
-// multiples of 32.
-//
-//go:noescape
-func transposeFields1AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
-//go:noescape
-func transposeFields2AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
-//go:noescape
-func transposeFields4AVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
-//go:noescape
-func transposeFields1StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
-//go:noescape
-func transposeFields2StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
-//go:noescape
-func transposeFields4StreamAVX2(dst *byte, src *byte, srcStride int, n int, groups int, dstStep int, masks *uint64)
-
 // fieldKernel runs the field transpose of bits-bit fields, streaming
 // or not. It calls each kernel directly, not through a table of func
 // values, so that masks stays on the caller's stack: through a table it
@@ -780,33 +341,6 @@ func fieldKernel(bits int, stream bool, dst *byte, src *byte, srcStride int, n i
 		transposeFields4AVX2(dst, src, srcStride, n, groups, dstStep, masks)
 	}
 }
-
-// transposeFieldsShort1AVX2, transposeFieldsShort2AVX2 and
-// transposeFieldsShort4AVX2 are the field transposes of short rows
-// (ShortFieldRows): n 64-byte blocks of whole groups of rows from src to
-// dst, each 32 bytes shuffled with the 32 bytes at perm (fieldPerm) and
-// then swapped with the masks at masks, as transposeFieldsBAVX2 does.
-// The Stream versions write with VMOVNTDQ and end with SFENCE.
-// Preconditions: AVX2; n ≥ 1; every byte inside the caller's slices;
-// for the Stream versions, dst a multiple of 32.
-//
-//go:noescape
-func transposeFieldsShort1AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
-
-//go:noescape
-func transposeFieldsShort2AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
-
-//go:noescape
-func transposeFieldsShort4AVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
-
-//go:noescape
-func transposeFieldsShort1StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
-
-//go:noescape
-func transposeFieldsShort2StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
-
-//go:noescape
-func transposeFieldsShort4StreamAVX2(dst *byte, src *byte, n int, perm *byte, masks *uint64)
 
 // shortFieldKernel runs the short-row field transpose of bits-bit
 // fields, streaming or not, calling each kernel directly (as
@@ -864,49 +398,6 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 		transposeFieldsGeneric(dst, src, srcStride, rows, n, 32*chunks, bits)
 	}
 }
-
-// The interleaves: Transpose of rows × C (C = 2 or 4) with a contiguous
-// destination. interleaveCxW reads n chunks of C source rows (64 bytes of
-// each row per chunk with AVX-512, 32 with AVX2) and writes them to dst
-// element by element (W bytes each). Preconditions: n ≥ 1; every byte
-// inside the caller's slices; the feature the name says (the 1-byte
-// AVX-512 ones need VBMI, the 2-byte ones BW).
-
-//go:noescape
-func interleave2x1AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave2x1AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave2x2AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave2x2AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave2x4AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave2x4AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x1AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x1AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x2AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x2AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x4AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave4x4AVX2(dst *byte, src *byte, srcStride int, n int)
 
 // weaveChunk is how many elements of width bytes one step of the
 // interleave and de-interleave kernels moves per row at the level in use
@@ -1072,196 +563,6 @@ func fenceGrid(g Grid, stream bool) {
 	}
 }
 
-// The grids of the interleaves and de-interleaves: the kernel of the same
-// name without Grid, run on each block of a grid of outer × inner blocks
-// (block (a, b) at dst + a*dstOuter + b*dstInner and src + a*srcOuter +
-// b*srcInner, each of n chunks). With stream they write with VMOVNTDQ,
-// which their caller fences (fenceGrid), otherwise with the plain
-// kernel's stores. The interleaves prefetch each chunk's source rows
-// ahead bytes on, unless ahead is 0 (prefetchAhead; a prefetch never
-// faults, so any value will do). Preconditions: those of the plain
-// kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned (the destination corners, strides and
-// steps multiples of the vector size).
-//
-//go:noescape
-func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-
-//go:noescape
-func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-//go:noescape
-func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-// The de-interleaves: Transpose of R × cols (R = 2 or 4) with a contiguous
-// source. deinterleaveRxW splits n chunks of the source (R*64
-// bytes per chunk with AVX-512, R*32 with AVX2) into R destination rows, W
-// bytes per element. Preconditions: n ≥ 1; every byte inside the caller's
-// slices; the feature the name says (the 1-byte AVX-512 ones need VBMI,
-// the 2-byte ones BW).
-
-//go:noescape
-func deinterleave2x1AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave2x1AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave2x2AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave2x2AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave2x4AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave2x4AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x1AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x1AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x2AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x2AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x4AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
-
-// interleave8x1AVX512 and interleave8x1AVX2 interleave 8 source rows of
-// bytes, chunk by chunk as the other interleaves do;
-// deinterleave8x1AVX512 and deinterleave8x1AVX2 split a stream of groups
-// of 8 bytes into 8 rows. They tile bytes to T(8,128)(8,1) and untile,
-// the passes next to the packing of the tpu preset's 4-bit layout.
-//
-//go:noescape
-func interleave8x1AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave8x1AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave8x1AVX2(dst *byte, dstStride int, src *byte, n int)
-
-// The 3-way weaves: interleave3xW reads n chunks of 3 source rows (64
-// bytes of each a chunk with AVX-512, 32 with AVX2) and writes them to dst
-// element by element (W bytes each); deinterleave3xW splits n chunks of
-// the source (192 or 96 bytes) into 3 destination rows. Three planes of
-// an image (channels first) and its stream of pixels (channels last) are
-// the shape. Preconditions: n ≥ 1; every byte inside the caller's slices;
-// the feature the name says (the 1-byte AVX-512 ones need VBMI, the
-// 2-byte ones BW).
-
-//go:noescape
-func interleave3x1AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave3x1AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave3x2AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave3x2AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave3x4AVX512(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func interleave3x4AVX2(dst *byte, src *byte, srcStride int, n int)
-
-//go:noescape
-func deinterleave3x1AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave3x1AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave3x2AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave3x2AVX2(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
-
-//go:noescape
-func deinterleave3x4AVX2(dst *byte, dstStride int, src *byte, n int)
-
 // deinterleaveAsm runs the de-interleave into rows (2, 3 or 4 of width-byte
 // elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
 // use over cols elements, and returns how many it did (a multiple of its
@@ -1319,14 +620,6 @@ func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols 
 	return n * chunk
 }
 
-// fillRunsAVX2 writes rows runs of n bytes at stride dstStride, each a
-// repetition of the pattern whose copies fill pat. Preconditions: AVX2;
-// n ≥ 1 and rows ≥ 1; the pattern's length divides 32 and n; every byte
-// inside the caller's slice.
-//
-//go:noescape
-func fillRunsAVX2(dst *byte, dstStride int, n int, rows int, pat *[32]byte)
-
 // fillAsm runs fillRunsAVX2 and reports true, or reports false if the
 // level in use has no such kernel.
 func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool {
@@ -1340,42 +633,52 @@ func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool {
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = true
 
-// A kernelID names one micro-kernel; 0 is none (the generic path).
-type kernelID uint8
+// A kernelID names one transpose micro-kernel: 0 is none (the generic
+// path); 1+id is the registry's kernel id (asmKernels, generated in
+// kernels_stubs_amd64.go), for the kernels of kinds asmTranspose,
+// asmTransposeRows, asmTransposeTo and asmTransposeFrom, which strip runs;
+// the line kernels follow the registry's.
+type kernelID uint16
 
+// The micro-kernels the Go side names; the record transposes (3- to
+// 15-byte elements that are no power of two) it finds in the registry
+// (plainKernels).
 const (
-	kNone kernelID = iota
-	k1AVX512
-	k2AVX512
-	k4AVX512
-	k8AVX512
-	k16AVX512
-	k4AVX2
-	k8AVX2
-	k16AVX2
-	k1RowsAVX512
-	k2RowsAVX512
-	k1AVX2
-	k2AVX2
-	k4To2AVX512
-	k4To4AVX512
-	k4From2AVX512
-	k4From4AVX512
-	k4From8AVX512
-	k4To2AVX2
-	k4To4AVX2
-	k4From2AVX2
-	k4From4AVX2
-	k4From8AVX2
+	kNone         kernelID = 0
+	k1AVX512               = 1 + kernelID(idTranspose1AVX512)
+	k2AVX512               = 1 + kernelID(idTranspose2AVX512)
+	k4AVX512               = 1 + kernelID(idTranspose4AVX512)
+	k8AVX512               = 1 + kernelID(idTranspose8AVX512)
+	k16AVX512              = 1 + kernelID(idTranspose16AVX512)
+	k4AVX2                 = 1 + kernelID(idTranspose4AVX2)
+	k8AVX2                 = 1 + kernelID(idTranspose8AVX2)
+	k16AVX2                = 1 + kernelID(idTranspose16AVX2)
+	k1RowsAVX512           = 1 + kernelID(idTranspose1RowsAVX512)
+	k2RowsAVX512           = 1 + kernelID(idTranspose2RowsAVX512)
+	k1AVX2                 = 1 + kernelID(idTranspose1AVX2)
+	k2AVX2                 = 1 + kernelID(idTranspose2AVX2)
+	k4To2AVX512            = 1 + kernelID(idTranspose4To2AVX512)
+	k4To4AVX512            = 1 + kernelID(idTranspose4To4AVX512)
+	k4From2AVX512          = 1 + kernelID(idTranspose4From2AVX512)
+	k4From4AVX512          = 1 + kernelID(idTranspose4From4AVX512)
+	k4From8AVX512          = 1 + kernelID(idTranspose4From8AVX512)
+	k4To2AVX2              = 1 + kernelID(idTranspose4To2AVX2)
+	k4To4AVX2              = 1 + kernelID(idTranspose4To4AVX2)
+	k4From2AVX2            = 1 + kernelID(idTranspose4From2AVX2)
+	k4From4AVX2            = 1 + kernelID(idTranspose4From4AVX2)
+	k4From8AVX2            = 1 + kernelID(idTranspose4From8AVX2)
 	// The blocks of the AVX2 streaming kernels, a line of each source
-	// and destination row: plainly, two blocks of the AVX2 kernel.
-	k4LinesAVX2
-	k8LinesAVX2
-	k16LinesAVX2
-	// kRecordAVX512 + w is the record transpose of w-byte elements (w
-	// from 3 to 15, no power of two): recordKernels[w].
-	kRecordAVX512
+	// and destination row: plainly, two blocks of the AVX2 kernel
+	// (lineKernels).
+	k4LinesAVX2  = 1 + kernelID(numAsmKernels)
+	k8LinesAVX2  = k4LinesAVX2 + 1
+	k16LinesAVX2 = k4LinesAVX2 + 2
+	numKernelIDs = k4LinesAVX2 + 3
 )
+
+// lineKernels[k-k4LinesAVX2] is the AVX2 kernel two of whose blocks make
+// one of line kernel k.
+var lineKernels = [...]kernelID{k4AVX2, k8AVX2, k16AVX2}
 
 // recordSlot is the slot the record transposes spread a w-byte record
 // to: the power of two from w up, 4 at least.
@@ -1387,10 +690,6 @@ func recordSlot(w int) int {
 	return slot
 }
 
-// kRecordAVX2 + w is the AVX2 record transpose of w-byte elements (3, 6
-// or 12): recordKernelsAVX2[w].
-const kRecordAVX2 = kRecordAVX512 + 16
-
 // kernelShape is a micro-kernel's register block: bi destination rows
 // (source elements) by bj destination columns (source rows).
 type kernelShape struct {
@@ -1398,7 +697,7 @@ type kernelShape struct {
 	name   string
 }
 
-var shapes = [kRecordAVX2 + 16]kernelShape{
+var shapes = [numKernelIDs]kernelShape{
 	kNone:     {0, 0, "generic"},
 	k1AVX512:  {16, 64, "avx512 64x16 (vpermb, dword 16x16)"},
 	k2AVX512:  {16, 32, "avx512 32x16 (vpermw, dword 16x16)"},
@@ -1430,49 +729,53 @@ var shapes = [kRecordAVX2 + 16]kernelShape{
 	k16LinesAVX2:  {4, 4, "avx2 4x4 (four 2x2)"},
 }
 
+// The registry's plain transposes by level and element width, its
+// kernels of kind asmTranspose: plainKernels[0][w] needs AVX-512 (and
+// VBMI where plainVBMI[w] says so), plainKernels[1][w] AVX2; kNone where
+// the level has none for w. stripKernels[k] is the function of kernel
+// k (strip), for every kernel of the four kinds strip runs. init fills
+// them, and the shapes of the record transposes, from asmKernels.
+var (
+	plainKernels [2][16 + 1]kernelID
+	plainVBMI    [16 + 1]bool
+	stripKernels [numKernelIDs]func(dst *byte, dstStride int, src *byte, srcStride int, n int)
+)
+
 func init() {
-	// The record transposes: n = 64/slot records of each of n source
-	// rows, the slot the power of two above the record.
-	for w, f := range recordKernels {
-		if f != nil {
-			slot := recordSlot(w)
-			n := 64 / slot
-			shapes[kRecordAVX512+kernelID(w)] = kernelShape{n, n, fmt.Sprintf("avx512 %dx%d (%d-byte slots, vpermb)", n, n, slot)}
+	for id, e := range asmKernels {
+		k := 1 + kernelID(id)
+		switch e.kind {
+		case asmTranspose, asmTransposeRows, asmTransposeTo, asmTransposeFrom:
+			stripKernels[k] = e.fn.(func(dst *byte, dstStride int, src *byte, srcStride int, n int))
 		}
-	}
-	for w, f := range recordKernelsAVX2 {
-		if f != nil {
-			slot := recordSlot(w)
-			n := 32 / slot
-			shapes[kRecordAVX2+kernelID(w)] = kernelShape{n, n, fmt.Sprintf("avx2 %dx%d (%d-byte slots, vpshufb)", n, n, slot)}
+		if e.kind != asmTranspose {
+			continue
+		}
+		l, vector, shuffle := 1, 32, "vpshufb"
+		if e.level == levelAVX512 {
+			l, vector, shuffle = 0, 64, "vpermb"
+			plainVBMI[e.width] = e.flags&asmVBMI != 0
+		}
+		plainKernels[l][e.width] = k
+		if e.width&(e.width-1) != 0 {
+			// A record transpose: n = vector/slot records of each of
+			// n source rows, the slot the power of two above the record.
+			slot := recordSlot(e.width)
+			n := vector / slot
+			shapes[k] = kernelShape{n, n, fmt.Sprintf("%s %dx%d (%d-byte slots, %s)", e.level, n, n, slot, shuffle)}
 		}
 	}
 }
 
 // transposeKernel picks the micro-kernel for width-byte elements at the
-// level in use.
+// level in use: the registry's plain transpose of the best level the
+// CPU lets it use.
 func transposeKernel(width int) kernelID {
-	if useVBMI && width < len(recordKernels) && recordKernels[width] != nil {
-		return kRecordAVX512 + kernelID(width)
+	if width >= len(plainVBMI) {
+		return kNone
 	}
-	if useAVX2 && width < len(recordKernelsAVX2) && recordKernelsAVX2[width] != nil {
-		return kRecordAVX2 + kernelID(width)
-	}
-	if useAVX512 {
-		switch width {
-		case 1:
-			if useVBMI {
-				return k1AVX512
-			}
-		case 2:
-			return k2AVX512
-		case 4:
-			return k4AVX512
-		case 8:
-			return k8AVX512
-		case 16:
-			return k16AVX512
-		}
+	if k := plainKernels[0][width]; k != kNone && useAVX512 && (useVBMI || !plainVBMI[width]) {
+		return k
 	}
 	return avx2Kernel(width)
 }
@@ -1480,22 +783,10 @@ func transposeKernel(width int) kernelID {
 // avx2Kernel is the AVX2 micro-kernel for width-byte elements, kNone
 // without AVX2.
 func avx2Kernel(width int) kernelID {
-	if !useAVX2 {
+	if !useAVX2 || width >= len(plainVBMI) {
 		return kNone
 	}
-	switch width {
-	case 1:
-		return k1AVX2
-	case 2:
-		return k2AVX2
-	case 4:
-		return k4AVX2
-	case 8:
-		return k8AVX2
-	case 16:
-		return k16AVX2
-	}
-	return kNone
+	return plainKernels[1][width]
 }
 
 // narrowKernels are the kernels for blocks of 4-byte elements too small
@@ -1528,7 +819,7 @@ func fitKernel(width, rows, cols int) kernelID {
 }
 
 // isAVX512 reports whether narrow kernel k needs AVX-512.
-func isAVX512(k kernelID) bool { return k >= k4To2AVX512 && k <= k4From8AVX512 }
+func isAVX512(k kernelID) bool { return asmKernels[k-1].level == levelAVX512 }
 
 func kernelName(width int) string {
 	name := shapes[transposeKernel(width)].name
@@ -1559,62 +850,11 @@ func kernelName(width int) string {
 
 // strip runs kernel k on n blocks.
 func strip(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, n int) {
-	switch k {
-	case k1AVX512:
-		transpose1AVX512(dst, dstStride, src, srcStride, n)
-	case k2AVX512:
-		transpose2AVX512(dst, dstStride, src, srcStride, n)
-	case k4AVX512:
-		transpose4AVX512(dst, dstStride, src, srcStride, n)
-	case k8AVX512:
-		transpose8AVX512(dst, dstStride, src, srcStride, n)
-	case k16AVX512:
-		transpose16AVX512(dst, dstStride, src, srcStride, n)
-	case k1RowsAVX512:
-		transpose1RowsAVX512(dst, dstStride, src, srcStride, n)
-	case k2RowsAVX512:
-		transpose2RowsAVX512(dst, dstStride, src, srcStride, n)
-	case k1AVX2:
-		transpose1AVX2(dst, dstStride, src, srcStride, n)
-	case k2AVX2:
-		transpose2AVX2(dst, dstStride, src, srcStride, n)
-	case k4AVX2:
-		transpose4AVX2(dst, dstStride, src, srcStride, n)
-	case k8AVX2:
-		transpose8AVX2(dst, dstStride, src, srcStride, n)
-	case k16AVX2:
-		transpose16AVX2(dst, dstStride, src, srcStride, n)
-	case k4To2AVX512:
-		transpose4To2AVX512(dst, dstStride, src, srcStride, n)
-	case k4To4AVX512:
-		transpose4To4AVX512(dst, dstStride, src, srcStride, n)
-	case k4From2AVX512:
-		transpose4From2AVX512(dst, dstStride, src, srcStride, n)
-	case k4From4AVX512:
-		transpose4From4AVX512(dst, dstStride, src, srcStride, n)
-	case k4From8AVX512:
-		transpose4From8AVX512(dst, dstStride, src, srcStride, n)
-	case k4To2AVX2:
-		transpose4To2AVX2(dst, dstStride, src, srcStride, n)
-	case k4To4AVX2:
-		transpose4To4AVX2(dst, dstStride, src, srcStride, n)
-	case k4From2AVX2:
-		transpose4From2AVX2(dst, dstStride, src, srcStride, n)
-	case k4From4AVX2:
-		transpose4From4AVX2(dst, dstStride, src, srcStride, n)
-	case k4From8AVX2:
-		transpose4From8AVX2(dst, dstStride, src, srcStride, n)
-	case k4LinesAVX2, k8LinesAVX2, k16LinesAVX2:
+	if k >= k4LinesAVX2 {
 		// Along the source rows, a block is two of the AVX2 kernel's.
-		strip(k4AVX2+k-k4LinesAVX2, dst, dstStride, src, srcStride, 2*n)
-	default:
-		switch {
-		case k > kRecordAVX2:
-			recordKernelsAVX2[k-kRecordAVX2](dst, dstStride, src, srcStride, n)
-		case k > kRecordAVX512:
-			recordKernels[k-kRecordAVX512](dst, dstStride, src, srcStride, n)
-		}
+		k, n = lineKernels[k-k4LinesAVX2], 2*n
 	}
+	stripKernels[k](dst, dstStride, src, srcStride, n)
 }
 
 // stagedKernel picks the micro-kernel transposeStaged uses for
@@ -1649,8 +889,12 @@ func streamKernel(width int) kernelID {
 	switch k := transposeKernel(width); k {
 	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
 		return k
-	case k4AVX2, k8AVX2, k16AVX2:
-		return k4LinesAVX2 + k - k4AVX2
+	case k4AVX2:
+		return k4LinesAVX2
+	case k8AVX2:
+		return k8LinesAVX2
+	case k16AVX2:
+		return k16LinesAVX2
 	}
 	return kNone
 }

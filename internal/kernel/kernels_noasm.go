@@ -3,7 +3,9 @@
 package kernel
 
 // Without assembly (the purego or noasm tags, another compiler or another
-// architecture) every kernel is the generic one.
+// architecture) every kernel is the generic one. This file holds the
+// kernels arm64 wires to NEON in kernels_arm64.go, as none; what only
+// amd64 has is in kernels_fallback.go, which these builds take too.
 
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = false

@@ -119,6 +119,29 @@ type Tuning struct {
 	// on a smaller array. Default: 4 MiB, four times a typical L2, past
 	// which a thread's share no longer fits its core's caches.
 	ParallelMinBytes int `json:"parallel_min_bytes"`
+
+	// PackedOnePassBytes is the packed destination size from which a
+	// plan of sub-byte fields transposes them in one pass
+	// (TransposePackedStreaming, non-temporal stores) rather than in two
+	// through a temporary. Default: the L2, a power of two from 256 KiB
+	// to 4 MiB (1 MiB where cpuid cannot tell): past it the two passes'
+	// temporary leaves L2.
+	PackedOnePassBytes int `json:"packed_one_pass_bytes"`
+	// FieldBandBytes is about how large the temporary of a chunk of a
+	// plan of sub-byte fields may grow: a batch whose temporary would be
+	// larger runs in bands of its destination rows, each through a
+	// temporary of about that size, so that a mapped run goes in steps
+	// of bounded memory. Default: a quarter of the last-level cache, a
+	// power of two from 1 MiB to 64 MiB: bands much smaller than that
+	// cost more calls than the cache they save, larger ones leave it.
+	FieldBandBytes int `json:"field_band_bytes"`
+	// UnpackRunBytes is the size of a staged plan's whole-array
+	// temporary (the unpacked source) from which a Run of a field plan
+	// with an unpacked destination runs in bands of FieldBandBytes
+	// rather than through the stages. Default: four times the last-level
+	// cache, the size from which the stages' temporary costs a pass
+	// through memory of its own.
+	UnpackRunBytes int `json:"unpack_run_bytes"`
 }
 
 // machine is what the derivation of the default tuning reads of a CPU.
@@ -177,6 +200,12 @@ func tuningFor(m machine) Tuning {
 		t.GridGroup = min(max(floorPow2(m.l2/8), 32<<10), 256<<10)
 	}
 	t.CopyStreamBytes = t.RunStreamBytes / 4
+	t.PackedOnePassBytes = 1 << 20
+	if m.l2 > 0 {
+		t.PackedOnePassBytes = min(max(floorPow2(m.l2), 256<<10), 4<<20)
+	}
+	t.FieldBandBytes = min(max(floorPow2(llc/4), 1<<20), 64<<20)
+	t.UnpackRunBytes = 4 * llc
 	return t
 }
 
@@ -238,6 +267,9 @@ func (t Tuning) Check() error {
 	positive("copied_row", t.CopiedRow, 64, 1<<20)
 	positive("copied_col", t.CopiedCol, 16, 1<<20)
 	positive("parallel_min_bytes", t.ParallelMinBytes, 0, large)
+	positive("packed_one_pass_bytes", t.PackedOnePassBytes, 0, large)
+	positive("field_band_bytes", t.FieldBandBytes, 64<<10, large)
+	positive("unpack_run_bytes", t.UnpackRunBytes, 0, large)
 	return errors.Join(errs...)
 }
 

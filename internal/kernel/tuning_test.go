@@ -26,6 +26,7 @@ func TestTuningFor(t *testing.T) {
 		RunStreamBytes: 32 << 20, TransposeStreamBytes: 32 << 20, LineStreamBytes: 2 << 20,
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
+		PackedOnePassBytes: 1 << 20, FieldBandBytes: 8 << 20, UnpackRunBytes: 128 << 20,
 	}
 	for _, c := range []struct {
 		name   string
@@ -37,32 +38,40 @@ func TestTuningFor(t *testing.T) {
 		{"no L3 reported", machine{48 << 10, 1 << 20, 0, false}, func(*Tuning) {}},
 		{"large L3", machine{48 << 10, 1 << 20, 300 << 20, false}, func(t *Tuning) {
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 300<<20, 300<<20, 75<<20
+			t.FieldBandBytes, t.UnpackRunBytes = 64<<20, 1200<<20
 		}},
 		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, true}, func(t *Tuning) {
 			t.RunStreamBytes, t.CopyStreamBytes = 96<<20, 24<<20
 			t.TransposeStreamBytes, t.StagedOffLinesBytes = 2<<20, 32<<20
 			t.StageRow, t.GridGroup, t.CopyRowsFirst = 4096, 256<<10, true
+			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 2<<20, 64<<20, 1200<<20
 		}},
 		{"intel, small L3", machine{48 << 10, 8 << 20, 4 << 20, true}, func(t *Tuning) {
 			// The L2 is the largest cache reported: the last level.
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 8<<20, 8<<20, 2<<20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
 			t.StageRow, t.GridGroup = 4096, 256<<10
+			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
 		}},
 		{"intel, unknown L2", machine{0, 0, 32 << 20, true}, func(t *Tuning) {
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
 		}},
 		{"small caches", machine{16 << 10, 64 << 10, 0, false}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 512, 256, 32<<10
+			t.PackedOnePassBytes = 256 << 10
 		}},
-		{"l2 512 KiB", machine{32 << 10, 512 << 10, 0, false}, func(t *Tuning) { t.StageRow, t.GridGroup = 512, 64<<10 }},
+		{"l2 512 KiB", machine{32 << 10, 512 << 10, 0, false}, func(t *Tuning) {
+			t.StageRow, t.GridGroup, t.PackedOnePassBytes = 512, 64<<10, 512<<10
+		}},
 		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, true}, func(t *Tuning) {
 			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
+			t.PackedOnePassBytes = 512 << 10
 		}},
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, false}, func(t *Tuning) { t.Band = 2048 }},
 		{"huge caches", machine{1 << 20, 64 << 20, 0, false}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 2048, 4096, 256<<10
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 64<<20, 64<<20, 16<<20
+			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 16<<20, 256<<20
 		}},
 	} {
 		want := base

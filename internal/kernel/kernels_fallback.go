@@ -4,8 +4,16 @@ package kernel
 
 import "unsafe"
 
-// The kernels only amd64's assembly has, absent from every other build
-// (arm64 with NEON, and the builds without assembly).
+// The fallback: what every build without amd64's assembly (arm64 with
+// NEON, and the builds without assembly: the purego or noasm tags,
+// another compiler, another architecture) provides in place of the
+// kernels only amd64 has. Each missing kernel is the generic one, or
+// reports that it did nothing, so that its caller falls back to the
+// generic code of kernels_generic.go; the constants say that nothing
+// streams or stages. The kernels arm64 also has (transposeKernel, strip,
+// the interleaves, the nibble packing) are NEON in kernels_arm64.go and
+// none in kernels_noasm.go. docs/architecture.md lists the whole
+// contract.
 
 // weaveGridAsm has no kernel here: it does none of the blocks.
 func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid, stream bool) (done int, inverse bool) {
@@ -79,3 +87,15 @@ func transposePackedFast(bits int, dst []byte, dstStride int, src []byte, srcStr
 
 // storeFence has no stores to order here: no kernel streams.
 func storeFence() {}
+
+// copyStreamed has no kernel here (neither Go's assembler on arm64 nor
+// portable Go has a store that bypasses the caches): Copy is copy().
+func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }
+
+// copyCached has no kernel here: Copy copies through the caches with
+// copy(), a piece at a time.
+func copyCached(dst, src []byte) bool { return false }
+
+// convertAsm has no kernel in this build: it converts none of the
+// elements.
+func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }
