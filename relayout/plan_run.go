@@ -80,7 +80,7 @@ func (p *walkPlan) newWalker(dst, src []byte) *walker {
 	*w = walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
 		b: w.b, e: w.e, idx: w.idx, ctr: w.ctr, ownLoops: w.ownLoops, ownSpans: w.ownSpans, spanBuf: w.spanBuf,
 		cornerN: w.cornerN, cornerAll: w.cornerAll, cornerLoops: w.cornerLoops,
-		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf}
+		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf, padBuf: w.padBuf}
 	clear(w.idx)
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
@@ -153,6 +153,11 @@ type walker struct {
 	// padFills is how many runs of padding values padValues filled at
 	// once (for tests).
 	padFills int
+	// padBuf holds the padding pattern that streamFill copies, filled
+	// with the first streamed fill; streamFills counts those fills (for
+	// tests).
+	padBuf      []byte
+	streamFills int
 	// unfenced says that the walk made streaming calls without their
 	// store fence (Grid.Unfenced, CopyRunsStreamingUnfenced,
 	// Stream.Unfenced), which it fences once at its end.
@@ -1005,6 +1010,10 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 			n, rows = n*rows, 1
 		}
 		B := p.offBytes()
+		if w.streams() && n*p.width >= streamFillBytes && kernel.Streaming() {
+			w.streamFill(dOff*B, rowStride*B, n*p.width, rows)
+			return
+		}
 		kernel.FillRuns(w.dst[dOff*B:], int(rowStride*B), int(n*p.width), int(rows), p.pat)
 		return
 	}
@@ -1014,6 +1023,39 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 		}
 	}
 }
+
+// streamFillBytes is the shortest run of padding that a streamed walk
+// writes with non-temporal stores: the shortest run such stores write a
+// line at a time at full speed, as the transposes' staged tiles take it
+// (Tuning.StageCol's floor).
+const streamFillBytes = 512
+
+// streamFill writes padding into rows runs of n bytes at byte offset off
+// of the destination, rowStride bytes apart, as a streamed copy of a
+// buffer of the pattern (padBuf): plain stores would read each line of a
+// destination past the caches from memory before they write it, and the
+// padding of a streamed walk is as large a part of the destination as
+// its tiles leave (the 4 of 8 rows of each tile of f16[4,N] in
+// T(8,128)(2,1)).
+func (w *walker) streamFill(off, rowStride, n, rows int64) {
+	pat := w.p.pat
+	if len(w.padBuf) == 0 {
+		w.padBuf = alignedBuffer(padBufBytes / len(pat) * len(pat))
+		for i := 0; i < len(w.padBuf); i += len(pat) {
+			copy(w.padBuf[i:], pat)
+		}
+	}
+	w.streamFills++
+	L := int64(len(w.padBuf))
+	for o := int64(0); o < n; o += L {
+		m := min(L, n-o)
+		w.stream(0).CopyRuns(w.dst[off+o:], int(rowStride), 0, w.padBuf, 0, 0, int(m), int(rows), 1)
+	}
+}
+
+// padBufBytes bounds a walker's buffer of the padding pattern
+// (streamFill).
+const padBufBytes = 4 << 10
 
 // gather moves n elements of the inner loop: in gather mode through the
 // offset tables, copying whole stretches where the source is contiguous

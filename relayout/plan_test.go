@@ -1360,3 +1360,29 @@ func TestPadValues(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamFill runs streamed plans whose padding comes in runs of
+// streamFillBytes or more (the empty rows of tiles a narrow array
+// leaves, a row's padded end) against the reference, on one and two
+// threads, whole and by chunks, and checks that a whole walk streamed
+// them from the pattern buffer (streamFill).
+func TestStreamFill(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"f16[4,3000]{1,0}", "f16[4,3000]{1,0:T(8,128)(2,1)}"},
+		{"u8[3,5000]{1,0}", "u8[3,5000]{1,0:T(8,128)(4,1)}"},
+		{"bf16[2,3,4000]{2,1,0}", "bf16[2,3,4000]{2,1,0:T(8,128)(2,1)}"},
+		{"f32[3,5000]{0,1}", "f32[3,5000]{1,0:T(8,128)}"},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, threads := range []int{1, 2} {
+			checkSplit(t, 13, from, to, Options{Pad: PadWith(9), Threads: threads}, 0)
+		}
+		plan, err := compile(from, to, &Options{Pad: PadWith(9)}, 0, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := wholeWalk(plan); w.streamFills == 0 {
+			t.Errorf("%s -> %s: no padding streamed from the pattern\n%s", tc.from, tc.to, plan)
+		}
+	}
+}
