@@ -22,6 +22,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"sync"
 	"unsafe"
 )
 
@@ -260,6 +261,7 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// and bf16 T(8,128)(2,1) to [8000,8004] ran faster so).
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -320,6 +322,61 @@ func weaveGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	return true
 }
 
+// gatherRowBytes bounds the buffer of gatherWeave: the rows it gathers
+// take at most this many bytes, so that they stay in the L1 while the
+// interleave reads them back.
+const gatherRowBytes = 16 << 10
+
+// gatherWeave moves a grid of one row of blocks per outer value whose
+// blocks continue each other's destination rows (g.DstInner is a
+// block's row) and together make them up (dstStride is g.Inner of
+// them), in g.Inner*cols columns that an interleave kernel takes (2, 3,
+// 4, or 8 of bytes): the source rows of those columns lie at two strides
+// (srcStride within a block, g.SrcInner between blocks), which no
+// interleave takes, so a band of each goes into a buffer at one stride,
+// and the band interleaves from there into whole destination rows (the
+// 4 columns of s8 [4,..,2,N] to {0,3,...}, two blocks to a row of 8,
+// wrote 4 bytes of every 8 a call). It reports whether it took the grid.
+func gatherWeave(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, large bool) bool {
+	m := g.Inner * cols
+	if g.Inner < 2 || g.DstInner != cols*width || dstStride != m*width || rows < 64 || !weaveColumns(width, m) {
+		return false
+	}
+	buf := gatherPool.Get().(*[gatherRowBytes]byte)
+	defer gatherPool.Put(buf)
+	band := min(rows, gatherRowBytes/(m*width))
+	for a := range g.Outer {
+		for r0 := 0; r0 < rows; r0 += band {
+			n := min(band, rows-r0)
+			row := n * width
+			for b := range g.Inner {
+				for c := range cols {
+					at := a*g.SrcOuter + b*g.SrcInner + c*srcStride + r0*width
+					copy(buf[(b*cols+c)*row:(b*cols+c+1)*row], src[at:at+row])
+				}
+			}
+			transposeFast(width, dst[a*g.DstOuter+r0*dstStride:], dstStride, buf[:m*row], row, n, m, large, nil)
+		}
+	}
+	return true
+}
+
+// gatherPool holds gatherWeave's buffers, so that a grid allocates none
+// once one is there.
+var gatherPool = sync.Pool{New: func() any { return new([gatherRowBytes]byte) }}
+
+// weaveColumns reports whether an interleave kernel takes m columns of
+// width-byte elements: 2, 3 or 4 of 1, 2 or 4 bytes, or 8 of bytes.
+func weaveColumns(width, m int) bool {
+	switch width {
+	case 1:
+		return m == 2 || m == 3 || m == 4 || m == 8
+	case 2, 4:
+		return m == 2 || m == 3 || m == 4
+	}
+	return false
+}
+
 // TransposeBlocks is Transpose for every block of the grid g, in one
 // call: for a caller that writes a destination the caches keep as many
 // small blocks. Where the blocks are interleaves or de-interleaves of 2
@@ -335,6 +392,7 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 		return
 	}
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return

@@ -1010,3 +1010,52 @@ func TestTinyGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherWeave runs grids whose blocks continue each other's
+// destination rows and together make them up, in as many columns as an
+// interleave takes, through TransposeGrid and TransposeBlocks in guarded
+// buffers against the generic kernel block by block, and checks that
+// gatherWeave takes them and leaves other grids.
+func TestGatherWeave(t *testing.T) {
+	for _, tc := range []struct {
+		width, cols, inner int
+		takes              bool
+	}{
+		{1, 4, 2, true}, {1, 2, 4, true}, {1, 1, 3, true}, {2, 2, 2, true}, {4, 1, 4, true}, {2, 1, 3, true},
+		{1, 3, 2, false}, // 6 columns: no interleave kernel
+		{8, 1, 2, false},
+	} {
+		r := rand.New(rand.NewPCG(uint64(tc.width*100+tc.cols*10+tc.inner), 5))
+		for k := range 6 {
+			w, cols := tc.width, tc.cols
+			rows := 64 + r.IntN(3000)
+			m := tc.inner * cols
+			dstStride := m * w
+			srcStride := rows*w + r.IntN(5)*w
+			grid := Grid{Inner: tc.inner, Outer: 1 + r.IntN(3), DstInner: cols * w}
+			grid.SrcInner = span(cols, srcStride, rows*w) + r.IntN(7)
+			dBlock := span(rows, dstStride, m*w)
+			grid.DstOuter = dBlock + r.IntN(2)*64
+			grid.SrcOuter = span(tc.inner, grid.SrcInner, span(cols, srcStride, rows*w)) + r.IntN(9)
+			if took := gatherWeave(w, nil, dstStride, nil, srcStride, rows, cols, Grid{Inner: tc.inner, Outer: 0, DstInner: grid.DstInner}, false); took != tc.takes {
+				t.Errorf("%+v: gatherWeave took it %v, want %v", tc, took, tc.takes)
+			}
+			dst := guarded(t, span(grid.Outer, grid.DstOuter, dBlock), k%2 == 0)
+			src := guarded(t, span(grid.Outer, grid.SrcOuter, span(tc.inner, grid.SrcInner, span(cols, srcStride, rows*w))), k%3 == 0)
+			randomize(r, src, dst)
+			orig, want := bytes.Clone(dst), bytes.Clone(dst)
+			for a := range grid.Outer {
+				for b := range grid.Inner {
+					transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
+				}
+			}
+			for _, kern := range gridKernels {
+				copy(dst, orig)
+				kern.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%s %+v, rows %d, %+v: byte %d differs", kern.name, tc, rows, grid, firstDiff(dst, want))
+				}
+			}
+		}
+	}
+}
