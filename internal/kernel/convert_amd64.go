@@ -105,3 +105,74 @@ func convertAsm(k convKind, dst, src []byte, n int, stream bool) int {
 	f(&dst[0], &src[0], m)
 	return m
 }
+
+// The fused tile kernels (see TilesF32ToBF16): tiles·pairs·lines lines
+// of 64 bytes on the tile side, one after the other; rows stride bytes
+// apart on the row side. Preconditions: AVX-512 (F) or AVX2; tiles,
+// lines and pairs ≥ 1; every byte inside the caller's slices; for the
+// streaming twins (non-temporal stores, not fenced) dst a multiple of
+// 64, and for untile stride too.
+
+// tilesF32ToBF16AVX512 converts f32 rows at src into bf16 tiles at dst.
+//
+//go:noescape
+func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// untileBF16ToF32AVX512 converts bf16 tiles at src into f32 rows at dst.
+//
+//go:noescape
+func untileBF16ToF32AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// tilesF32ToBF16AVX2 converts f32 rows at src into bf16 tiles at dst.
+//
+//go:noescape
+func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// untileBF16ToF32AVX2 converts bf16 tiles at src into f32 rows at dst.
+//
+//go:noescape
+func untileBF16ToF32AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+//go:noescape
+func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+//go:noescape
+func untileBF16ToF32StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+//go:noescape
+func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+//go:noescape
+func untileBF16ToF32StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// tileKernels are the fused kernels: [untile, tiles][plain, streaming]
+// [AVX-512, AVX2].
+var tileKernels = [2][2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int){
+	{{untileBF16ToF32AVX512, untileBF16ToF32AVX2}, {untileBF16ToF32StreamAVX512, untileBF16ToF32StreamAVX2}},
+	{{tilesF32ToBF16AVX512, tilesF32ToBF16AVX2}, {tilesF32ToBF16StreamAVX512, tilesF32ToBF16StreamAVX2}},
+}
+
+// fusedTilesAsm reports whether the level in use has the fused kernels.
+func fusedTilesAsm() bool { return useAVX2 }
+
+// fuseTilesAsm runs the fused kernel, up (rows to tiles) or down, at
+// the level in use, and reports whether there was one; the counts are
+// ≥ 1 and checked. With stream, dst (and for down, stride) must be
+// multiples of 64.
+func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool) bool {
+	if !useAVX2 {
+		return false
+	}
+	d, s, l := 0, 0, 1
+	if up {
+		d = 1
+	}
+	if stream {
+		s = 1
+	}
+	if useAVX512 {
+		l = 0
+	}
+	tileKernels[d][s][l](&dst[0], &src[0], stride, tiles, lines, pairs)
+	return true
+}
