@@ -112,6 +112,9 @@ func (f *fusedTiles) runChunks(dst, src []byte, lo, hi int64) {
 		first, n := f.bandRows(k)
 		r := rows[first*stride:]
 		t := tiles[k*f.bandTileBytes():]
+		if f.up {
+			s.Prefetch = r[min(f.tr*stride, int64(len(r))-1):] // the next band's rows
+		}
 		done := int64(0)
 		if n == f.tr && f.whole > 0 {
 			done = f.whole

@@ -201,7 +201,13 @@ func UntileBF16ToF32(dst, src []byte, stride, tiles, lines, pairs int) {
 
 // TilesF32ToBF16 is TilesF32ToBF16 (the function) with s's stores:
 // non-temporal where the level has them and dst starts on a 64-byte
-// boundary, fenced unless s.Unfenced.
+// boundary, fenced unless s.Unfenced. With s.Prefetch, the kernel
+// brings it into L2 from its start as it goes, two lines for each line
+// it writes (as many bytes as it reads; prefetches never fault, so a
+// shorter Prefetch is safe): a caller that converts a matrix a band at a
+// time gives the next band's rows, one stream that the hardware reads
+// ahead better than this band's rows, read a few lines of each at a
+// time.
 func (s Stream) TilesF32ToBF16(dst, src []byte, stride, tiles, lines, pairs int) {
 	fuseTiles(true, dst, src, stride, tiles, lines, pairs, &s)
 }
@@ -238,12 +244,15 @@ func fuseTiles(up bool, dst, src []byte, stride, tiles, lines, pairs int, s *Str
 		panic(fmt.Sprintf("tilecopy: fused tiles: %d tiles of %d lines and %d pairs, row stride %d, between %d and %d bytes",
 			tiles, lines, pairs, stride, len(rows), len(tile)))
 	}
-	stream := false
+	stream, pf := false, &src[0]
 	if s != nil {
 		addr := uintptr(unsafe.Pointer(&dst[0]))
 		stream = addr%64 == 0 && (up || stride%64 == 0)
+		if len(s.Prefetch) > 0 {
+			pf = &s.Prefetch[0]
+		}
 	}
-	if !fuseTilesAsm(up, dst, src, stride, tiles, lines, pairs, stream) {
+	if !fuseTilesAsm(up, dst, src, stride, tiles, lines, pairs, stream, pf) {
 		fuseTilesGeneric(up, dst, src, stride, tiles, lines, pairs)
 		return
 	}

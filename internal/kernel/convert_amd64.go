@@ -111,12 +111,14 @@ func convertAsm(k convKind, dst, src []byte, n int, stream bool) int {
 // apart on the row side. Preconditions: AVX-512 (F) or AVX2; tiles,
 // lines and pairs ≥ 1; every byte inside the caller's slices; for the
 // streaming twins (non-temporal stores, not fenced) dst a multiple of
-// 64, and for untile stride too.
+// 64, and for untile stride too. The tiles kernels prefetch two lines
+// into L2 from pf on for each line they write (prefetches never fault:
+// pf needs no bounds).
 
 // tilesF32ToBF16AVX512 converts f32 rows at src into bf16 tiles at dst.
 //
 //go:noescape
-func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 
 // untileBF16ToF32AVX512 converts bf16 tiles at src into f32 rows at dst.
 //
@@ -126,7 +128,7 @@ func untileBF16ToF32AVX512(dst *byte, src *byte, stride int, tiles int, lines in
 // tilesF32ToBF16AVX2 converts f32 rows at src into bf16 tiles at dst.
 //
 //go:noescape
-func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 
 // untileBF16ToF32AVX2 converts bf16 tiles at src into f32 rows at dst.
 //
@@ -134,23 +136,27 @@ func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, 
 func untileBF16ToF32AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
 
 //go:noescape
-func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 
 //go:noescape
 func untileBF16ToF32StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
 
 //go:noescape
-func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 
 //go:noescape
 func untileBF16ToF32StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
 
-// tileKernels are the fused kernels: [untile, tiles][plain, streaming]
-// [AVX-512, AVX2].
-var tileKernels = [2][2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int){
-	{{untileBF16ToF32AVX512, untileBF16ToF32AVX2}, {untileBF16ToF32StreamAVX512, untileBF16ToF32StreamAVX2}},
-	{{tilesF32ToBF16AVX512, tilesF32ToBF16AVX2}, {tilesF32ToBF16StreamAVX512, tilesF32ToBF16StreamAVX2}},
-}
+// tilesKernels and untileKernels are the fused kernels: [plain,
+// streaming][AVX-512, AVX2].
+var (
+	tilesKernels = [2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte){
+		{tilesF32ToBF16AVX512, tilesF32ToBF16AVX2}, {tilesF32ToBF16StreamAVX512, tilesF32ToBF16StreamAVX2},
+	}
+	untileKernels = [2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int){
+		{untileBF16ToF32AVX512, untileBF16ToF32AVX2}, {untileBF16ToF32StreamAVX512, untileBF16ToF32StreamAVX2},
+	}
+)
 
 // fusedTilesAsm reports whether the level in use has the fused kernels.
 func fusedTilesAsm() bool { return useAVX2 }
@@ -158,21 +164,22 @@ func fusedTilesAsm() bool { return useAVX2 }
 // fuseTilesAsm runs the fused kernel, up (rows to tiles) or down, at
 // the level in use, and reports whether there was one; the counts are
 // ≥ 1 and checked. With stream, dst (and for down, stride) must be
-// multiples of 64.
-func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool) bool {
+// multiples of 64. Up prefetches from pf on (see tilesF32ToBF16AVX512).
+func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool, pf *byte) bool {
 	if !useAVX2 {
 		return false
 	}
-	d, s, l := 0, 0, 1
-	if up {
-		d = 1
-	}
+	s, l := 0, 1
 	if stream {
 		s = 1
 	}
 	if useAVX512 {
 		l = 0
 	}
-	tileKernels[d][s][l](&dst[0], &src[0], stride, tiles, lines, pairs)
+	if up {
+		tilesKernels[s][l](&dst[0], &src[0], stride, tiles, lines, pairs, pf)
+	} else {
+		untileKernels[s][l](&dst[0], &src[0], stride, tiles, lines, pairs)
+	}
 	return true
 }

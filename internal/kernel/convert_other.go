@@ -10,6 +10,6 @@ func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 
 func fusedTilesAsm() bool { return false }
 
 // fuseTilesAsm has no kernel in this build: it does nothing.
-func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool) bool {
+func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool, pf *byte) bool {
 	return false
 }

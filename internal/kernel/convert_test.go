@@ -174,13 +174,14 @@ func TestFusedTiles(t *testing.T) {
 			n := g.tiles * g.pairs * g.lines * 32   // elements on the tile side
 			for _, way := range []int{0, 1, 2, 3} { // plain, streamed (unfenced), at either end
 				atEnd, stream := way%2 == 1, way >= 2
-				// Up: f32 rows to bf16 tiles.
+				// Up: f32 rows to bf16 tiles, streamed with a prefetch that runs
+				// past the rows into the guard page (prefetches never fault).
 				rows := guarded(t, rowBytes, atEnd)
 				copy(rows, convertInputs(r, convF32ToBF16, rowBytes/4))
 				in := bytes.Clone(rows)
 				tiles := guarded(t, 2*n, !atEnd)
 				if stream {
-					Stream{Unfenced: way == 3}.TilesF32ToBF16(tiles, rows, stride, g.tiles, g.lines, g.pairs)
+					Stream{Unfenced: way == 3, Prefetch: rows[rowBytes-1:]}.TilesF32ToBF16(tiles, rows, stride, g.tiles, g.lines, g.pairs)
 					StoreFence()
 				} else {
 					TilesF32ToBF16(tiles, rows, stride, g.tiles, g.lines, g.pairs)

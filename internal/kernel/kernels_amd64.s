@@ -14706,15 +14706,16 @@ f16f32:
 	VZEROUPPER
 	RET
 
-// func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
-// Requires: AVX, AVX512F
-TEXT ·tilesF32ToBF16AVX512(SB), NOSPLIT, $0-48
+// func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·tilesF32ToBF16AVX512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ stride+16(FP), DX
 	MOVQ tiles+24(FP), CX
 	MOVQ lines+32(FP), R8
 	MOVQ pairs+40(FP), R9
+	MOVQ pf+48(FP), R10
 	MOVQ R8, R14
 	SHLQ $0x06, R14
 
@@ -14741,23 +14742,26 @@ f32bf16pair:
 	MOVQ R8, R12
 
 f32bf16line:
-	VMOVDQU64 (AX), Z6
-	VMOVDQU64 (AX)(DX*1), Z7
-	VPSRLD    $0x10, Z6, Z8
-	VPANDD    Z1, Z8, Z8
-	VPADDD    Z0, Z6, Z9
-	VPADDD    Z8, Z9, Z9
-	VPANDD    Z2, Z6, Z8
-	VPCMPGTD  Z3, Z8, K1
-	VPORD     Z4, Z6, K1, Z9
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z1, Z8, Z8
-	VPADDD    Z0, Z7, Z10
-	VPADDD    Z8, Z10, Z10
-	VPANDD    Z2, Z7, Z8
-	VPCMPGTD  Z3, Z8, K1
-	VPORD     Z4, Z7, K1, Z10
-	VPSRLD    $0x10, Z9, Z9
+	PREFETCHT1 (R10)
+	PREFETCHT1 64(R10)
+	ADDQ       $+128, R10
+	VMOVDQU64  (AX), Z6
+	VMOVDQU64  (AX)(DX*1), Z7
+	VPSRLD     $0x10, Z6, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z6, Z9
+	VPADDD     Z8, Z9, Z9
+	VPANDD     Z2, Z6, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z6, K1, Z9
+	VPSRLD     $0x10, Z7, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z7, Z10
+	VPADDD     Z8, Z10, Z10
+	VPANDD     Z2, Z7, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z7, K1, Z10
+	VPSRLD     $0x10, Z9, Z9
 
 	// rlo | (rhi & 0xffff0000)
 	VPTERNLOGD $0xf8, Z5, Z10, Z9
@@ -14830,15 +14834,16 @@ bf16f32line:
 	VZEROUPPER
 	RET
 
-// func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
-// Requires: AVX, AVX2
-TEXT ·tilesF32ToBF16AVX2(SB), NOSPLIT, $0-48
+// func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·tilesF32ToBF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ stride+16(FP), DX
 	MOVQ tiles+24(FP), CX
 	MOVQ lines+32(FP), R8
 	MOVQ pairs+40(FP), R9
+	MOVQ pf+48(FP), R10
 	MOVQ R8, R14
 	SHLQ $0x06, R14
 
@@ -14871,60 +14876,63 @@ f32bf16pair:
 	MOVQ R8, R12
 
 f32bf16line:
-	VMOVDQU   (AX), Y6
-	VMOVDQU   (AX)(DX*1), Y7
-	VPSRLD    $0x10, Y6, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y6, Y9
-	VPADDD    Y8, Y9, Y9
-	VPAND     Y2, Y6, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y6, Y6
-	VPBLENDVB Y8, Y6, Y9, Y9
-	VPSRLD    $0x10, Y7, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y7, Y10
-	VPADDD    Y8, Y10, Y10
-	VPAND     Y2, Y7, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y7, Y7
-	VPBLENDVB Y8, Y7, Y10, Y10
-	VPSRLD    $0x10, Y9, Y9
-	VPAND     Y5, Y10, Y10
-	VPOR      Y10, Y9, Y9
-	VMOVDQU   Y9, (DI)
-	VMOVDQU   32(AX), Y6
-	VMOVDQU   32(AX)(DX*1), Y7
-	VPSRLD    $0x10, Y6, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y6, Y9
-	VPADDD    Y8, Y9, Y9
-	VPAND     Y2, Y6, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y6, Y6
-	VPBLENDVB Y8, Y6, Y9, Y9
-	VPSRLD    $0x10, Y7, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y7, Y10
-	VPADDD    Y8, Y10, Y10
-	VPAND     Y2, Y7, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y7, Y7
-	VPBLENDVB Y8, Y7, Y10, Y10
-	VPSRLD    $0x10, Y9, Y9
-	VPAND     Y5, Y10, Y10
-	VPOR      Y10, Y9, Y9
-	VMOVDQU   Y9, 32(DI)
-	ADDQ      $+64, AX
-	ADDQ      $+64, DI
-	DECQ      R12
-	JNZ       f32bf16line
-	LEAQ      (R11)(DX*2), R11
-	DECQ      R13
-	JNZ       f32bf16pair
-	ADDQ      R14, SI
-	DECQ      CX
-	JNZ       f32bf16tile
+	PREFETCHT1 (R10)
+	PREFETCHT1 64(R10)
+	ADDQ       $+128, R10
+	VMOVDQU    (AX), Y6
+	VMOVDQU    (AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVDQU    Y9, (DI)
+	VMOVDQU    32(AX), Y6
+	VMOVDQU    32(AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVDQU    Y9, 32(DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
 	VZEROUPPER
 	RET
 
@@ -15002,15 +15010,16 @@ bf16f32line:
 	VZEROUPPER
 	RET
 
-// func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
-// Requires: AVX, AVX512F
-TEXT ·tilesF32ToBF16StreamAVX512(SB), NOSPLIT, $0-48
+// func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·tilesF32ToBF16StreamAVX512(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ stride+16(FP), DX
 	MOVQ tiles+24(FP), CX
 	MOVQ lines+32(FP), R8
 	MOVQ pairs+40(FP), R9
+	MOVQ pf+48(FP), R10
 	MOVQ R8, R14
 	SHLQ $0x06, R14
 
@@ -15037,23 +15046,26 @@ f32bf16pair:
 	MOVQ R8, R12
 
 f32bf16line:
-	VMOVDQU64 (AX), Z6
-	VMOVDQU64 (AX)(DX*1), Z7
-	VPSRLD    $0x10, Z6, Z8
-	VPANDD    Z1, Z8, Z8
-	VPADDD    Z0, Z6, Z9
-	VPADDD    Z8, Z9, Z9
-	VPANDD    Z2, Z6, Z8
-	VPCMPGTD  Z3, Z8, K1
-	VPORD     Z4, Z6, K1, Z9
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z1, Z8, Z8
-	VPADDD    Z0, Z7, Z10
-	VPADDD    Z8, Z10, Z10
-	VPANDD    Z2, Z7, Z8
-	VPCMPGTD  Z3, Z8, K1
-	VPORD     Z4, Z7, K1, Z10
-	VPSRLD    $0x10, Z9, Z9
+	PREFETCHT1 (R10)
+	PREFETCHT1 64(R10)
+	ADDQ       $+128, R10
+	VMOVDQU64  (AX), Z6
+	VMOVDQU64  (AX)(DX*1), Z7
+	VPSRLD     $0x10, Z6, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z6, Z9
+	VPADDD     Z8, Z9, Z9
+	VPANDD     Z2, Z6, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z6, K1, Z9
+	VPSRLD     $0x10, Z7, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z7, Z10
+	VPADDD     Z8, Z10, Z10
+	VPANDD     Z2, Z7, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z7, K1, Z10
+	VPSRLD     $0x10, Z9, Z9
 
 	// rlo | (rhi & 0xffff0000)
 	VPTERNLOGD $0xf8, Z5, Z10, Z9
@@ -15126,15 +15138,16 @@ bf16f32line:
 	VZEROUPPER
 	RET
 
-// func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
-// Requires: AVX, AVX2
-TEXT ·tilesF32ToBF16StreamAVX2(SB), NOSPLIT, $0-48
+// func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·tilesF32ToBF16StreamAVX2(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ stride+16(FP), DX
 	MOVQ tiles+24(FP), CX
 	MOVQ lines+32(FP), R8
 	MOVQ pairs+40(FP), R9
+	MOVQ pf+48(FP), R10
 	MOVQ R8, R14
 	SHLQ $0x06, R14
 
@@ -15167,60 +15180,63 @@ f32bf16pair:
 	MOVQ R8, R12
 
 f32bf16line:
-	VMOVDQU   (AX), Y6
-	VMOVDQU   (AX)(DX*1), Y7
-	VPSRLD    $0x10, Y6, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y6, Y9
-	VPADDD    Y8, Y9, Y9
-	VPAND     Y2, Y6, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y6, Y6
-	VPBLENDVB Y8, Y6, Y9, Y9
-	VPSRLD    $0x10, Y7, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y7, Y10
-	VPADDD    Y8, Y10, Y10
-	VPAND     Y2, Y7, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y7, Y7
-	VPBLENDVB Y8, Y7, Y10, Y10
-	VPSRLD    $0x10, Y9, Y9
-	VPAND     Y5, Y10, Y10
-	VPOR      Y10, Y9, Y9
-	VMOVNTDQ  Y9, (DI)
-	VMOVDQU   32(AX), Y6
-	VMOVDQU   32(AX)(DX*1), Y7
-	VPSRLD    $0x10, Y6, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y6, Y9
-	VPADDD    Y8, Y9, Y9
-	VPAND     Y2, Y6, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y6, Y6
-	VPBLENDVB Y8, Y6, Y9, Y9
-	VPSRLD    $0x10, Y7, Y8
-	VPAND     Y1, Y8, Y8
-	VPADDD    Y0, Y7, Y10
-	VPADDD    Y8, Y10, Y10
-	VPAND     Y2, Y7, Y8
-	VPCMPGTD  Y3, Y8, Y8
-	VPOR      Y4, Y7, Y7
-	VPBLENDVB Y8, Y7, Y10, Y10
-	VPSRLD    $0x10, Y9, Y9
-	VPAND     Y5, Y10, Y10
-	VPOR      Y10, Y9, Y9
-	VMOVNTDQ  Y9, 32(DI)
-	ADDQ      $+64, AX
-	ADDQ      $+64, DI
-	DECQ      R12
-	JNZ       f32bf16line
-	LEAQ      (R11)(DX*2), R11
-	DECQ      R13
-	JNZ       f32bf16pair
-	ADDQ      R14, SI
-	DECQ      CX
-	JNZ       f32bf16tile
+	PREFETCHT1 (R10)
+	PREFETCHT1 64(R10)
+	ADDQ       $+128, R10
+	VMOVDQU    (AX), Y6
+	VMOVDQU    (AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVNTDQ   Y9, (DI)
+	VMOVDQU    32(AX), Y6
+	VMOVDQU    32(AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVNTDQ   Y9, 32(DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
 	VZEROUPPER
 	RET
 
