@@ -259,13 +259,16 @@ func (g *gen) tileLoops(label string, rows, tile reg.Register, body func()) {
 
 // tilesF32ToBF16 emits tilesF32ToBF16<level>.
 //
-// Each line it writes, it prefetches two lines into L2 (PREFETCHT1)
-// from pf on: the source of the caller's next band. The rows of a band,
-// read a few lines from each at a time, keep more streams than the
-// hardware prefetchers follow well; the next band, whole rows one after
-// the other, is one stream that they read ahead in full.
+// Each line it writes, it prefetches two lines into L2 (PREFETCHT1):
+// one from pf on, one from pf + pairs·stride on (BX), the two halves of
+// the rows of the caller's next band. The rows of a band, read a few
+// lines from each at a time, keep more streams than the hardware
+// prefetchers follow well; the next band's rows, whole rows one after
+// the other, walked as two streams, keep more misses in flight than one.
 func (g *gen) tilesF32ToBF16(l *level, stream bool) {
 	g.tileKernel("tilesF32ToBF16", l, stream, true)
+	g.MOVQ(r9, bx)
+	g.IMULQ(dx, bx)
 	v := l.vs(0, 16)
 	c7fff, c1, cAbs, cInf, cQuiet, cHigh := v[0], v[1], v[2], v[3], v[4], v[5]
 	g.Comment("0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.")
@@ -293,8 +296,8 @@ func (g *gen) tilesF32ToBF16(l *level, stream bool) {
 	}
 	g.tileLoops("f32bf16", si, di, func() {
 		g.PREFETCHT1(at(r10, 0))
-		g.PREFETCHT1(at(r10, 64))
-		g.ADDQ(imm(128), r10)
+		g.PREFETCHT1(atIdx(r10, bx, 1, 0))
+		g.ADDQ(imm(64), r10)
 		for h := range 64 / l.bytes {
 			lo, hi, t, rlo, rhi := v[6], v[7], v[8], v[9], v[10]
 			g.vmov(l)(row(ax, dx, nil, 0, l.bytes*h), lo)

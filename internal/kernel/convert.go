@@ -202,12 +202,12 @@ func UntileBF16ToF32(dst, src []byte, stride, tiles, lines, pairs int) {
 // TilesF32ToBF16 is TilesF32ToBF16 (the function) with s's stores:
 // non-temporal where the level has them and dst starts on a 64-byte
 // boundary, fenced unless s.Unfenced. With s.Prefetch, the kernel
-// brings it into L2 from its start as it goes, two lines for each line
-// it writes (as many bytes as it reads; prefetches never fault, so a
-// shorter Prefetch is safe): a caller that converts a matrix a band at a
-// time gives the next band's rows, one stream that the hardware reads
-// ahead better than this band's rows, read a few lines of each at a
-// time.
+// brings it into L2 as it goes, two lines for each line it writes: one
+// from its start and one from pairs·stride bytes on (as many bytes as it
+// reads; prefetches never fault, so a shorter Prefetch is safe). A
+// caller that converts a matrix a band at a time gives the next band's
+// rows, which the hardware reads ahead better walked as two streams of
+// whole rows than this band's rows, read a few lines of each at a time.
 func (s Stream) TilesF32ToBF16(dst, src []byte, stride, tiles, lines, pairs int) {
 	fuseTiles(true, dst, src, stride, tiles, lines, pairs, &s)
 }

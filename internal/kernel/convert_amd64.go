@@ -112,8 +112,8 @@ func convertAsm(k convKind, dst, src []byte, n int, stream bool) int {
 // lines and pairs ≥ 1; every byte inside the caller's slices; for the
 // streaming twins (non-temporal stores, not fenced) dst a multiple of
 // 64, and for untile stride too. The tiles kernels prefetch two lines
-// into L2 from pf on for each line they write (prefetches never fault:
-// pf needs no bounds).
+// into L2 for each line they write, from pf and pf + pairs·stride on
+// (prefetches never fault: pf needs no bounds).
 
 // tilesF32ToBF16AVX512 converts f32 rows at src into bf16 tiles at dst.
 //

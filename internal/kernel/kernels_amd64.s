@@ -14709,15 +14709,17 @@ f16f32:
 // func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·tilesF32ToBF16AVX512(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), DX
-	MOVQ tiles+24(FP), CX
-	MOVQ lines+32(FP), R8
-	MOVQ pairs+40(FP), R9
-	MOVQ pf+48(FP), R10
-	MOVQ R8, R14
-	SHLQ $0x06, R14
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
 
 	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
 	MOVL         $0x00007fff, AX
@@ -14743,8 +14745,8 @@ f32bf16pair:
 
 f32bf16line:
 	PREFETCHT1 (R10)
-	PREFETCHT1 64(R10)
-	ADDQ       $+128, R10
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
 	VMOVDQU64  (AX), Z6
 	VMOVDQU64  (AX)(DX*1), Z7
 	VPSRLD     $0x10, Z6, Z8
@@ -14837,15 +14839,17 @@ bf16f32line:
 // func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 // Requires: AVX, AVX2, MMX+
 TEXT ·tilesF32ToBF16AVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), DX
-	MOVQ tiles+24(FP), CX
-	MOVQ lines+32(FP), R8
-	MOVQ pairs+40(FP), R9
-	MOVQ pf+48(FP), R10
-	MOVQ R8, R14
-	SHLQ $0x06, R14
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
 
 	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
 	MOVL         $0x00007fff, AX
@@ -14877,8 +14881,8 @@ f32bf16pair:
 
 f32bf16line:
 	PREFETCHT1 (R10)
-	PREFETCHT1 64(R10)
-	ADDQ       $+128, R10
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
 	VMOVDQU    (AX), Y6
 	VMOVDQU    (AX)(DX*1), Y7
 	VPSRLD     $0x10, Y6, Y8
@@ -15013,15 +15017,17 @@ bf16f32line:
 // func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·tilesF32ToBF16StreamAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), DX
-	MOVQ tiles+24(FP), CX
-	MOVQ lines+32(FP), R8
-	MOVQ pairs+40(FP), R9
-	MOVQ pf+48(FP), R10
-	MOVQ R8, R14
-	SHLQ $0x06, R14
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
 
 	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
 	MOVL         $0x00007fff, AX
@@ -15047,8 +15053,8 @@ f32bf16pair:
 
 f32bf16line:
 	PREFETCHT1 (R10)
-	PREFETCHT1 64(R10)
-	ADDQ       $+128, R10
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
 	VMOVDQU64  (AX), Z6
 	VMOVDQU64  (AX)(DX*1), Z7
 	VPSRLD     $0x10, Z6, Z8
@@ -15141,15 +15147,17 @@ bf16f32line:
 // func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
 // Requires: AVX, AVX2, MMX+
 TEXT ·tilesF32ToBF16StreamAVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ stride+16(FP), DX
-	MOVQ tiles+24(FP), CX
-	MOVQ lines+32(FP), R8
-	MOVQ pairs+40(FP), R9
-	MOVQ pf+48(FP), R10
-	MOVQ R8, R14
-	SHLQ $0x06, R14
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
 
 	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
 	MOVL         $0x00007fff, AX
@@ -15181,8 +15189,8 @@ f32bf16pair:
 
 f32bf16line:
 	PREFETCHT1 (R10)
-	PREFETCHT1 64(R10)
-	ADDQ       $+128, R10
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
 	VMOVDQU    (AX), Y6
 	VMOVDQU    (AX)(DX*1), Y7
 	VPSRLD     $0x10, Y6, Y8
