@@ -274,3 +274,45 @@ func TestFusedTilesPanics(t *testing.T) {
 		}()
 	}
 }
+
+// FuzzFusedTiles runs the fused kernels at the level in use on
+// fuzzer-chosen bytes and geometry against the generic conversion and
+// relayout (tilesWant): the bits must agree both ways.
+func FuzzFusedTiles(f *testing.F) {
+	f.Add([]byte{0x00, 0x80, 0x7f, 0xff, 0x01, 0x80, 0x80, 0x7f}, uint8(1), uint8(1), uint8(1), uint8(0))
+	f.Add(bytes.Repeat([]byte{0x00, 0x80, 0xc0, 0x7f, 0x01, 0x00, 0x00, 0x00}, 40), uint8(2), uint8(3), uint8(2), uint8(5))
+	f.Fuzz(func(t *testing.T, in []byte, tiles, lines, pairs, pad uint8) {
+		g := [3]int{1 + int(tiles)%4, 1 + int(lines)%4, 1 + int(pairs)%4}
+		width := 64 * g[0] * g[1]
+		stride := width + 4*int(pad%16)
+		rowBytes := (2*g[2]-1)*stride + width
+		tileBytes := 64 * g[0] * g[1] * g[2]
+		rows := make([]byte, rowBytes)
+		for i := range rows {
+			if len(in) > 0 {
+				rows[i] = in[i%len(in)] ^ byte(i/len(in))
+			}
+		}
+		tile := make([]byte, tileBytes)
+		TilesF32ToBF16(tile, rows, stride, g[0], g[1], g[2])
+		if want := tilesWant(true, rows, stride, g[0], g[1], g[2]); !bytes.Equal(tile, want) {
+			t.Fatalf("%v stride %d: tiles differ at byte %d", g, stride, firstDiff(tile, want))
+		}
+		for i := range tile {
+			if len(in) > 0 {
+				tile[i] = in[(i+1)%len(in)]
+			}
+		}
+		back := make([]byte, rowBytes)
+		UntileBF16ToF32(back, tile, stride, g[0], g[1], g[2])
+		want := tilesWant(false, tile, stride, g[0], g[1], g[2])[:rowBytes]
+		for i := range want {
+			if i%stride >= width {
+				want[i] = 0
+			}
+		}
+		if !bytes.Equal(back, want) {
+			t.Fatalf("%v stride %d: rows differ at byte %d", g, stride, firstDiff(back, want))
+		}
+	})
+}
