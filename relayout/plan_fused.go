@@ -188,12 +188,12 @@ func (f *fusedTiles) chunkRange(lo, hi int64) (from, to int64) {
 
 // explain describes the plan for Plan.String.
 func (f *fusedTiles) explain(b *strings.Builder) {
-	kern, way := "kernel.UntileBF16ToF32", "bf16 tiles into f32 rows"
+	kern, way := "kernel.UntileBF16ToF32", "bf16 tiles of %d×%d into f32 rows, the (2,1) sub-tiles' row pairs split"
 	if f.up {
-		kern, way = "kernel.TilesF32ToBF16", "f32 rows into bf16 tiles"
+		kern, way = "kernel.TilesF32ToBF16", "f32 rows into bf16 tiles of %d×%d, the (2,1) sub-tiles' row pairs interleaved"
 	}
-	fmt.Fprintf(b, "  fused: convert and relayout in one pass (%s): %s of %d×%d, the (2,1) sub-tiles' row pairs interleaved in registers; no temporary but an edge tile\n",
-		kern, way, f.tr, f.tc)
+	fmt.Fprintf(b, "  fused: convert and relayout in one pass (%s): "+way+" in registers; no temporary but an edge tile\n",
+		kern, f.tr, f.tc)
 	fmt.Fprintf(b, "  bands: %d rows of tiles of %d tiles each (%d whole in one kernel call, the rest cut by the edge, through a tile of f32 in the caches); RunRange's chunks; a Run shares them among up to %d goroutines\n",
 		f.batch*f.bands, f.across, f.whole, f.threads)
 	if f.stream {
