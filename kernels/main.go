@@ -1,10 +1,12 @@
 // Command kernels writes kernels_amd64.s, the amd64 assembly of package
 // internal/kernel (block transposes, interleaves, a pattern fill and run copies
 // at AVX2 and AVX-512; packing and transposes of sub-byte fields at AVX2;
-// conversions between f32 and bf16 or f16 at both), with avo (github.com/mmcloughlin/avo),
-// and beside it kernels_stubs_amd64.go, the registry of those kernels:
-// their Go prototypes, each with its doc comment and //go:noescape, and
-// the table asmKernels of what each one is (registry.go).
+// conversions between f32 and bf16 or f16 at both, and fused into the
+// relayout between f32 rows and bf16 (2,1) tiles), with avo
+// (github.com/mmcloughlin/avo), and beside it kernels_stubs_amd64.go,
+// the registry of those kernels: their Go prototypes, each with its doc
+// comment and //go:noescape, and the table asmKernels of what each one
+// is (registry.go).
 //
 // Run it from this directory:
 //
@@ -213,6 +215,12 @@ func (g *gen) file() {
 			g.convertBF16ToF32(lvl, stream)
 			g.convertF32ToF16(lvl, stream)
 			g.convertF16ToF32(lvl, stream)
+		}
+	}
+	for _, stream := range []bool{false, true} {
+		for _, lvl := range []*level{avx512, avx2} {
+			g.tilesF32ToBF16(lvl, stream)
+			g.untileBF16ToF32(lvl, stream)
 		}
 	}
 

@@ -224,6 +224,17 @@ Preconditions: n a multiple of 16; ` + inside + `; ` + feature + `.`},
 even.{stream} Preconditions: n a multiple of 16; ` + inside + `; ` + feature + `.`},
 	{name: "convertF16ToF32{S}{L}", kind: "convertF16ToF32", flags: []string{"f16c"}, doc: `{name} converts n f16 values at src to f32 at dst.{stream}
 Preconditions: n a multiple of 16; ` + inside + `; ` + feature + `.`},
+	{name: "tilesF32ToBF16{S}{L}", kind: "tilesF32ToBF16", doc: `{name} converts rows of f32 at src, stride bytes apart, into bf16
+(2,1) tiles at dst, rounding to nearest even (TilesF32ToBF16): tiles ×
+pairs × lines lines of 64 bytes, one after the other. It prefetches two
+lines into L2 for each line it writes, from pf and pf + pairs*stride on
+(prefetches never fault: pf needs no bounds).{stream} Preconditions:
+tiles, lines and pairs ≥ 1; ` + inside + `; ` + feature + `.`},
+	{name: "untileBF16ToF32{S}{L}", kind: "untileBF16ToF32", doc: `{name} converts bf16 (2,1) tiles at src, tiles × pairs × lines lines
+of 64 bytes one after the other, into rows of f32 at dst, stride bytes
+apart (UntileBF16ToF32).{stream} Preconditions: tiles, lines and pairs
+≥ 1; for the streaming kernel stride a multiple of 64; ` + inside + `;
+` + feature + `.`},
 }
 
 // flagNames are the flags of the table, in the order of their bits.

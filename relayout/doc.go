@@ -14,10 +14,11 @@
 //     merges what is contiguous on both sides, and picks the body: a copy
 //     of the whole buffer, run copies, 2-D block transposes,
 //     interleaves, packing stages for sub-byte types, or a conversion
-//     between element types. The result is a Plan, immutable and safe
-//     for concurrent Runs: what every kind of plan shares, and one
-//     executor for its kind (a loop nest, stages, a conversion, a
-//     copy). Plan.String explains it.
+//     between element types (fused into the relayout's one pass between
+//     row-major f32 and bf16 (2,1) tiles). The result is a Plan,
+//     immutable and safe for concurrent Runs: what every kind of plan
+//     shares, and one executor for its kind (a loop nest, stages, a
+//     conversion, a fused conversion, a copy). Plan.String explains it.
 //   - Plan.Run checks the buffers and hands them to the executor once:
 //     a loop nest is walked and calls the kernels of the root package
 //     tilecopy (AVX-512, AVX2, NEON or portable Go, chosen at run time),

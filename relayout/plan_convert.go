@@ -74,8 +74,13 @@ type converting struct {
 
 // compileConvert completes p, a plan between shapes of different
 // element types (which prepare has checked convert), as a conversion
-// plan.
+// plan: fused into the relayout's one pass where the pair is f32 rows
+// and bf16 (2,1) tiles (fusedTiles), else converting.
 func compileConvert(p *Plan, opts *Options) (*Plan, error) {
+	if f := fuseTiles(p, opts); f != nil {
+		p.exec = f
+		return p, nil
+	}
 	c := &converting{dstCount: p.tm.Elements(), srcCount: p.fm.Elements(), dstBits: p.tm.ElementBits(), srcBits: p.fm.ElementBits(),
 		header: &p.header, streamDst: p.pastCaches()}
 	p.exec = c

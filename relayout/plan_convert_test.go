@@ -137,8 +137,9 @@ func TestConvertPlans(t *testing.T) {
 		before   bool   // converts first
 		says     string // in Plan.String
 	}{
-		{"f32[20,300]{1,0}", "bf16[20,300]{1,0:T(8,128)(2,1)}", Padding{}, false, "kernel.ConvertF32ToBF16"},
-		{"bf16[20,300]{1,0:T(8,128)(2,1)}", "f32[20,300]{1,0}", Padding{}, false, "kernel.ConvertBF16ToF32"},
+		// T(8,128) without the (2,1) sub-tiles: those fuse (plan_fused_test.go).
+		{"f32[20,300]{1,0}", "bf16[20,300]{1,0:T(8,128)}", Padding{}, false, "kernel.ConvertF32ToBF16"},
+		{"bf16[20,300]{1,0:T(8,128)}", "f32[20,300]{1,0}", Padding{}, false, "kernel.ConvertBF16ToF32"},
 		{"f32[20,300]{1,0}", "f8e4m3fn[20,300]{1,0:T(8,128)(4,1)}", Padding{Kind: PadNaN}, false, "one element at a time"},
 		// s32's lowest is not an s8 value: the source converts first.
 		{"s8[5,7]{0,1}", "s32[5,7]{1,0:T(4,4)}", Padding{Kind: PadLowest}, true, "convert the source in its own layout from s8 to s32"},

@@ -174,3 +174,110 @@ func F16ToF32(h uint16) uint32 {
 	k := uint32(bits.Len32(m) - 1) // m·2^-24 = 1.f·2^(k-24)
 	return sign | (k+103)<<23 | (m<<(23-k))&0x7fffff
 }
+
+// Fused conversions between f32 rows and bf16 tiles whose (2,1)
+// sub-tiles interleave row pairs (TPU's T(8,128)(2,1)): one pass that
+// relayouts and converts, with the bits of F32ToBF16 and BF16ToF32.
+//
+// The tile side is tiles·pairs·lines lines of 64 bytes, one after the
+// other: tile t, then pair k of its rows, then line j of the pair. Line
+// (t, k, j) holds 16 columns, 16·(lines·t + j) on, of rows 2k and 2k+1
+// of the row side, each column's two bf16 elements side by side (row
+// 2k's first). The row side is 2·pairs rows of f32, stride bytes apart,
+// at least tiles·lines·64 bytes long: a band of a row-major array whose
+// tiles are 2·pairs rows by 16·lines columns.
+
+// TilesF32ToBF16 converts the f32 rows at src into bf16 tiles at dst
+// (the tile side, as above).
+func TilesF32ToBF16(dst, src []byte, stride, tiles, lines, pairs int) {
+	fuseTiles(true, dst, src, stride, tiles, lines, pairs, nil)
+}
+
+// UntileBF16ToF32 converts the bf16 tiles at src into f32 rows at dst
+// (the row side, as above), exactly, a NaN quieted.
+func UntileBF16ToF32(dst, src []byte, stride, tiles, lines, pairs int) {
+	fuseTiles(false, dst, src, stride, tiles, lines, pairs, nil)
+}
+
+// TilesF32ToBF16 is TilesF32ToBF16 (the function) with s's stores:
+// non-temporal where the level has them and dst starts on a 64-byte
+// boundary, fenced unless s.Unfenced. With s.Prefetch, the kernel
+// brings it into L2 as it goes, two lines for each line it writes: one
+// from its start and one from pairs·stride bytes on (as many bytes as it
+// reads; prefetches never fault, so a shorter Prefetch is safe). A
+// caller that converts a matrix a band at a time gives the next band's
+// rows, which the hardware reads ahead better walked as two streams of
+// whole rows than this band's rows, read a few lines of each at a time.
+func (s Stream) TilesF32ToBF16(dst, src []byte, stride, tiles, lines, pairs int) {
+	fuseTiles(true, dst, src, stride, tiles, lines, pairs, &s)
+}
+
+// UntileBF16ToF32 is UntileBF16ToF32 (the function) with s's stores:
+// non-temporal where the level has them and dst and stride are
+// multiples of 64, fenced unless s.Unfenced.
+func (s Stream) UntileBF16ToF32(dst, src []byte, stride, tiles, lines, pairs int) {
+	fuseTiles(false, dst, src, stride, tiles, lines, pairs, &s)
+}
+
+// FusedTiles reports whether the level in use has assembly for
+// TilesF32ToBF16 and UntileBF16ToF32; without it they run in Go, slower
+// than a conversion and a relayout apart, and a planner should not
+// choose them.
+func FusedTiles() bool { return fusedTilesAsm() }
+
+// fuseTiles checks the buffers and runs the fused kernel, up (rows to
+// tiles) or down, with s's stores where s is not nil.
+func fuseTiles(up bool, dst, src []byte, stride, tiles, lines, pairs int, s *Stream) {
+	if tiles < 0 || lines < 0 || pairs < 0 {
+		panic(fmt.Sprintf("tilecopy: fused tiles: %d tiles of %d lines and %d pairs", tiles, lines, pairs))
+	}
+	if tiles == 0 || lines == 0 || pairs == 0 {
+		return
+	}
+	width := 64 * tiles * lines // of a row's f32, in bytes
+	rows, tile := dst, src
+	if up {
+		rows, tile = src, dst
+	}
+	if width/64/tiles != lines || stride < width || stride > (len(rows)-width)/max(2*pairs-1, 1) ||
+		len(tile)/64/pairs/tiles < lines {
+		panic(fmt.Sprintf("tilecopy: fused tiles: %d tiles of %d lines and %d pairs, row stride %d, between %d and %d bytes",
+			tiles, lines, pairs, stride, len(rows), len(tile)))
+	}
+	stream, pf := false, &src[0]
+	if s != nil {
+		addr := uintptr(unsafe.Pointer(&dst[0]))
+		stream = addr%64 == 0 && (up || stride%64 == 0)
+		if len(s.Prefetch) > 0 {
+			pf = &s.Prefetch[0]
+		}
+	}
+	if !fuseTilesAsm(up, dst, src, stride, tiles, lines, pairs, stream, pf) {
+		fuseTilesGeneric(up, dst, src, stride, tiles, lines, pairs)
+		return
+	}
+	if stream && !s.Unfenced {
+		storeFence()
+	}
+}
+
+// fuseTilesGeneric is the portable fused kernel.
+func fuseTilesGeneric(up bool, dst, src []byte, stride, tiles, lines, pairs int) {
+	le := binary.LittleEndian
+	at := 0 // the tile side's byte
+	for t := range tiles {
+		for k := range pairs {
+			for j := range 16 * lines {
+				r := 2*k*stride + 4*(16*lines*t+j) // row 2k's element
+				if up {
+					le.PutUint16(dst[at:], F32ToBF16(le.Uint32(src[r:])))
+					le.PutUint16(dst[at+2:], F32ToBF16(le.Uint32(src[r+stride:])))
+				} else {
+					le.PutUint32(dst[r:], BF16ToF32(le.Uint16(src[at:])))
+					le.PutUint32(dst[r+stride:], BF16ToF32(le.Uint16(src[at+2:])))
+				}
+				at += 4
+			}
+		}
+	}
+}

@@ -32,3 +32,44 @@ func convertAsm(k convKind, dst, src []byte, n int, stream bool) int {
 	f(&dst[0], &src[0], m)
 	return m
 }
+
+// The fused tile kernels (tilesF32ToBF16{AVX512,AVX2} and their
+// streaming twins, untileBF16ToF32 likewise) are declared in
+// kernels_stubs_amd64.go, which the generator writes.
+
+// tilesKernels and untileKernels are the fused kernels: [plain,
+// streaming][AVX-512, AVX2].
+var (
+	tilesKernels = [2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte){
+		{tilesF32ToBF16AVX512, tilesF32ToBF16AVX2}, {tilesF32ToBF16StreamAVX512, tilesF32ToBF16StreamAVX2},
+	}
+	untileKernels = [2][2]func(dst *byte, src *byte, stride int, tiles int, lines int, pairs int){
+		{untileBF16ToF32AVX512, untileBF16ToF32AVX2}, {untileBF16ToF32StreamAVX512, untileBF16ToF32StreamAVX2},
+	}
+)
+
+// fusedTilesAsm reports whether the level in use has the fused kernels.
+func fusedTilesAsm() bool { return useAVX2 }
+
+// fuseTilesAsm runs the fused kernel, up (rows to tiles) or down, at
+// the level in use, and reports whether there was one; the counts are
+// ≥ 1 and checked. With stream, dst (and for down, stride) must be
+// multiples of 64. Up prefetches from pf on (see tilesF32ToBF16AVX512).
+func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, stream bool, pf *byte) bool {
+	if !useAVX2 {
+		return false
+	}
+	s, l := 0, 1
+	if stream {
+		s = 1
+	}
+	if useAVX512 {
+		l = 0
+	}
+	if up {
+		tilesKernels[s][l](&dst[0], &src[0], stride, tiles, lines, pairs, pf)
+	} else {
+		untileKernels[s][l](&dst[0], &src[0], stride, tiles, lines, pairs)
+	}
+	return true
+}

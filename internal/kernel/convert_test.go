@@ -155,3 +155,164 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// TestFusedTiles runs the fused tile kernels at every level, plain and
+// streamed, in buffers fenced by inaccessible pages at either end,
+// against the generic conversion followed by the generic relayout (the
+// transpose of each row pair's 16·lines columns into pairs): random f32
+// bits with NaN payloads, ±inf, ±0, subnormals and ties of bf16 going
+// to tiles, and every bf16 pattern coming back.
+func TestFusedTiles(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(42, 8))
+		for _, g := range []struct{ tiles, lines, pairs, pad int }{
+			{1, 1, 1, 0}, {1, 1, 1, 4}, {2, 3, 1, 0}, {3, 8, 4, 0}, {3, 8, 4, 64}, {5, 1, 2, 12}, {1, 2, 3, 60}, {64, 8, 4, 0},
+		} {
+			width := 64 * g.tiles * g.lines
+			stride := width + g.pad
+			rowBytes := (2*g.pairs-1)*stride + width
+			n := g.tiles * g.pairs * g.lines * 32   // elements on the tile side
+			for _, way := range []int{0, 1, 2, 3} { // plain, streamed (unfenced), at either end
+				atEnd, stream := way%2 == 1, way >= 2
+				// Up: f32 rows to bf16 tiles, streamed with a prefetch that runs
+				// past the rows into the guard page (prefetches never fault).
+				rows := guarded(t, rowBytes, atEnd)
+				copy(rows, convertInputs(r, convF32ToBF16, rowBytes/4))
+				in := bytes.Clone(rows)
+				tiles := guarded(t, 2*n, !atEnd)
+				if stream {
+					Stream{Unfenced: way == 3, Prefetch: rows[rowBytes-1:]}.TilesF32ToBF16(tiles, rows, stride, g.tiles, g.lines, g.pairs)
+					StoreFence()
+				} else {
+					TilesF32ToBF16(tiles, rows, stride, g.tiles, g.lines, g.pairs)
+				}
+				want := tilesWant(true, in, stride, g.tiles, g.lines, g.pairs)
+				if !bytes.Equal(tiles, want) || !bytes.Equal(rows, in) {
+					t.Fatalf("%+v, way %d: tiles differ from the generic conversion and relayout at byte %d", g, way, firstDiff(tiles, want))
+				}
+				// Down: bf16 tiles (every pattern, from a random start) to
+				// f32 rows; the gaps between rows stay as they were.
+				copy(tiles, convertInputs(r, convBF16ToF32, n))
+				in = bytes.Clone(tiles)
+				before := bytes.Clone(rows)
+				if stream {
+					Stream{Unfenced: way == 3}.UntileBF16ToF32(rows, tiles, stride, g.tiles, g.lines, g.pairs)
+					StoreFence()
+				} else {
+					UntileBF16ToF32(rows, tiles, stride, g.tiles, g.lines, g.pairs)
+				}
+				want = tilesWant(false, in, stride, g.tiles, g.lines, g.pairs)[:rowBytes]
+				for i := range want {
+					if i%stride >= width {
+						want[i] = before[i]
+					}
+				}
+				if !bytes.Equal(rows, want) || !bytes.Equal(tiles, in) {
+					t.Fatalf("%+v, way %d: rows differ from the generic conversion and relayout at byte %d", g, way, firstDiff(rows, want))
+				}
+			}
+		}
+	})
+}
+
+// tilesWant is what the fused kernel gives, up (rows to tiles) or down,
+// by the generic conversion and then the generic transpose of each row
+// pair (as the planner's two passes do it): the tile side for up, the
+// row side (rows·stride bytes, the gaps zero) for down.
+func tilesWant(up bool, src []byte, stride, tiles, lines, pairs int) []byte {
+	cols := 16 * lines
+	if up {
+		conv := make([]byte, len(src)/2) // bf16 rows, stride/2 apart
+		convertGeneric(convF32ToBF16, conv, src, len(src)/4)
+		out := make([]byte, 64*tiles*pairs*lines)
+		at := 0
+		for t := range tiles {
+			for k := range pairs {
+				transposeGeneric(2, out[at:], 4, conv[2*k*stride/2+2*cols*t:], stride/2, cols, 2)
+				at += 4 * cols
+			}
+		}
+		return out
+	}
+	conv := make([]byte, 2*len(src)) // f32 pairs, in the tiles' order
+	convertGeneric(convBF16ToF32, conv, src, len(src)/2)
+	out := make([]byte, 2*pairs*stride)
+	at := 0
+	for t := range tiles {
+		for k := range pairs {
+			transposeGeneric(4, out[2*k*stride+4*cols*t:], stride, conv[at:], 8, 2, cols)
+			at += 8 * cols
+		}
+	}
+	return out
+}
+
+// TestFusedTilesPanics checks that the fused kernels refuse buffers too
+// short and rows that overlap.
+func TestFusedTilesPanics(t *testing.T) {
+	for _, c := range []struct {
+		up                         bool
+		rows, tile                 int
+		stride, tiles, lines, pair int
+	}{
+		{true, 3*128 + 127, 4 * 64, 128, 1, 2, 2},   // the last row short
+		{true, 3*128 + 128, 4*64 - 1, 128, 1, 2, 2}, // the tiles short
+		{false, 3*128 + 127, 4 * 64, 128, 1, 2, 2},
+		{false, 3*128 + 128, 4*64 - 1, 128, 1, 2, 2},
+		{true, 4 * 128, 4 * 64, 64, 1, 2, 2}, // rows overlap
+		{true, 4 * 128, 4 * 64, 128, 1, -2, 2},
+	} {
+		func() {
+			defer func() { _ = recover() }()
+			rows, tile := make([]byte, c.rows), make([]byte, c.tile)
+			if c.up {
+				TilesF32ToBF16(tile, rows, c.stride, c.tiles, c.lines, c.pair)
+			} else {
+				UntileBF16ToF32(rows, tile, c.stride, c.tiles, c.lines, c.pair)
+			}
+			t.Errorf("no panic for %+v", c)
+		}()
+	}
+}
+
+// FuzzFusedTiles runs the fused kernels at the level in use on
+// fuzzer-chosen bytes and geometry against the generic conversion and
+// relayout (tilesWant): the bits must agree both ways.
+func FuzzFusedTiles(f *testing.F) {
+	f.Add([]byte{0x00, 0x80, 0x7f, 0xff, 0x01, 0x80, 0x80, 0x7f}, uint8(1), uint8(1), uint8(1), uint8(0))
+	f.Add(bytes.Repeat([]byte{0x00, 0x80, 0xc0, 0x7f, 0x01, 0x00, 0x00, 0x00}, 40), uint8(2), uint8(3), uint8(2), uint8(5))
+	f.Fuzz(func(t *testing.T, in []byte, tiles, lines, pairs, pad uint8) {
+		g := [3]int{1 + int(tiles)%4, 1 + int(lines)%4, 1 + int(pairs)%4}
+		width := 64 * g[0] * g[1]
+		stride := width + 4*int(pad%16)
+		rowBytes := (2*g[2]-1)*stride + width
+		tileBytes := 64 * g[0] * g[1] * g[2]
+		rows := make([]byte, rowBytes)
+		for i := range rows {
+			if len(in) > 0 {
+				rows[i] = in[i%len(in)] ^ byte(i/len(in))
+			}
+		}
+		tile := make([]byte, tileBytes)
+		TilesF32ToBF16(tile, rows, stride, g[0], g[1], g[2])
+		if want := tilesWant(true, rows, stride, g[0], g[1], g[2]); !bytes.Equal(tile, want) {
+			t.Fatalf("%v stride %d: tiles differ at byte %d", g, stride, firstDiff(tile, want))
+		}
+		for i := range tile {
+			if len(in) > 0 {
+				tile[i] = in[(i+1)%len(in)]
+			}
+		}
+		back := make([]byte, rowBytes)
+		UntileBF16ToF32(back, tile, stride, g[0], g[1], g[2])
+		want := tilesWant(false, tile, stride, g[0], g[1], g[2])[:rowBytes]
+		for i := range want {
+			if i%stride >= width {
+				want[i] = 0
+			}
+		}
+		if !bytes.Equal(back, want) {
+			t.Fatalf("%v stride %d: rows differ at byte %d", g, stride, firstDiff(back, want))
+		}
+	})
+}

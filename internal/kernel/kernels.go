@@ -135,7 +135,8 @@ type Stream struct {
 	// streams, in place of the source of its own next steps. A caller
 	// that stages a band of the destination in a buffer and copies it
 	// out gives the next band's source, which the copy then brings in
-	// while its stores stream. The others ignore it.
+	// while its stores stream. TilesF32ToBF16 prefetches it too, two
+	// lines for each line it writes. The others ignore it.
 	Prefetch []byte
 	// Unfenced lets a call return before its non-temporal stores are
 	// ordered with the stores that follow, for a caller that makes many

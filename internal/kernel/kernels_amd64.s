@@ -14706,6 +14706,622 @@ f16f32:
 	VZEROUPPER
 	RET
 
+// func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·tilesF32ToBF16AVX512(SB), NOSPLIT, $0-56
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x00007fff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z3
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z4
+	MOVL         $0xffff0000, AX
+	VPBROADCASTD AX, Z5
+
+f32bf16tile:
+	MOVQ SI, R11
+	MOVQ R9, R13
+
+f32bf16pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+f32bf16line:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
+	VMOVDQU64  (AX), Z6
+	VMOVDQU64  (AX)(DX*1), Z7
+	VPSRLD     $0x10, Z6, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z6, Z9
+	VPADDD     Z8, Z9, Z9
+	VPANDD     Z2, Z6, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z6, K1, Z9
+	VPSRLD     $0x10, Z7, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z7, Z10
+	VPADDD     Z8, Z10, Z10
+	VPANDD     Z2, Z7, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z7, K1, Z10
+	VPSRLD     $0x10, Z9, Z9
+
+	// rlo | (rhi & 0xffff0000)
+	VPTERNLOGD $0xf8, Z5, Z10, Z9
+	VMOVDQU32  Z9, (DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
+	VZEROUPPER
+	RET
+
+// func untileBF16ToF32AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+// Requires: AVX, AVX512F
+TEXT ·untileBF16ToF32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ tiles+24(FP), CX
+	MOVQ lines+32(FP), R8
+	MOVQ pairs+40(FP), R9
+	MOVQ R8, R14
+	SHLQ $0x06, R14
+
+	// 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0xffff0000, AX
+	VPBROADCASTD AX, Z3
+
+bf16f32tile:
+	MOVQ DI, R11
+	MOVQ R9, R13
+
+bf16f32pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+bf16f32line:
+	VMOVDQU64 (SI), Z6
+	VPSLLD    $0x10, Z6, Z7
+	VPANDD    Z3, Z6, Z8
+	VPANDD    Z0, Z7, Z9
+	VPCMPGTD  Z1, Z9, K1
+	VPORD     Z2, Z7, K1, Z7
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  Z1, Z9, K1
+	VPORD     Z2, Z8, K1, Z8
+	VMOVDQU32 Z7, (AX)
+	VMOVDQU32 Z8, (AX)(DX*1)
+	ADDQ      $+64, AX
+	ADDQ      $+64, SI
+	DECQ      R12
+	JNZ       bf16f32line
+	LEAQ      (R11)(DX*2), R11
+	DECQ      R13
+	JNZ       bf16f32pair
+	ADDQ      R14, DI
+	DECQ      CX
+	JNZ       bf16f32tile
+	VZEROUPPER
+	RET
+
+// func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·tilesF32ToBF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x00007fff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x00000001, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X4
+	VPBROADCASTD X4, Y4
+	MOVL         $0xffff0000, AX
+	VMOVD        AX, X5
+	VPBROADCASTD X5, Y5
+
+f32bf16tile:
+	MOVQ SI, R11
+	MOVQ R9, R13
+
+f32bf16pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+f32bf16line:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
+	VMOVDQU    (AX), Y6
+	VMOVDQU    (AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVDQU    Y9, (DI)
+	VMOVDQU    32(AX), Y6
+	VMOVDQU    32(AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVDQU    Y9, 32(DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
+	VZEROUPPER
+	RET
+
+// func untileBF16ToF32AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+// Requires: AVX, AVX2
+TEXT ·untileBF16ToF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ tiles+24(FP), CX
+	MOVQ lines+32(FP), R8
+	MOVQ pairs+40(FP), R9
+	MOVQ R8, R14
+	SHLQ $0x06, R14
+
+	// 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0xffff0000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+
+bf16f32tile:
+	MOVQ DI, R11
+	MOVQ R9, R13
+
+bf16f32pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+bf16f32line:
+	VMOVDQU  (SI), Y6
+	VPSLLD   $0x10, Y6, Y7
+	VPAND    Y3, Y6, Y8
+	VPAND    Y0, Y7, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y7, Y7
+	VPAND    Y0, Y8, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y8, Y8
+	VMOVDQU  Y7, (AX)
+	VMOVDQU  Y8, (AX)(DX*1)
+	VMOVDQU  32(SI), Y6
+	VPSLLD   $0x10, Y6, Y7
+	VPAND    Y3, Y6, Y8
+	VPAND    Y0, Y7, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y7, Y7
+	VPAND    Y0, Y8, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y8, Y8
+	VMOVDQU  Y7, 32(AX)
+	VMOVDQU  Y8, 32(AX)(DX*1)
+	ADDQ     $+64, AX
+	ADDQ     $+64, SI
+	DECQ     R12
+	JNZ      bf16f32line
+	LEAQ     (R11)(DX*2), R11
+	DECQ     R13
+	JNZ      bf16f32pair
+	ADDQ     R14, DI
+	DECQ     CX
+	JNZ      bf16f32tile
+	VZEROUPPER
+	RET
+
+// func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·tilesF32ToBF16StreamAVX512(SB), NOSPLIT, $0-56
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x00007fff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z3
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z4
+	MOVL         $0xffff0000, AX
+	VPBROADCASTD AX, Z5
+
+f32bf16tile:
+	MOVQ SI, R11
+	MOVQ R9, R13
+
+f32bf16pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+f32bf16line:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
+	VMOVDQU64  (AX), Z6
+	VMOVDQU64  (AX)(DX*1), Z7
+	VPSRLD     $0x10, Z6, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z6, Z9
+	VPADDD     Z8, Z9, Z9
+	VPANDD     Z2, Z6, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z6, K1, Z9
+	VPSRLD     $0x10, Z7, Z8
+	VPANDD     Z1, Z8, Z8
+	VPADDD     Z0, Z7, Z10
+	VPADDD     Z8, Z10, Z10
+	VPANDD     Z2, Z7, Z8
+	VPCMPGTD   Z3, Z8, K1
+	VPORD      Z4, Z7, K1, Z10
+	VPSRLD     $0x10, Z9, Z9
+
+	// rlo | (rhi & 0xffff0000)
+	VPTERNLOGD $0xf8, Z5, Z10, Z9
+	VMOVNTDQ   Z9, (DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
+	VZEROUPPER
+	RET
+
+// func untileBF16ToF32StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+// Requires: AVX, AVX512F
+TEXT ·untileBF16ToF32StreamAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ tiles+24(FP), CX
+	MOVQ lines+32(FP), R8
+	MOVQ pairs+40(FP), R9
+	MOVQ R8, R14
+	SHLQ $0x06, R14
+
+	// 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VPBROADCASTD AX, Z0
+	MOVL         $0x7f800000, AX
+	VPBROADCASTD AX, Z1
+	MOVL         $0x00400000, AX
+	VPBROADCASTD AX, Z2
+	MOVL         $0xffff0000, AX
+	VPBROADCASTD AX, Z3
+
+bf16f32tile:
+	MOVQ DI, R11
+	MOVQ R9, R13
+
+bf16f32pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+bf16f32line:
+	VMOVDQU64 (SI), Z6
+	VPSLLD    $0x10, Z6, Z7
+	VPANDD    Z3, Z6, Z8
+	VPANDD    Z0, Z7, Z9
+	VPCMPGTD  Z1, Z9, K1
+	VPORD     Z2, Z7, K1, Z7
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  Z1, Z9, K1
+	VPORD     Z2, Z8, K1, Z8
+	VMOVNTDQ  Z7, (AX)
+	VMOVNTDQ  Z8, (AX)(DX*1)
+	ADDQ      $+64, AX
+	ADDQ      $+64, SI
+	DECQ      R12
+	JNZ       bf16f32line
+	LEAQ      (R11)(DX*2), R11
+	DECQ      R13
+	JNZ       bf16f32pair
+	ADDQ      R14, DI
+	DECQ      CX
+	JNZ       bf16f32tile
+	VZEROUPPER
+	RET
+
+// func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+// Requires: AVX, AVX2, MMX+
+TEXT ·tilesF32ToBF16StreamAVX2(SB), NOSPLIT, $0-56
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  stride+16(FP), DX
+	MOVQ  tiles+24(FP), CX
+	MOVQ  lines+32(FP), R8
+	MOVQ  pairs+40(FP), R9
+	MOVQ  pf+48(FP), R10
+	MOVQ  R8, R14
+	SHLQ  $0x06, R14
+	MOVQ  R9, BX
+	IMULQ DX, BX
+
+	// 0x7fff, 1, 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x00007fff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x00000001, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X4
+	VPBROADCASTD X4, Y4
+	MOVL         $0xffff0000, AX
+	VMOVD        AX, X5
+	VPBROADCASTD X5, Y5
+
+f32bf16tile:
+	MOVQ SI, R11
+	MOVQ R9, R13
+
+f32bf16pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+f32bf16line:
+	PREFETCHT1 (R10)
+	PREFETCHT1 (R10)(BX*1)
+	ADDQ       $+64, R10
+	VMOVDQU    (AX), Y6
+	VMOVDQU    (AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVNTDQ   Y9, (DI)
+	VMOVDQU    32(AX), Y6
+	VMOVDQU    32(AX)(DX*1), Y7
+	VPSRLD     $0x10, Y6, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y6, Y9
+	VPADDD     Y8, Y9, Y9
+	VPAND      Y2, Y6, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y6, Y6
+	VPBLENDVB  Y8, Y6, Y9, Y9
+	VPSRLD     $0x10, Y7, Y8
+	VPAND      Y1, Y8, Y8
+	VPADDD     Y0, Y7, Y10
+	VPADDD     Y8, Y10, Y10
+	VPAND      Y2, Y7, Y8
+	VPCMPGTD   Y3, Y8, Y8
+	VPOR       Y4, Y7, Y7
+	VPBLENDVB  Y8, Y7, Y10, Y10
+	VPSRLD     $0x10, Y9, Y9
+	VPAND      Y5, Y10, Y10
+	VPOR       Y10, Y9, Y9
+	VMOVNTDQ   Y9, 32(DI)
+	ADDQ       $+64, AX
+	ADDQ       $+64, DI
+	DECQ       R12
+	JNZ        f32bf16line
+	LEAQ       (R11)(DX*2), R11
+	DECQ       R13
+	JNZ        f32bf16pair
+	ADDQ       R14, SI
+	DECQ       CX
+	JNZ        f32bf16tile
+	VZEROUPPER
+	RET
+
+// func untileBF16ToF32StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+// Requires: AVX, AVX2
+TEXT ·untileBF16ToF32StreamAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ stride+16(FP), DX
+	MOVQ tiles+24(FP), CX
+	MOVQ lines+32(FP), R8
+	MOVQ pairs+40(FP), R9
+	MOVQ R8, R14
+	SHLQ $0x06, R14
+
+	// 0x7fffffff, 0x7f800000, the quiet bit 0x00400000 and 0xffff0000 in every dword.
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVL         $0x7f800000, AX
+	VMOVD        AX, X1
+	VPBROADCASTD X1, Y1
+	MOVL         $0x00400000, AX
+	VMOVD        AX, X2
+	VPBROADCASTD X2, Y2
+	MOVL         $0xffff0000, AX
+	VMOVD        AX, X3
+	VPBROADCASTD X3, Y3
+
+bf16f32tile:
+	MOVQ DI, R11
+	MOVQ R9, R13
+
+bf16f32pair:
+	MOVQ R11, AX
+	MOVQ R8, R12
+
+bf16f32line:
+	VMOVDQU  (SI), Y6
+	VPSLLD   $0x10, Y6, Y7
+	VPAND    Y3, Y6, Y8
+	VPAND    Y0, Y7, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y7, Y7
+	VPAND    Y0, Y8, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y8, Y8
+	VMOVNTDQ Y7, (AX)
+	VMOVNTDQ Y8, (AX)(DX*1)
+	VMOVDQU  32(SI), Y6
+	VPSLLD   $0x10, Y6, Y7
+	VPAND    Y3, Y6, Y8
+	VPAND    Y0, Y7, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y7, Y7
+	VPAND    Y0, Y8, Y9
+	VPCMPGTD Y1, Y9, Y9
+	VPAND    Y2, Y9, Y9
+	VPOR     Y9, Y8, Y8
+	VMOVNTDQ Y7, 32(AX)
+	VMOVNTDQ Y8, 32(AX)(DX*1)
+	ADDQ     $+64, AX
+	ADDQ     $+64, SI
+	DECQ     R12
+	JNZ      bf16f32line
+	LEAQ     (R11)(DX*2), R11
+	DECQ     R13
+	JNZ      bf16f32pair
+	ADDQ     R14, DI
+	DECQ     CX
+	JNZ      bf16f32tile
+	VZEROUPPER
+	RET
+
 DATA permBytes16x4<>+0(SB)/8, $0x1c1814100c080400
 DATA permBytes16x4<>+8(SB)/8, $0x3c3834302c282420
 DATA permBytes16x4<>+16(SB)/8, $0x1d1915110d090501

@@ -1913,6 +1913,100 @@ func convertF32ToF16StreamAVX2(dst *byte, src *byte, n int)
 //go:noescape
 func convertF16ToF32StreamAVX2(dst *byte, src *byte, n int)
 
+// tilesF32ToBF16AVX512 converts rows of f32 at src, stride bytes apart,
+// into bf16 (2,1) tiles at dst, rounding to nearest even (TilesF32ToBF16):
+// tiles × pairs × lines lines of 64 bytes, one after the other. It
+// prefetches two lines into L2 for each line it writes, from pf and pf +
+// pairs*stride on (prefetches never fault: pf needs no bounds).
+// Preconditions: tiles, lines and pairs ≥ 1; every byte read and written
+// lies inside the caller's slices; the CPU has the features the table's
+// level and flags say.
+//
+//go:noescape
+func tilesF32ToBF16AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+
+// untileBF16ToF32AVX512 converts bf16 (2,1) tiles at src, tiles × pairs
+// × lines lines of 64 bytes one after the other, into rows of f32 at dst,
+// stride bytes apart (UntileBF16ToF32). Preconditions: tiles, lines and
+// pairs ≥ 1; for the streaming kernel stride a multiple of 64; every
+// byte read and written lies inside the caller's slices; the CPU has the
+// features the table's level and flags say.
+//
+//go:noescape
+func untileBF16ToF32AVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// tilesF32ToBF16AVX2 converts rows of f32 at src, stride bytes apart, into
+// bf16 (2,1) tiles at dst, rounding to nearest even (TilesF32ToBF16):
+// tiles × pairs × lines lines of 64 bytes, one after the other. It
+// prefetches two lines into L2 for each line it writes, from pf and pf +
+// pairs*stride on (prefetches never fault: pf needs no bounds).
+// Preconditions: tiles, lines and pairs ≥ 1; every byte read and written
+// lies inside the caller's slices; the CPU has the features the table's
+// level and flags say.
+//
+//go:noescape
+func tilesF32ToBF16AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+
+// untileBF16ToF32AVX2 converts bf16 (2,1) tiles at src, tiles × pairs ×
+// lines lines of 64 bytes one after the other, into rows of f32 at dst,
+// stride bytes apart (UntileBF16ToF32). Preconditions: tiles, lines and
+// pairs ≥ 1; for the streaming kernel stride a multiple of 64; every
+// byte read and written lies inside the caller's slices; the CPU has the
+// features the table's level and flags say.
+//
+//go:noescape
+func untileBF16ToF32AVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// tilesF32ToBF16StreamAVX512 converts rows of f32 at src, stride bytes
+// apart, into bf16 (2,1) tiles at dst, rounding to nearest even
+// (TilesF32ToBF16): tiles × pairs × lines lines of 64 bytes, one after
+// the other. It prefetches two lines into L2 for each line it writes, from
+// pf and pf + pairs*stride on (prefetches never fault: pf needs no
+// bounds). It writes with non-temporal stores, not fenced: dst (and any
+// destination stride) a multiple of 64. Preconditions: tiles, lines and
+// pairs ≥ 1; every byte read and written lies inside the caller's
+// slices; the CPU has the features the table's level and flags say.
+//
+//go:noescape
+func tilesF32ToBF16StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+
+// untileBF16ToF32StreamAVX512 converts bf16 (2,1) tiles at src, tiles ×
+// pairs × lines lines of 64 bytes one after the other, into rows of f32
+// at dst, stride bytes apart (UntileBF16ToF32). It writes with
+// non-temporal stores, not fenced: dst (and any destination stride) a
+// multiple of 64. Preconditions: tiles, lines and pairs ≥ 1; for the
+// streaming kernel stride a multiple of 64; every byte read and written
+// lies inside the caller's slices; the CPU has the features the table's
+// level and flags say.
+//
+//go:noescape
+func untileBF16ToF32StreamAVX512(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
+// tilesF32ToBF16StreamAVX2 converts rows of f32 at src, stride bytes
+// apart, into bf16 (2,1) tiles at dst, rounding to nearest even
+// (TilesF32ToBF16): tiles × pairs × lines lines of 64 bytes, one after
+// the other. It prefetches two lines into L2 for each line it writes, from
+// pf and pf + pairs*stride on (prefetches never fault: pf needs no
+// bounds). It writes with non-temporal stores, not fenced: dst (and any
+// destination stride) a multiple of 64. Preconditions: tiles, lines and
+// pairs ≥ 1; every byte read and written lies inside the caller's
+// slices; the CPU has the features the table's level and flags say.
+//
+//go:noescape
+func tilesF32ToBF16StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int, pf *byte)
+
+// untileBF16ToF32StreamAVX2 converts bf16 (2,1) tiles at src, tiles ×
+// pairs × lines lines of 64 bytes one after the other, into rows of f32
+// at dst, stride bytes apart (UntileBF16ToF32). It writes with
+// non-temporal stores, not fenced: dst (and any destination stride) a
+// multiple of 64. Preconditions: tiles, lines and pairs ≥ 1; for the
+// streaming kernel stride a multiple of 64; every byte read and written
+// lies inside the caller's slices; the CPU has the features the table's
+// level and flags say.
+//
+//go:noescape
+func untileBF16ToF32StreamAVX2(dst *byte, src *byte, stride int, tiles int, lines int, pairs int)
+
 // asmKind is the kind of an assembly kernel: what it does, which with
 // the flag asmStream determines the type of its function.
 type asmKind uint8
@@ -1950,6 +2044,8 @@ const (
 	asmConvertBF16ToF32
 	asmConvertF32ToF16
 	asmConvertF16ToF32
+	asmTilesF32ToBF16
+	asmUntileBF16ToF32
 )
 
 // asmFlags are what an assembly kernel needs or does beyond its level.
@@ -2155,6 +2251,14 @@ const (
 	idConvertBF16ToF32StreamAVX2
 	idConvertF32ToF16StreamAVX2
 	idConvertF16ToF32StreamAVX2
+	idTilesF32ToBF16AVX512
+	idUntileBF16ToF32AVX512
+	idTilesF32ToBF16AVX2
+	idUntileBF16ToF32AVX2
+	idTilesF32ToBF16StreamAVX512
+	idUntileBF16ToF32StreamAVX512
+	idTilesF32ToBF16StreamAVX2
+	idUntileBF16ToF32StreamAVX2
 
 	numAsmKernels // the number of assembly kernels
 )
@@ -2336,4 +2440,12 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idConvertBF16ToF32StreamAVX2:       {name: "convertBF16ToF32StreamAVX2", fn: convertBF16ToF32StreamAVX2, kind: asmConvertBF16ToF32, level: levelAVX2, flags: asmStream},
 	idConvertF32ToF16StreamAVX2:        {name: "convertF32ToF16StreamAVX2", fn: convertF32ToF16StreamAVX2, kind: asmConvertF32ToF16, level: levelAVX2, flags: asmStream | asmF16C},
 	idConvertF16ToF32StreamAVX2:        {name: "convertF16ToF32StreamAVX2", fn: convertF16ToF32StreamAVX2, kind: asmConvertF16ToF32, level: levelAVX2, flags: asmStream | asmF16C},
+	idTilesF32ToBF16AVX512:             {name: "tilesF32ToBF16AVX512", fn: tilesF32ToBF16AVX512, kind: asmTilesF32ToBF16, level: levelAVX512},
+	idUntileBF16ToF32AVX512:            {name: "untileBF16ToF32AVX512", fn: untileBF16ToF32AVX512, kind: asmUntileBF16ToF32, level: levelAVX512},
+	idTilesF32ToBF16AVX2:               {name: "tilesF32ToBF16AVX2", fn: tilesF32ToBF16AVX2, kind: asmTilesF32ToBF16, level: levelAVX2},
+	idUntileBF16ToF32AVX2:              {name: "untileBF16ToF32AVX2", fn: untileBF16ToF32AVX2, kind: asmUntileBF16ToF32, level: levelAVX2},
+	idTilesF32ToBF16StreamAVX512:       {name: "tilesF32ToBF16StreamAVX512", fn: tilesF32ToBF16StreamAVX512, kind: asmTilesF32ToBF16, level: levelAVX512, flags: asmStream},
+	idUntileBF16ToF32StreamAVX512:      {name: "untileBF16ToF32StreamAVX512", fn: untileBF16ToF32StreamAVX512, kind: asmUntileBF16ToF32, level: levelAVX512, flags: asmStream},
+	idTilesF32ToBF16StreamAVX2:         {name: "tilesF32ToBF16StreamAVX2", fn: tilesF32ToBF16StreamAVX2, kind: asmTilesF32ToBF16, level: levelAVX2, flags: asmStream},
+	idUntileBF16ToF32StreamAVX2:        {name: "untileBF16ToF32StreamAVX2", fn: untileBF16ToF32StreamAVX2, kind: asmUntileBF16ToF32, level: levelAVX2, flags: asmStream},
 }
