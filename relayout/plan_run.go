@@ -939,7 +939,7 @@ func (w *walker) partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 	// The rest: the elements of each valid unit (rect has filled its
 	// place with padding where the destination holds it whole), and the
 	// padding of each held one that is not whole.
-	B, n := p.offBytes(), p.part*(p.width/k)
+	B, bits := p.offBytes(), p.part*(p.width*8/k) // packed units end inside a byte
 	for r := range rowsE {
 		for c := int64(0); c < colsE; c++ {
 			if r < rowsW && c < colsW {
@@ -950,9 +950,9 @@ func (w *walker) partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 			switch {
 			case r < rowsV && c < colsV:
 				s := (sOff + r*oSrc + c*p.inner.src) * B
-				copy(w.dst[d:d+n], w.src[s:s+n])
+				copyBits(w.dst[d:], w.src[s:], bits)
 			case c >= colsH:
-				copy(w.dst[d:d+n], p.pat)
+				copyBits(w.dst[d:], p.pat, bits)
 			}
 		}
 	}
