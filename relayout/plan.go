@@ -380,15 +380,18 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		return nil
 	}
 	m := mid.walk()
-	if m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || m.step != 1 ||
-		m.partHeld && m.part*bits%8 != 0 {
+	if m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || m.partHeld && m.part*bits%8 != 0 {
+		return nil
+	}
+	width := m.unit * bits / 8
+	if m.step != 1 && !m.countBytes(8/bits) {
 		return nil
 	}
 	q := mid // its own: compiled here for this plan alone
 	q.from, q.to, q.fm, q.tm = p.from, p.to, p.fm, p.tm
 	q.srcBytes, q.dstBytes = p.srcBytes, p.dstBytes
 	w := q.walk()
-	w.width = w.unit * bits / 8
+	w.width = width
 	v := p.padPat[0] & byte(1<<bits-1)
 	for b := bits; b < 8; b <<= 1 {
 		v |= v << b
