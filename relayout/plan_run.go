@@ -941,11 +941,14 @@ func (w *walker) partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 	// padding of each held one that is not whole.
 	B, bits := p.offBytes(), p.part*(p.width*8/k) // packed units end inside a byte
 	for r := range rowsE {
-		for c := int64(0); c < colsE; c++ {
-			if r < rowsW && c < colsW {
-				c = colsW - 1 // on to the row's partial units
-				continue
-			}
+		c := int64(0)
+		switch {
+		case r < rowsW:
+			c = colsW // on to the row's partial units
+		case r >= rowsV:
+			c = colsH // rect has padded the row's held units
+		}
+		for ; c < colsE; c++ {
 			d := (dOff + r*oDst + c*p.inner.dst) * B
 			switch {
 			case r < rowsV && c < colsV:
