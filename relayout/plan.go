@@ -364,7 +364,12 @@ func (h *header) padding() string { return fmt.Sprintf("% x per element", h.padP
 // T(8,128)(8,1)E(4) and back: the 8 values of a tile's column are 4
 // contiguous bytes on both sides), that plan runs on the packed buffers
 // as it is, its units k*bits/8 bytes wide. Its counts and strides are in
-// units, which both sides hold whole and in the same order.
+// units, which both sides hold whole and in the same order, but for the
+// last unit of a dim whose size is not a multiple of k (the walker's
+// partUnits moves its fields, from a whole byte on, with the bits of
+// its last byte that are not theirs kept); such a unit that ends the
+// places the destination holds must end on a whole byte, as what
+// follows it there may be another goroutine's to write.
 func packedUnits(p *Plan, opts *Options) *Plan {
 	bits := int64(p.fm.ElementBits())
 	if !p.from.isPacked() || !p.to.isPacked() || int64(p.tm.ElementBits()) != bits || int64(p.dtype.Bits()) != bits {
@@ -374,14 +379,19 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 	if err != nil {
 		return nil
 	}
-	if m := mid.walk(); m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || !m.wholeUnits() {
+	m := mid.walk()
+	if m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || m.partHeld && m.part*bits%8 != 0 {
+		return nil
+	}
+	width := m.unit * bits / 8
+	if m.step != 1 && !m.countBytes(8/bits) {
 		return nil
 	}
 	q := mid // its own: compiled here for this plan alone
 	q.from, q.to, q.fm, q.tm = p.from, p.to, p.fm, p.tm
 	q.srcBytes, q.dstBytes = p.srcBytes, p.dstBytes
 	w := q.walk()
-	w.width = w.unit * bits / 8
+	w.width = width
 	v := p.padPat[0] & byte(1<<bits-1)
 	for b := bits; b < 8; b <<= 1 {
 		v |= v << b
@@ -896,7 +906,7 @@ func (p *walkPlan) widen() {
 
 // wholeUnits reports whether the plan's strides, offsets and dims all
 // count whole moved elements: no strides kept in elements (step) and no
-// partial unit (part). Slab plans and packedUnits read them so.
+// partial unit (part). Slab plans read them so.
 func (p *walkPlan) wholeUnits() bool { return p.step == 1 && p.part == 0 }
 
 // chooseKernel takes the innermost loops for the kernel.

@@ -944,20 +944,23 @@ func (w *walker) partUnits(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 	// The rest: the elements of each valid unit (rect has filled its
 	// place with padding where the destination holds it whole), and the
 	// padding of each held one that is not whole.
-	B, n := p.offBytes(), p.part*(p.width/k)
+	B, bits := p.offBytes(), p.part*(p.width*8/k) // packed units end inside a byte
 	for r := range rowsE {
-		for c := int64(0); c < colsE; c++ {
-			if r < rowsW && c < colsW {
-				c = colsW - 1 // on to the row's partial units
-				continue
-			}
+		c := int64(0)
+		switch {
+		case r < rowsW:
+			c = colsW // on to the row's partial units
+		case r >= rowsV:
+			c = colsH // rect has padded the row's held units
+		}
+		for ; c < colsE; c++ {
 			d := (dOff + r*oDst + c*p.inner.dst) * B
 			switch {
 			case r < rowsV && c < colsV:
 				s := (sOff + r*oSrc + c*p.inner.src) * B
-				copy(w.dst[d:d+n], w.src[s:s+n])
+				copyBits(w.dst[d:], w.src[s:], bits)
 			case c >= colsH:
-				copy(w.dst[d:d+n], p.pat)
+				copyBits(w.dst[d:], p.pat, bits)
 			}
 		}
 	}

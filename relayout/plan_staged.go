@@ -996,3 +996,22 @@ func (st *staged) placesAlike(p *Plan) bool {
 	return st.unpack && st.pack && st.srcBits == st.dstBits && st.srcBits == st.natural && st.mid != nil && st.mid.copies() &&
 		p.srcBytes == p.dstBytes && st.dstCount*int64(st.dstBits)%8 == 0
 }
+
+// copyBits copies the first n bits of src into dst, a byte's most
+// significant bits first (as packed fields fill bytes), keeping the
+// bits of dst's last byte that are not among them.
+func copyBits(dst, src []byte, n int64) {
+	if q := n / 8; q <= 8 {
+		// A few bytes, a partial unit's: cheaper than copy's call.
+		//lint:ignore S1001 copy calls memmove, which costs more than these few bytes
+		for i, b := range src[:q] {
+			dst[i] = b
+		}
+	} else {
+		copy(dst[:q], src)
+	}
+	if r := n % 8; r != 0 {
+		mask := byte(0xff) << (8 - r)
+		dst[n/8] = dst[n/8]&^mask | src[n/8]&mask
+	}
+}

@@ -1081,6 +1081,19 @@ func TestPackedUnits(t *testing.T) {
 		{"u2[32,256]{0,1:E(2)}", "u2[32,256]{1,0:T(8,128)(8,1)E(2)}", Padding{Kind: PadValue, Value: 2}, true},
 		{"u1[64,130]{0,1:E(1)}", "u1[64,130]{1,0:T(8,128)(8,1)E(1)}", Padding{Kind: PadValue, Value: 1}, true},
 		{"s4[13,300]{0,1:E(4)}", "s4[13,300]{1,0:T(8,128)(8,1)E(4)}", Padding{}, false},
+		// Dims that end in a partial unit, which both sides hold whole:
+		// 1 of 8 fields; 7 of 8, with a padding value; 3 of 8.
+		{"s4[40,2041]{1,0:T(128)E(4)}", "s4[40,2041]{0,1:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"s4[15,40,1,64]{1,0,2,3:T(8,128)(8,1)E(4)}", "s4[15,40,1,64]{0,3,1,2:T(32,32)E(4)}", Padding{Kind: PadValue, Value: 3}, true},
+		{"u4[19,33,5]{0,1,2:T(1,128)E(4)}", "u4[19,33,5]{1,0,2:T(8,128)(8,1)E(4)}", Padding{Kind: PadValue, Value: 11}, true},
+		// Strides that are not whole units but whole bytes (countBytes):
+		// columns of 14 fields; rows of 44 and 42 fields, whose last
+		// unit of 4 or 2 fields the destination does not hold whole.
+		{"s4[14,300]{0,1:E(4)}", "s4[14,300]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"u4[21,1,44]{0,2,1:T(8,128)(8,1)E(4)}", "u4[21,1,44]{2,1,0:E(4)}", Padding{}, true},
+		{"u4[21,3,42]{0,2,1:T(8,128)(8,1)E(4)}", "u4[21,3,42]{2,1,0:E(4)}", Padding{Kind: PadValue, Value: 6}, true},
+		// Rows of 43 fields: odd strides.
+		{"u4[21,1,43]{0,2,1:T(8,128)(8,1)E(4)}", "u4[21,1,43]{2,1,0:E(4)}", Padding{}, false},
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:E(4)}", Padding{}, false},
 		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)}", Padding{}, false},
 	}
