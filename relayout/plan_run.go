@@ -80,7 +80,7 @@ func (p *walkPlan) newWalker(dst, src []byte) *walker {
 	*w = walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
 		b: w.b, e: w.e, idx: w.idx, ctr: w.ctr, ownLoops: w.ownLoops, ownSpans: w.ownSpans, spanBuf: w.spanBuf,
 		cornerN: w.cornerN, cornerAll: w.cornerAll, cornerLoops: w.cornerLoops,
-		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf, padBuf: w.padBuf}
+		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf, padBuf: w.padBuf, padGridBuf: w.padGridBuf}
 	clear(w.idx)
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
@@ -153,6 +153,12 @@ type walker struct {
 	// padFills is how many runs of padding values padValues filled at
 	// once (for tests).
 	padFills int
+	// padGridBuf and padGridKey are padGrid's buffer and the shape its
+	// padding rows were filled for; padGrids counts its calls (for
+	// tests).
+	padGridBuf []byte
+	padGridKey [3]int64
+	padGrids   int
 	// padBuf holds the padding pattern that streamFill copies, filled
 	// with the first streamed fill; streamFills counts those fills (for
 	// tests).
@@ -762,7 +768,9 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	colsV, colsE := w.extent(&p.inner)
 	oDst := w.outer.dst
 	staged := false // the rectangles' padding went with them
-	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 {
+	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 && w.padGrid(l, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE) {
+		staged = true
+	} else if n > 0 && rowsV > 0 && colsV > 0 {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
 		g := kernel.Grid{Inner: int(n), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B), Ahead: int(next * B)}
@@ -813,6 +821,78 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 // write from memory first, each a part line of a rectangle's end: s8
 // [64,1000,1000] to T(8,128)(4,1) spent a quarter of its time there.
 // The buffer is allocated here the first time.
+// padGridBytes bounds padGrid's buffer, which the L1 keeps.
+const padGridBytes = 32 << 10
+
+// padGrid moves n rectangles of values [from, from+n) of loop l, the
+// last outside the kernel, whose destination rows continue each other
+// (l's destination stride is a rectangle's row, padding included) and
+// hold a few columns of padding each (colsV of colsE, at most 16: a
+// narrow dim in a tile): the rectangles' source rows go into a buffer
+// in the destination's column order, with rows of the padding pattern
+// between them, and one transpose a band of the buffer moves them and
+// their padding into whole runs of the destination rows. The kernel
+// alone would take the rectangles one at a time, colsV columns each
+// (generic code where no kernel takes so few), and their padding after
+// them in runs of a few bytes. The rows past rowsV get their padding
+// too. It reports false, having moved nothing, where the walk is not so.
+func (w *walker) padGrid(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE int64) bool {
+	p := w.p
+	if p.kern != kernTranspose || w.rows8 != nil || w.idx != nil || p.step != 1 || p.part != 0 ||
+		colsV >= colsE || colsE > 16 || l.dst != colsE || n < 2 || rowsV < 16 ||
+		p.inner.dst != 1 || w.outer.src != 1 {
+		return false
+	}
+	W := p.width
+	R := max(16, 256/W)                    // elements of each buffered row
+	most := padGridBytes / (R * W) / colsE // rectangles the buffer holds
+	blocks := min(n, most)
+	if blocks < 2 {
+		return false
+	}
+	if w.padGridBuf == nil {
+		w.padGridBuf = alignedBuffer(padGridBytes)
+	}
+	buf := w.padGridBuf
+	if key := [3]int64{R, colsV, colsE}; key != w.padGridKey {
+		// The padding rows keep the pattern from one call to the next.
+		for k := int64(0); k < most*colsE; k++ {
+			if k%colsE >= colsV {
+				row := buf[k*R*W : (k+1)*R*W]
+				for i := int64(0); i < int64(len(row)); i += W {
+					copy(row[i:i+W], p.pat)
+				}
+			}
+		}
+		w.padGridKey = key
+	}
+	B, oDst := p.offBytes(), w.outer.dst
+	for r0 := int64(0); r0 < rowsV; r0 += R {
+		rr := min(R, rowsV-r0)
+		for v0 := from; v0 < from+n; v0 += blocks {
+			vb := min(blocks, from+n-v0)
+			for v := v0; v < v0+vb; v++ {
+				for c := range colsV {
+					at := ((v-v0)*colsE + c) * R * W
+					s := (sOff + v*l.src + c*p.inner.src + r0) * B
+					copy(buf[at:at+rr*W], w.src[s:s+rr*W])
+				}
+			}
+			d := w.dst[(dOff+v0*l.dst+r0*oDst)*B:]
+			if w.streams() {
+				kernel.TransposeStreaming(int(W), d, int(oDst*B), buf, int(R*W), int(rr), int(vb*colsE))
+			} else {
+				kernel.Transpose(int(W), d, int(oDst*B), buf, int(R*W), int(rr), int(vb*colsE))
+			}
+		}
+	}
+	if rowsE > rowsV {
+		w.fill(dOff+from*l.dst+rowsV*oDst, oDst, n*colsE, rowsE-rowsV)
+	}
+	w.padGrids++
+	return true
+}
+
 func (w *walker) stageRow(l *ploop, dOff, n, rowsV, rowsE, colsV, colsE int64) bool {
 	p := w.p
 	B := p.offBytes()

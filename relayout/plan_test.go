@@ -1399,3 +1399,28 @@ func TestStreamFill(t *testing.T) {
 		}
 	}
 }
+
+// TestPadGrid runs transposes whose rectangles continue each other's
+// destination rows with a few columns of padding each (a narrow dim in a
+// tile) against the reference, streamed and not, on one and two threads,
+// whole and by chunks, and checks that a whole walk moved them through
+// padGrid's buffer.
+func TestPadGrid(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"s8[300,50,3]{0,2,1}", "s8[300,50,3]{2,1,0:T(8,8)}"},
+		{"bf16[100,37,5]{0,2,1}", "bf16[100,37,5]{2,1,0:T(8,8)}"},
+		{"f32[70,20,2]{0,2,1}", "f32[70,20,2]{2,1,0:T(4,4)}"},
+	} {
+		runVariants(t, 17, tc.from, tc.to, PadWith(6), func(*Plan) {})
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{math.MaxInt64, 0} {
+			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := wholeWalk(plan); w.padGrids == 0 {
+				t.Errorf("%s -> %s (stream from %d): no rectangles through padGrid\n%s", tc.from, tc.to, streamMin, plan)
+			}
+		}
+	}
+}
