@@ -153,8 +153,8 @@ const (
 
 // Convert converts n little-endian elements of src to dst as c says. It
 // reads and writes each byte once, with the level's vector conversions
-// (F16C for f16 on amd64); a destination larger than the caches streams
-// with the Stream methods. It panics on an unknown c.
+// (F16C for f16 on amd64, NEON on arm64); a destination larger than the
+// caches streams with the Stream methods. It panics on an unknown c.
 func Convert(c Conversion, dst, src []byte, n int) {
 	switch c {
 	case F32ToBF16:

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -118,7 +121,7 @@ func TestConvertAsmTakes(t *testing.T) {
 		for k := range numConvKinds {
 			dst, src := make([]byte, 4*40), make([]byte, 4*40)
 			want := 0
-			if useAVX2 && (useF16C || k == convF32ToBF16 || k == convBF16ToF32) {
+			if useAVX2 && (useF16C || k == convF32ToBF16 || k == convBF16ToF32) || useNEON {
 				want = 32
 			}
 			if got := convertAsm(k, dst, src, 40, false); got != want {
@@ -314,5 +317,111 @@ func FuzzFusedTiles(f *testing.F) {
 		if !bytes.Equal(back, want) {
 			t.Fatalf("%v stride %d: rows differ at byte %d", g, stride, firstDiff(back, want))
 		}
+	})
+}
+
+// f32Specials are the f32 patterns where a conversion kernel is most
+// likely to part from the generic one: ±0, ±inf, NaNs of both signs
+// (quiet and signaling, payloads in the bits the narrowing keeps, in
+// those it drops, and with all bits set, whose bf16 rounding would
+// carry into the exponent), the largest finite f32, f16's largest
+// finite, overflow and the tie just under it, f16's smallest normal and
+// subnormal and the ties about them, ties of bf16 to even and to odd,
+// and f32 subnormals.
+var f32Specials = []uint32{
+	0x00000000, 0x80000000, 0x7f800000, 0xff800000,
+	0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff, 0xffbfffff,
+	0x7fffffff, 0xffffffff, 0x7f80ffff, 0x7f801000, 0x7f802000, 0xffa00fff,
+	0x7f7fffff, 0xff7fffff, 0x7f7f8000, 0x7f7f7fff,
+	0x477fe000, 0xc77fe000, 0x477fefff, 0x477ff000, 0xc77ff000, 0x47800000,
+	0x38800000, 0x387fffff, 0x387ff000, 0x33800000, 0xb3800000, 0x33000000,
+	0x33000001, 0x33c00000, 0xb3c00000, 0x33400000,
+	0x3f808000, 0x3f818000, 0x3f807fff, 0x3f808001, 0xbf808000,
+	0x00000001, 0x807fffff, 0x00400000, 0x80000001,
+}
+
+// TestConvertSpecials converts each of f32Specials at every lane of the
+// kernels' 16-element pieces, and every 16-bit pattern at every lane,
+// at every level, in guarded buffers, against the generic conversion.
+func TestConvertSpecials(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for k := range numConvKinds {
+			sw, dw := convWidths[k][0], convWidths[k][1]
+			var in []byte
+			if sw == 4 {
+				// Element 16q+l holds special q+l (mod their count): at
+				// each lane, every one; and a few more elements than
+				// whole pieces.
+				m := len(f32Specials)
+				n := 16*m + 7
+				in = make([]byte, 4*n)
+				for i := range n {
+					binary.LittleEndian.PutUint32(in[4*i:], f32Specials[(i/16+i%16)%m])
+				}
+			} else {
+				// Element 16q+l holds q + 4099l: at each lane l, every
+				// pattern once.
+				n := 16<<16 + 9
+				in = make([]byte, 2*n)
+				for i := range n {
+					binary.LittleEndian.PutUint16(in[2*i:], uint16(i/16+i%16*4099))
+				}
+			}
+			n := len(in) / sw
+			src := guarded(t, len(in), true)
+			copy(src, in)
+			dst := guarded(t, dw*n, true)
+			convert(k, dst, src, n, nil)
+			want := make([]byte, dw*n)
+			convertGeneric(k, want, in, n)
+			if !bytes.Equal(dst, want) {
+				e := firstDiff(dst, want) / dw
+				t.Fatalf("kind %d: element %d (% x): got % x, want % x", k, e, in[sw*e:sw*e+sw], dst[dw*e:dw*e+dw], want[dw*e:dw*e+dw])
+			}
+		}
+	})
+}
+
+// TestConvertExhaustive converts every f32 pattern to bf16 and to f16 at
+// each assembly level and compares with the generic conversion. It takes
+// minutes (more under an emulator), so it runs only with
+// TILECOPY_EXHAUSTIVE=1.
+func TestConvertExhaustive(t *testing.T) {
+	if os.Getenv("TILECOPY_EXHAUSTIVE") != "1" {
+		t.Skip("set TILECOPY_EXHAUSTIVE=1 to convert all 2^32 f32 patterns")
+	}
+	forEachLevel(t, func(t *testing.T) {
+		if Level() == levelGeneric {
+			t.Skip("the generic level is the reference")
+		}
+		const chunk = 1 << 20
+		chunks := make(chan uint32)
+		go func() {
+			for c := uint64(0); c < 1<<32; c += chunk {
+				chunks <- uint32(c)
+			}
+			close(chunks)
+		}()
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				src, got, want := make([]byte, 4*chunk), make([]byte, 2*chunk), make([]byte, 2*chunk)
+				for start := range chunks {
+					for i := range chunk {
+						binary.LittleEndian.PutUint32(src[4*i:], start+uint32(i))
+					}
+					for _, k := range []convKind{convF32ToBF16, convF32ToF16} {
+						convert(k, got, src, chunk, nil)
+						convertGeneric(k, want, src, chunk)
+						if !bytes.Equal(got, want) {
+							e := firstDiff(got, want) / 2
+							t.Errorf("kind %d: f32 %#08x: got %#04x, want %#04x", k, start+uint32(e),
+								binary.LittleEndian.Uint16(got[2*e:]), binary.LittleEndian.Uint16(want[2*e:]))
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
 	})
 }

@@ -923,3 +923,174 @@ loop:
 	SUBS   $1, R3
 	BNE    loop
 	RET
+
+// The element type conversions: n elements (a multiple of 16) from src
+// to dst, 16 a step, with the bits of convert.go's F32ToBF16,
+// BF16ToF32, F32ToF16 and F16ToF32. Registers: R0 dst, R1 src, R2
+// elements left.
+//
+// Go's assembler has no vector FCVTN, FCVTL or CMHI, so these macros
+// write them as WORDs; their arguments are register numbers (0 for V0).
+// FCVTN writes the low half of d, FCVTN2 the high half, leaving the
+// other; FCVTL and FCVTL2 widen the low and high half of n.
+
+// FCVTN_4H(d, n) is FCVTN Vd.4H, Vn.4S.
+#define FCVTN_4H(d, n) WORD $(0x0e216800 | (n)<<5 | (d))
+
+// FCVTN2_8H(d, n) is FCVTN2 Vd.8H, Vn.4S.
+#define FCVTN2_8H(d, n) WORD $(0x4e216800 | (n)<<5 | (d))
+
+// FCVTL_4S(d, n) is FCVTL Vd.4S, Vn.4H.
+#define FCVTL_4S(d, n) WORD $(0x0e217800 | (n)<<5 | (d))
+
+// FCVTL2_4S(d, n) is FCVTL2 Vd.4S, Vn.8H.
+#define FCVTL2_4S(d, n) WORD $(0x4e217800 | (n)<<5 | (d))
+
+// CMHI_4S(d, n, m) is CMHI Vd.4S, Vn.4S, Vm.4S: all ones in each lane
+// where n > m, unsigned.
+#define CMHI_4S(d, n, m) WORD $(0x6ea03400 | (m)<<16 | (n)<<5 | (d))
+
+// CMHI_8H(d, n, m) is CMHI Vd.8H, Vn.8H, Vm.8H.
+#define CMHI_8H(d, n, m) WORD $(0x6e603400 | (m)<<16 | (n)<<5 | (d))
+
+// SPLAT(c, v) sets every lane of v (a register and arrangement) to the
+// constant c, through R3.
+#define SPLAT(c, v) \
+	MOVD c, R3; \
+	VDUP R3, v
+
+// func fpcr() uint64
+//
+// The floating-point control register: the rounding mode and the
+// flush-to-zero, default-NaN and alternative half-precision bits that
+// FCVTN and FCVTL obey.
+TEXT ·fpcr(SB), NOSPLIT, $0-8
+	MRS  FPCR, R0
+	MOVD R0, ret+0(FP)
+	RET
+
+// func convertF32ToF16NEON(dst *byte, src *byte, n int)
+//
+// FCVTN narrows four f32 to f16, rounding as FPCR says: to nearest even
+// in a Go program, subnormals kept, a NaN quieted with its sign and the
+// top of its payload, as F32ToF16 does (convertAsm checks FPCR).
+TEXT ·convertF32ToF16NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	FCVTN_4H(4, 0)  // FCVTN  V4.4H, V0.4S
+	FCVTN2_8H(4, 1) // FCVTN2 V4.8H, V1.4S
+	FCVTN_4H(5, 2)  // FCVTN  V5.4H, V2.4S
+	FCVTN2_8H(5, 3) // FCVTN2 V5.8H, V3.4S
+	VST1.P [V4.H8, V5.H8], 32(R0)
+	SUBS   $16, R2
+	BNE    loop
+	RET
+
+// func convertF16ToF32NEON(dst *byte, src *byte, n int)
+//
+// FCVTL widens four f16 to f32: exact, a NaN quieted with its sign and
+// payload, as F16ToF32 does.
+TEXT ·convertF16ToF32NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+
+loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	FCVTL_4S(2, 0)  // FCVTL  V2.4S, V0.4H
+	FCVTL2_4S(3, 0) // FCVTL2 V3.4S, V0.8H
+	FCVTL_4S(4, 1)  // FCVTL  V4.4S, V1.4H
+	FCVTL2_4S(5, 1) // FCVTL2 V5.4S, V1.8H
+	VST1.P [V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)
+	SUBS   $16, R2
+	BNE    loop
+	RET
+
+// BF16_ROUND(x, t, u, un) sets t to the f32 lanes of x rounded to
+// nearest even at bit 16, x + 0x7fff + ((x>>16)&1), and u to all ones
+// in the lanes where x is a NaN (|x| > 0x7f800000). V31 holds 1, V30
+// 0x7fff, V29 0x7fffffff and V28 0x7f800000 in each lane; un is u's
+// register number, for CMHI.
+#define BF16_ROUND(x, t, u, un) \
+	VUSHR $16, x.S4, t.S4; \
+	VAND  V31.B16, t.B16, t.B16; \
+	VADD  V30.S4, t.S4, t.S4; \
+	VADD  x.S4, t.S4, t.S4; \
+	VAND  V29.B16, x.B16, u.B16; \
+	CMHI_4S(un, un, 28)
+
+// BF16_NARROW(a, b, ta, tb, ua, ub, d) sets d to the eight bf16 of the
+// f32 lanes of a then b, whose BF16_ROUND gave ta and tb (rounded) and
+// ua and ub (NaN): the high halves of the rounded lanes (UZP2), and in
+// the NaN lanes the high halves of a and b with the quiet bit 0x0040
+// (in V27's halfwords) set. V26 is scratch; ua is overwritten.
+#define BF16_NARROW(a, b, ta, tb, ua, ub, d) \
+	VUZP2 tb.H8, ta.H8, d.H8; \
+	VUZP2 b.H8, a.H8, V26.H8; \
+	VORR  V27.B16, V26.B16, V26.B16; \
+	VUZP1 ub.H8, ua.H8, ua.H8; \
+	VBIT  ua.B16, V26.B16, d.B16
+
+// func convertF32ToBF16NEON(dst *byte, src *byte, n int)
+//
+// No instruction of baseline ARMv8 makes bf16 (BFCVTN is ARMv8.6's),
+// so the rounding is F32ToBF16's integer formula on the f32 bits.
+TEXT ·convertF32ToBF16NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+	SPLAT($1, V31.S4)
+	SPLAT($0x7fff, V30.S4)
+	SPLAT($0x7fffffff, V29.S4)
+	SPLAT($0x7f800000, V28.S4)
+	SPLAT($0x0040, V27.H8)
+
+loop:
+	VLD1.P 64(R1), [V0.S4, V1.S4, V2.S4, V3.S4]
+	BF16_ROUND(V0, V4, V8, 8)
+	BF16_ROUND(V1, V5, V9, 9)
+	BF16_ROUND(V2, V6, V10, 10)
+	BF16_ROUND(V3, V7, V11, 11)
+	BF16_NARROW(V0, V1, V4, V5, V8, V9, V12)
+	BF16_NARROW(V2, V3, V6, V7, V10, V11, V13)
+	VST1.P [V12.H8, V13.H8], 32(R0)
+	SUBS   $16, R2
+	BNE    loop
+	RET
+
+// BF16_WIDEN(h, d0, d1, m, mn) widens the eight bf16 of h into the f32
+// of d0 (the first four) and d1: each a NaN (|h| > 0x7f80) quieted by
+// setting 0x0040, then shifted into the high half of a lane by ZIP with
+// zeros. V31 holds 0x7fff, V30 0x7f80, V29 0x0040 in each halfword, V28
+// zero; m is scratch and mn its register number (for CMHI); h is
+// overwritten.
+#define BF16_WIDEN(h, d0, d1, m, mn) \
+	VAND  V31.B16, h.B16, m.B16; \
+	CMHI_8H(mn, mn, 30); \
+	VAND  V29.B16, m.B16, m.B16; \
+	VORR  m.B16, h.B16, h.B16; \
+	VZIP1 h.H8, V28.H8, d0.H8; \
+	VZIP2 h.H8, V28.H8, d1.H8
+
+// func convertBF16ToF32NEON(dst *byte, src *byte, n int)
+TEXT ·convertBF16ToF32NEON(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+	SPLAT($0x7fff, V31.H8)
+	SPLAT($0x7f80, V30.H8)
+	SPLAT($0x0040, V29.H8)
+	VEOR V28.B16, V28.B16, V28.B16
+
+loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	BF16_WIDEN(V0, V2, V3, V6, 6)
+	BF16_WIDEN(V1, V4, V5, V7, 7)
+	VST1.P [V2.S4, V3.S4, V4.S4, V5.S4], 64(R0)
+	SUBS   $16, R2
+	BNE    loop
+	RET

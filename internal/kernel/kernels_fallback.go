@@ -11,9 +11,9 @@ import "unsafe"
 // reports that it did nothing, so that its caller falls back to the
 // generic code of kernels_generic.go; the constants say that nothing
 // streams or stages. The kernels arm64 also has (transposeKernel, strip,
-// the interleaves, the nibble packing) are NEON in kernels_arm64.go and
-// none in kernels_noasm.go. docs/architecture.md lists the whole
-// contract.
+// the interleaves, the nibble packing, the element type conversions)
+// are NEON in kernels_arm64.go and convert_arm64.go, and none in
+// kernels_noasm.go. docs/architecture.md lists the whole contract.
 
 // weaveGridAsm has no kernel here: it does none of the blocks.
 func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int, rows, cols int, g Grid, stream bool) (done int, inverse bool) {
@@ -95,10 +95,6 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }
 // copyCached has no kernel here: Copy copies through the caches with
 // copy(), a piece at a time.
 func copyCached(dst, src []byte) bool { return false }
-
-// convertAsm has no kernel in this build: it converts none of the
-// elements.
-func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }
 
 // fusedTilesAsm reports that this build has no fused tile kernels.
 func fusedTilesAsm() bool { return false }

@@ -4,8 +4,9 @@ package kernel
 
 // Without assembly (the purego or noasm tags, another compiler or another
 // architecture) every kernel is the generic one. This file holds the
-// kernels arm64 wires to NEON in kernels_arm64.go, as none; what only
-// amd64 has is in kernels_fallback.go, which these builds take too.
+// kernels arm64 wires to NEON in kernels_arm64.go and convert_arm64.go,
+// as none; what only amd64 has is in kernels_fallback.go, which these
+// builds take too.
 
 // haveAsm reports that this build has assembly kernels.
 const haveAsm = false
@@ -61,3 +62,7 @@ func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int { 
 func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *Stream) int {
 	return 0
 }
+
+// convertAsm has no kernel in this build: it converts none of the
+// elements.
+func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }
