@@ -1394,7 +1394,7 @@ func TestStreamFill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w := wholeWalk(plan); w.streamFills == 0 {
+		if w := wholeWalk(plan); w.streamFills == 0 && kernel.Streaming() {
 			t.Errorf("%s -> %s: no padding streamed from the pattern\n%s", tc.from, tc.to, plan)
 		}
 	}
