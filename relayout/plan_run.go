@@ -855,15 +855,9 @@ func (w *walker) padGrid(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, col
 	}
 	buf := w.padGridBuf
 	if key := [3]int64{R, colsV, colsE}; key != w.padGridKey {
-		// The padding rows keep the pattern from one call to the next.
-		for k := int64(0); k < most*colsE; k++ {
-			if k%colsE >= colsV {
-				row := buf[k*R*W : (k+1)*R*W]
-				for i := int64(0); i < int64(len(row)); i += W {
-					copy(row[i:i+W], p.pat)
-				}
-			}
-		}
+		// The padding rows keep the pattern from one call to the next:
+		// rows colsV to colsE of each rectangle's.
+		kernel.FillRuns(buf[colsV*R*W:], int(colsE*R*W), int((colsE-colsV)*R*W), int(most), p.pat)
 		w.padGridKey = key
 	}
 	B, oDst := p.offBytes(), w.outer.dst
@@ -1124,9 +1118,7 @@ func (w *walker) streamFill(off, rowStride, n, rows int64) {
 	pat := w.p.pat
 	if len(w.padBuf) == 0 {
 		w.padBuf = alignedBuffer(padBufBytes / len(pat) * len(pat))
-		for i := 0; i < len(w.padBuf); i += len(pat) {
-			copy(w.padBuf[i:], pat)
-		}
+		kernel.FillRuns(w.padBuf, 0, len(w.padBuf), 1, pat)
 	}
 	w.streamFills++
 	L := int64(len(w.padBuf))

@@ -680,7 +680,7 @@ func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64)
 			if r.direct {
 				pad = v<<4 | v
 			}
-			fill(buf[cols*stride:], pad)
+			kernel.FillRuns(buf[cols*stride:], 0, int((8-cols)*stride), 1, []byte{pad})
 			r.padded = [2]int64{stride, cols}
 		}
 		for j := range cols {
@@ -707,17 +707,6 @@ func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64)
 	}
 	r.partials++
 	return true
-}
-
-// fill sets every byte of b to v.
-func fill(b []byte, v byte) {
-	if len(b) == 0 {
-		return
-	}
-	b[0] = v
-	for n := 1; n < len(b); n *= 2 {
-		copy(b[n:], b[:n])
-	}
 }
 
 // copyFields4 copies n 4-bit fields of the packed buffer src, from field
