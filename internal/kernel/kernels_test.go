@@ -993,20 +993,7 @@ func TestTinyGrid(t *testing.T) {
 			}
 			dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%2 == 0)
 			src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%3 == 0)
-			randomize(r, src, dst)
-			orig, want := bytes.Clone(dst), bytes.Clone(dst)
-			for a := range grid.Outer {
-				for b := range grid.Inner {
-					transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, tc.rows, tc.cols)
-				}
-			}
-			for _, kern := range gridKernels {
-				copy(dst, orig)
-				kern.f(w, dst, dstStride, src, srcStride, tc.rows, tc.cols, grid)
-				if !bytes.Equal(dst, want) {
-					t.Fatalf("%s width %d, %d×%d, strides %d %d, %+v: byte %d differs", kern.name, w, tc.rows, tc.cols, dstStride, srcStride, grid, firstDiff(dst, want))
-				}
-			}
+			checkGridKernels(t, r, w, dst, dstStride, src, srcStride, tc.rows, tc.cols, grid)
 		}
 	}
 }
@@ -1042,20 +1029,7 @@ func TestGatherWeave(t *testing.T) {
 			}
 			dst := guarded(t, span(grid.Outer, grid.DstOuter, dBlock), k%2 == 0)
 			src := guarded(t, span(grid.Outer, grid.SrcOuter, span(tc.inner, grid.SrcInner, span(cols, srcStride, rows*w))), k%3 == 0)
-			randomize(r, src, dst)
-			orig, want := bytes.Clone(dst), bytes.Clone(dst)
-			for a := range grid.Outer {
-				for b := range grid.Inner {
-					transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], srcStride, rows, cols)
-				}
-			}
-			for _, kern := range gridKernels {
-				copy(dst, orig)
-				kern.f(w, dst, dstStride, src, srcStride, rows, cols, grid)
-				if !bytes.Equal(dst, want) {
-					t.Fatalf("%s %+v, rows %d, %+v: byte %d differs", kern.name, tc, rows, grid, firstDiff(dst, want))
-				}
-			}
+			checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 		}
 	}
 }
