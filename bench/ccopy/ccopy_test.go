@@ -4,6 +4,7 @@ package ccopy
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
@@ -13,10 +14,11 @@ import (
 )
 
 // BenchmarkCopy times, on buffers of 8, 64 and 256 MiB split over one or
-// two goroutines, four copies interleaved in each of b.N rounds, each
-// round starting with the next: C's memcpy, the C streaming copy over 8
-// parts, Go's copy() and kernel.Copy. It reports each one's median GB/s (bytes read +
-// written) and kernel.Copy's ratio to the best of the two C copies.
+// two goroutines, four copies interleaved in each of b.N rounds, in a
+// random order each round: C's memcpy, the C streaming copy over 8
+// parts, Go's copy() and kernel.Copy. It reports each one's median GB/s
+// (bytes read + written) and kernel.Copy's ratio to the best of the two
+// C copies.
 func BenchmarkCopy(b *testing.B) {
 	for _, mib := range []int{8, 64, 256} {
 		for _, threads := range []int{1, 2} {
@@ -38,14 +40,22 @@ func BenchmarkCopy(b *testing.B) {
 				}
 				times := make([][]time.Duration, len(ops))
 				b.ResetTimer()
-				// Each copy is timed after an untimed call of its own, so
-				// that it finds the caches as it leaves them when it runs
-				// again and again (a copy that streams leaves the
+				// Each copy is timed after two untimed calls of its own,
+				// so that it finds the caches as it leaves them when it
+				// runs again and again (a copy that streams leaves the
 				// destination out of the caches, one that does not leaves
-				// it in), and each round starts with the next copy.
-				for round := range b.N {
-					for i := range ops {
-						k := (round + i) % len(ops)
+				// it in). The copies run in a new random order each round:
+				// in a fixed one, the copy after a streaming one ran up to
+				// a tenth slower even so (docs/perf).
+				rng := rand.New(rand.NewPCG(uint64(mib), uint64(threads)))
+				order := make([]int, len(ops))
+				for i := range order {
+					order[i] = i
+				}
+				for range b.N {
+					rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+					for _, k := range order {
+						split(dst, src, threads, ops[k].f)
 						split(dst, src, threads, ops[k].f)
 						t0 := time.Now()
 						split(dst, src, threads, ops[k].f)
