@@ -192,6 +192,7 @@ func (g *gen) file() {
 	g.copyParts(avx512)
 	g.copyParts(avx2)
 	g.copyRepMOVSB()
+	g.permuteBlocks()
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

@@ -189,3 +189,32 @@ func (g *gen) transposeRecordAVX2(w int) {
 		}, 0, cols)
 	})
 }
+
+// permuteBlocks emits permuteBlocksAVX512, the batched byte permutation
+// of small blocks that a block's turns of tiny dims are (a batch of
+// 4×4 blocks of bytes, of 2×4 of 16-bit elements):
+//
+//	func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+//
+// Each of steps steps loads 64 bytes from src (the bytes under mask,
+// the rest zero), permutes them by the 64 indexes at table (VPERMB) and
+// stores the bytes under mask to dst, then moves both on by step bytes.
+// The caller fills the table so that one step turns the whole blocks
+// that fit in step bytes, and sets mask to step's low bits. No byte
+// outside a step's mask is read or written.
+func (g *gen) permuteBlocks() {
+	g.text("permuteBlocksAVX512", "func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)")
+	g.params([]string{"dst", "src", "table", "mask", "steps", "step"}, di, si, r8, ax, cx, dx)
+	k1 := reg.K1
+	g.KMOVQ(ax, k1)
+	idx := avx512.v(31)
+	g.VMOVDQU64(at(r8, 0), idx)
+	v := avx512.v(0)
+	g.Label("permb")
+	g.VMOVDQU8_Z(at(si, 0), k1, v)
+	g.VPERMB(v, idx, v)
+	g.VMOVDQU8(v, k1, at(di, 0))
+	g.ADDQ(dx, si)
+	g.ADDQ(dx, di)
+	g.loopEnd("permb")
+}

@@ -187,6 +187,11 @@ prefetching ahead bytes ahead in each part when ahead > 0. The caller
 fences the stores. Preconditions (copyParts checks them): dst is 64-byte
 aligned; partLen is a multiple of 256; parts, blocks ≥ 1; parts ×
 partLen bytes lie inside both buffers, which do not overlap; ` + feature + `.`},
+	{name: "permuteBlocksAVX512", kind: "permuteBlocks", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} permutes bytes: steps times, it loads the 64 bytes at src under
+mask (the rest zero), permutes them by the 64 indexes at table (VPERMB)
+and stores those under mask to dst, then moves src and dst on by step
+bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte under a step's
+mask lies inside both buffers, which do not overlap.`},
 	{name: "copyRepMOVSB", kind: "copyRepMOVSB", flags: []string{"erms"}, doc: `{name} copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes lie
 inside both buffers, which do not overlap.`},
 	{name: "unpack{b}{L}", kind: "unpack", doc: `{name} unpacks n bytes of {b}-bit fields (two to a byte, the first in

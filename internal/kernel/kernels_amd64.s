@@ -12246,6 +12246,29 @@ TEXT ·copyRepMOVSB(SB), NOSPLIT, $0-24
 	MOVSB
 	RET
 
+// func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·permuteBlocksAVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      table+16(FP), R8
+	MOVQ      mask+24(FP), AX
+	MOVQ      steps+32(FP), CX
+	MOVQ      step+40(FP), DX
+	KMOVQ     AX, K1
+	VMOVDQU64 (R8), Z31
+
+permb:
+	VMOVDQU8.Z (SI), K1, Z0
+	VPERMB     Z0, Z31, Z0
+	VMOVDQU8   Z0, K1, (DI)
+	ADDQ       DX, SI
+	ADDQ       DX, DI
+	DECQ       CX
+	JNZ        permb
+	VZEROUPPER
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

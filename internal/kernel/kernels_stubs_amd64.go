@@ -1526,6 +1526,15 @@ func copyPartsAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, ahe
 //go:noescape
 func copyRepMOVSB(dst *byte, src *byte, n int)
 
+// permuteBlocksAVX512 permutes bytes: steps times, it loads the 64 bytes
+// at src under mask (the rest zero), permutes them by the 64 indexes at
+// table (VPERMB) and stores those under mask to dst, then moves src and
+// dst on by step bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every
+// byte under a step's mask lies inside both buffers, which do not overlap.
+//
+//go:noescape
+func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+
 // unpack4AVX2 unpacks n bytes of 4-bit fields (two to a byte, the first in
 // the high nibble) from src into 2n bytes at dst, one field a byte: the
 // bits under mask, sign-extended from the bit sign (0 for zero-extended).
@@ -2034,6 +2043,7 @@ const (
 	asmCopyRunsStream
 	asmJoinRunsStream
 	asmCopyParts
+	asmPermuteBlocks
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
@@ -2215,6 +2225,7 @@ const (
 	idCopyPartsAVX512
 	idCopyPartsAVX2
 	idCopyRepMOVSB
+	idPermuteBlocksAVX512
 	idUnpack4AVX2
 	idPack4AVX2
 	idSplitFields1NTPrefetchAVX512
@@ -2404,6 +2415,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyPartsAVX512:                  {name: "copyPartsAVX512", fn: copyPartsAVX512, kind: asmCopyParts, level: levelAVX512, flags: asmStream},
 	idCopyPartsAVX2:                    {name: "copyPartsAVX2", fn: copyPartsAVX2, kind: asmCopyParts, level: levelAVX2, flags: asmStream},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
+	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},
 	idPack4AVX2:                        {name: "pack4AVX2", fn: pack4AVX2, kind: asmPack, level: levelAVX2, bits: 4},
 	idSplitFields1NTPrefetchAVX512:     {name: "splitFields1NTPrefetchAVX512", fn: splitFields1NTPrefetchAVX512, kind: asmSplitFields, level: levelAVX512, bits: 1, flags: asmStream | asmVBMI},
