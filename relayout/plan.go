@@ -2,7 +2,6 @@ package relayout
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -34,6 +33,9 @@ type Options struct {
 	// caches (a conversion plan's slabs): it never streams, transposes
 	// included.
 	inCache bool
+	// forceBlocked makes Compile take a blocked plan wherever it can
+	// build one (tests).
+	forceBlocked bool
 }
 
 // Plan is a compiled relayout from one layout to another. It is immutable
@@ -68,9 +70,10 @@ type header struct {
 }
 
 // executor is how a plan of one kind runs and says what it does: a
-// walk of a loop nest (walkPlan), packing stages for packed sub-byte
-// sides (staged), a conversion between element types (converting), or
-// a copy of the whole buffer (copyAll). Run, RunRange and the threads
+// walk of a loop nest (walkPlan), or of its blocks through the caches
+// (blocked), packing stages for packed sub-byte sides (staged), a
+// conversion between element types (converting), or a copy of the
+// whole buffer (copyAll). Run, RunRange and the threads
 // call it once for a Run or a range of chunks, never for an element.
 type executor interface {
 	// run runs the whole plan into dst from src, which Run has checked.
@@ -223,7 +226,11 @@ type ploop struct {
 // ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
-	return compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
+	p, err := compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
+	if err == nil {
+		p.block(opts)
+	}
+	return p, err
 }
 
 // compile is Compile with the destination size from which the plan
@@ -419,11 +426,7 @@ func (p *Plan) String() string {
 func (p *walkPlan) explain(b *strings.Builder) {
 	fmt.Fprintf(b, "  mode: %s\n", [...]string{"strided (source offsets linear in the loop digits)", "gather (per-dimension source offset tables)", "elementwise (index maps)", "fill"}[p.mode])
 	if p.mode == modeStrided || p.mode == modeGather {
-		fmt.Fprintf(b, "  dims (elements valid/held):")
-		for i := range p.dims {
-			n, e := p.dimElements(i)
-			fmt.Fprintf(b, " d%d=%d/%d", i, n, e)
-		}
+		p.explainDims(b)
 		in := "counts and strides in elements"
 		switch {
 		case p.step > 1:
@@ -474,6 +477,16 @@ const planLegend = `  legend: dN is planner dim N (the logical dims, then those 
     destination holds for it; weight: how far one value of the loop moves its
     dim's index; ×N: the loop's values; dst, src: its strides in each buffer
 `
+
+// explainDims writes the line of the planner dims' valid and held
+// elements.
+func (p *walkPlan) explainDims(b *strings.Builder) {
+	fmt.Fprintf(b, "  dims (elements valid/held):")
+	for i := range p.dims {
+		n, e := p.dimElements(i)
+		fmt.Fprintf(b, " d%d=%d/%d", i, n, e)
+	}
+}
 
 // widened is the destination shape that Padding.Widths made: the dims
 // the destination's buffer is laid out for (DestinationSize is its size).
@@ -760,30 +773,7 @@ func sourceStride(src []tiling.Digit, d int, w int64) int64 {
 // orderWithinDims keeps the destination's pattern of dims over the loop
 // positions but makes each dim's loops run from heaviest to lightest, which
 // the budget walk needs (T(2,4)(2,1,1,1) puts a light digit first).
-func (p *walkPlan) orderWithinDims() {
-	// Stable-sort the loops by (dim, weight descending), then deal them
-	// back to the positions each dim held.
-	sorted := slices.Clone(p.loops)
-	slices.SortStableFunc(sorted, func(a, b ploop) int {
-		if a.dim != b.dim {
-			return cmp.Compare(a.dim, b.dim)
-		}
-		return cmp.Compare(b.w, a.w)
-	})
-	next := make([]int, len(p.dims)) // next sorted index per dim
-	for i := range next {
-		next[i] = -1
-	}
-	for i, l := range sorted {
-		if next[l.dim] < 0 {
-			next[l.dim] = i
-		}
-	}
-	for i, l := range p.loops {
-		p.loops[i] = sorted[next[l.dim]]
-		next[l.dim]++
-	}
-}
+func (p *walkPlan) orderWithinDims() { p.loops = heaviestFirst(p.loops) }
 
 // full reports whether loop l covers its whole dim with no padding: the
 // dim has no other loop and holds exactly its valid elements.

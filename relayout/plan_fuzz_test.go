@@ -64,3 +64,14 @@ func FuzzCompileText(f *testing.F) {
 func FuzzCompileConvert(f *testing.F) {
 	fuzzSeeds(f, []uint64{1, 112, 4242}, convertPair)
 }
+
+// FuzzBlocked is FuzzCompile with a blocked plan forced on every pair
+// whose walk can take one (newBlocked), not only on those of tiny
+// kernel blocks.
+func FuzzBlocked(f *testing.F) {
+	fuzzSeeds(f, []uint64{1, 49, 1180, 4242}, func(seed uint64) (Shape, Shape, Options) {
+		from, to, opts := randomPair(seed)
+		opts.forceBlocked = true
+		return from, to, opts
+	})
+}

@@ -191,6 +191,9 @@ func checkPairWith(t *testing.T, seed uint64, from, to Shape, opts Options, stre
 		streamMin = int64(currentTuning().RunStreamBytes)
 	}
 	plan, err := compile(from, to, &opts, streamMin, true)
+	if err == nil {
+		plan.block(&opts)
+	}
 	if (err != nil) != (refErr != nil) {
 		t.Fatalf("seed %d: %s -> %s pad %v: Compile error %v, Reference error %v", seed, from, to, opts.Pad, err, refErr)
 	}
@@ -897,11 +900,21 @@ func TestBands(t *testing.T) {
 }
 
 // wholeWalk runs a whole walk of plan over buffers of its own and returns
-// the walker, for the tests that count what a walk staged.
+// the walker, for the tests that count what a walk staged (for a blocked
+// plan, the walk it was built from).
 func wholeWalk(plan *Plan) *walker {
-	w := plan.walk().newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
+	w := walkOf(plan).newWalker(make([]byte, plan.DestinationSize()), make([]byte, plan.SourceSize()))
 	w.walk(0, 0, 0, false)
 	return w
+}
+
+// walkOf returns plan's walk, or for a blocked plan the walk it was
+// built from.
+func walkOf(plan *Plan) *walkPlan {
+	if b, ok := plan.exec.(*blocked); ok {
+		return b.walkPlan
+	}
+	return plan.walk()
 }
 
 // TestStagedRects checks the streamed run copies whose rectangles hold
@@ -1030,8 +1043,8 @@ func TestWidenedUnits(t *testing.T) {
 	}
 	for i, tc := range tests {
 		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
-			if plan.walk().unit != tc.unit {
-				t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, plan.walk().unit, tc.unit, plan)
+			if walkOf(plan).unit != tc.unit {
+				t.Errorf("%s -> %s: units of %d elements, want %d\n%s", tc.from, tc.to, walkOf(plan).unit, tc.unit, plan)
 			}
 		})
 	}

@@ -97,7 +97,8 @@ type Tuning struct {
 	StageCol int `json:"stage_col"`
 	// GridGroup is how many bytes of destination a grid of small blocks
 	// (a 4-D reversal, for example) stages before it streams them out,
-	// behind one store fence. Default: an eighth of the L2, a power of
+	// behind one store fence; a blocked plan's two block buffers take
+	// that much together. Default: an eighth of the L2, a power of
 	// two from 32 KiB to 256 KiB (128 KiB where cpuid cannot tell).
 	GridGroup int `json:"grid_group"`
 	// CopyRowsFirst makes the amd64 gather kernels (1- and 2-byte

@@ -1,0 +1,153 @@
+package relayout
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tilecopy/tilecopy/internal/guard"
+)
+
+// TestBlockedMatchesReference forces a blocked plan on every random pair
+// that can take one and checks it against Reference: a whole Run on one
+// to three goroutines and each chunk on its own, the buffers flush
+// against guard pages, so that a gather or scatter past either end
+// faults. A chunk run alone writes nothing outside DestinationRange.
+func TestBlockedMatchesReference(t *testing.T) {
+	n := uint64(3000)
+	if testing.Short() {
+		n = 800
+	}
+	took := 0
+	for seed := range n {
+		from, to, opts := randomPair(seed)
+		opts.forceBlocked = true
+		opts.Threads = 1 + int(seed%3)
+		p, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		if _, ok := p.exec.(*blocked); !ok {
+			continue
+		}
+		took++
+		p.parallelMin = 0
+		want := make([]byte, p.DestinationSize())
+		src := guard.Buffer(t, int(p.SourceSize()), seed%2 == 0)
+		copy(src, fillRandom(p.SourceSize(), seed))
+		if err := Reference(want, src, from, to, opts.Pad); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		got := guard.Buffer(t, len(want), seed%2 == 1)
+		for i := range got {
+			got[i] = 0x5a
+		}
+		if err := p.Run(got, src); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: %s -> %s, %d threads: wrong bytes\n%s", seed, from, to, opts.Threads, p)
+		}
+		whole := bytes.Repeat([]byte{0x5a}, len(want))
+		for c := range p.Chunks() {
+			part := bytes.Repeat([]byte{0x5a}, len(want))
+			if err := p.RunRange(part, src, c, c+1); err != nil {
+				t.Fatalf("seed %d: chunk %d: %v", seed, c, err)
+			}
+			lo, hi := p.DestinationRange(c, c+1)
+			for i := range part {
+				if (int64(i) < lo || int64(i) >= hi) && part[i] != 0x5a {
+					t.Fatalf("seed %d: chunk %d of %d wrote byte %d, outside [%d,%d)\n%s", seed, c, p.Chunks(), i, lo, hi, p)
+				}
+			}
+			copy(whole[lo:hi], part[lo:hi])
+		}
+		if !bytes.Equal(whole, want) {
+			t.Fatalf("seed %d: %s -> %s: chunks run one at a time give wrong bytes\n%s", seed, from, to, p)
+		}
+	}
+	if took < int(n)/40 {
+		t.Fatalf("only %d of %d random pairs took a blocked plan", took, n)
+	}
+}
+
+// TestBlockedChosen checks which plans Compile makes blocked: those
+// whose walk moves tiny kernel blocks, and not those whose kernels move
+// large ones.
+func TestBlockedChosen(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"f16[22,17,4,25,256]{4,3,2,1,0:T(8,128)(2,1)}", "f16[22,17,4,25,256]{2,3,0,1,4}", true},
+		{"s8[128,941,128]{1,0,2:T(8,128)(4,1)}", "s8[128,941,128]{2,1,0:T(8,128)(4,1)}", true},
+		{"bf16[257,128,142,1,3]{1,0,2,4,3:T(8,128)(2,1)}", "bf16[257,128,142,1,3]{2,0,4,1,3:T(8,8)}", true},
+		{"f32[512,512]", "f32[512,512]{0,1}", false},
+		{"bf16[1536,6144]{1,0:T(8,128)(2,1)}", "bf16[1536,6144]{1,0}", false},
+		{"f32[64,64]", "f32[64,64]", false},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := p.exec.(*blocked)
+		if got != c.want {
+			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
+		}
+		if got && !strings.Contains(p.String(), "mode: blocked") {
+			t.Errorf("%s -> %s: String does not say the plan is blocked\n%s", c.from, c.to, p)
+		}
+	}
+}
+
+// TestBlockTurns checks the turns that take a block from its gather
+// order to its scatter order: applied to the digit lists, they give the
+// scatter order, whatever the two orders.
+func TestBlockTurns(t *testing.T) {
+	for _, c := range []struct{ from, to []int }{
+		{[]int{0, 1}, []int{1, 0}},
+		{[]int{0, 1, 2}, []int{2, 1, 0}},
+		{[]int{0, 1, 2, 3}, []int{1, 3, 0, 2}},
+		{[]int{3, 0, 1, 2}, []int{0, 1, 2, 3}},
+		{[]int{0, 1, 2, 3, 4}, []int{4, 2, 0, 3, 1}},
+		{[]int{0, 1, 2}, []int{0, 1, 2}},
+	} {
+		cur := c.from
+		for _, g := range turns(c.from, c.to) {
+			if len(g.x) == 0 || len(g.y) == 0 {
+				t.Fatalf("%v -> %v: an empty turn %+v", c.from, c.to, g)
+			}
+			cur = append(append(append(append([]int{}, g.batch...), g.y...), g.x...), g.inner...)
+		}
+		if !slices.Equal(cur, c.to) {
+			t.Errorf("%v -> %v: the turns end at %v", c.from, c.to, cur)
+		}
+	}
+}
+
+// TestBlockedPairs runs pairs of the families the blocked plans serve,
+// at sizes of many blocks with edges cut by padding, against the
+// reference: streamed and not, on one and two threads, split even when
+// small, with a padding value; each must take a blocked plan.
+func TestBlockedPairs(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		// (2,1) tiles of f16 to a permutation whose fastest dims are
+		// the tiles' rows and another dim: 2×4 blocks for the walk.
+		{"f16[3,5,4,25,200]{4,3,2,1,0:T(8,128)(2,1)}", "f16[3,5,4,25,200]{2,3,0,1,4}"},
+		// (4,1) tiles of s8 on both sides of a transpose: 4×4 blocks.
+		{"s8[16,94,128]{1,0,2:T(8,128)(4,1)}", "s8[16,94,128]{2,1,0:T(8,128)(4,1)}"},
+		{"s8[9,47,130]{1,0,2:T(8,128)(4,1)}", "s8[9,47,130]{2,1,0:T(8,128)(4,1)}"},
+		// (2,1) tiles to T(8,8) with dims permuted.
+		{"bf16[33,20,30,1,3]{1,0,2,4,3:T(8,128)(2,1)}", "bf16[33,20,30,1,3]{2,0,4,1,3:T(8,8)}"},
+		// T(8,8) tiles of u8 to (4,1) tiles.
+		{"u8[64,85,138]{2,1,0:T(8,8)}", "u8[64,85,138]{2,1,0:T(8,128)(4,1)}"},
+	} {
+		runVariants(t, 7, tc.from, tc.to, PadWith(3), func(p *Plan) {
+			if _, ok := p.exec.(*blocked); !ok {
+				t.Errorf("%s -> %s: not blocked\n%s", tc.from, tc.to, p)
+			}
+		})
+	}
+}
