@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -200,11 +201,18 @@ func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, 
 		}
 		o.repeats = int(min(cfg.MinSample/t+1, 1<<20))
 	}
+	// The ops run in a new random order each round (the same orders for
+	// every run of the bench): in a fixed order, each op always follows
+	// the same other op and inherits its traffic, which the copies'
+	// figures showed (docs/perf).
+	rng := rand.New(rand.NewPCG(1, uint64(len(ops))))
+	order := slices.Clone(ops)
 	for round := range cfg.Warmup + cfg.Runs {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		for _, o := range ops {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, o := range order {
 			t0 := time.Now()
 			for range o.repeats {
 				if err := o.run(); err != nil {
