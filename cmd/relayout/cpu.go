@@ -60,11 +60,7 @@ func cpuReport(override string) string {
 	}
 	fmt.Fprintf(&b, "staging:   1-, 2-byte rows off lines: %s\n           crowded 1-, 2-byte sources: %s\n", off, copied)
 	fmt.Fprintf(&b, "threads:   a plan splits from %s of destination\n", cacheSize(t.ParallelMinBytes))
-	parts := fmt.Sprintf("%d parts", t.CopyParts)
-	if t.CopyParts == 1 {
-		parts = "one walk"
-	}
-	fmt.Fprintf(&b, "copy:      streams from %s over %s, prefetching %d B ahead\n", cacheSize(t.CopyStreamBytes), parts, t.CopyAhead)
+	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
 	b.WriteString("tuning:    ")
 	switch path := os.Getenv("TILECOPY_TUNING"); {
 	case terr != nil:

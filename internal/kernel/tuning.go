@@ -31,17 +31,14 @@ type Tuning struct {
 	// keeps little of it.
 	CopyStreamBytes int `json:"copy_stream_bytes"`
 	// CopyParts is how many parts of the buffer Copy walks at once.
-	// Default: on Intel cores 4, enough walks to keep the misses in
-	// flight that reach the memory's bandwidth, few enough for the
-	// hardware prefetchers to track; on AMD cores 1, whose one walk,
-	// prefetching ahead, keeps up with Go's copy() and several walks
-	// fell behind it (docs/perf).
+	// Default: 4, enough walks to keep the misses in flight that reach
+	// the memory's bandwidth, few enough for the hardware prefetchers to
+	// track.
 	CopyParts int `json:"copy_parts"`
 	// CopyAhead is how far ahead, in bytes, each of Copy's parts
 	// prefetches its source; 0 leaves it to the hardware prefetchers.
-	// Default: on Intel cores 0, since the hardware prefetchers follow a
-	// few sequential walks; on AMD cores 2 KiB, 32 lines ahead of the one
-	// walk.
+	// Default: 0, since the hardware prefetchers follow a few sequential
+	// walks.
 	CopyAhead int `json:"copy_ahead"`
 
 	// RunStreamBytes is the size of source and destination together
@@ -187,9 +184,6 @@ func tuningFor(m machine) Tuning {
 		ParallelMinBytes:     4 << 20,
 	}
 	perRow := 1024 // bytes of L2 for each byte of a tile's source rows
-	if !m.intel {
-		t.CopyParts, t.CopyAhead = 1, 2048
-	}
 	if m.intel {
 		t.RunStreamBytes = min(llc, intelRunStreamMax)
 		if m.l2 > 0 {

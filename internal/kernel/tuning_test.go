@@ -22,7 +22,7 @@ func setTuning(tb testing.TB, change func(*Tuning)) {
 // core with 48 KiB L1d, 1 MiB L2 and 32 MiB L3.
 func TestTuningFor(t *testing.T) {
 	base := Tuning{
-		CopyStreamBytes: 8 << 20, CopyParts: 1, CopyAhead: 2048,
+		CopyStreamBytes: 8 << 20, CopyParts: 4,
 		RunStreamBytes: 32 << 20, TransposeStreamBytes: 32 << 20, LineStreamBytes: 2 << 20,
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
@@ -42,7 +42,6 @@ func TestTuningFor(t *testing.T) {
 		}},
 		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, true}, func(t *Tuning) {
 			t.RunStreamBytes, t.CopyStreamBytes = 96<<20, 24<<20
-			t.CopyParts, t.CopyAhead = 4, 0
 			t.TransposeStreamBytes, t.StagedOffLinesBytes = 2<<20, 32<<20
 			t.StageRow, t.GridGroup, t.CopyRowsFirst = 4096, 256<<10, true
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 2<<20, 64<<20, 1200<<20
@@ -51,13 +50,11 @@ func TestTuningFor(t *testing.T) {
 			// The L2 is the largest cache reported: the last level.
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 8<<20, 8<<20, 2<<20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
-			t.CopyParts, t.CopyAhead = 4, 0
 			t.StageRow, t.GridGroup = 4096, 256<<10
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
 		}},
 		{"intel, unknown L2", machine{0, 0, 32 << 20, true}, func(t *Tuning) {
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
-			t.CopyParts, t.CopyAhead = 4, 0
 		}},
 		{"small caches", machine{16 << 10, 64 << 10, 0, false}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 512, 256, 32<<10
@@ -68,7 +65,6 @@ func TestTuningFor(t *testing.T) {
 		}},
 		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, true}, func(t *Tuning) {
 			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
-			t.CopyParts, t.CopyAhead = 4, 0
 			t.PackedOnePassBytes = 512 << 10
 		}},
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, false}, func(t *Tuning) { t.Band = 2048 }},
