@@ -1,0 +1,328 @@
+package relayout
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tilecopy/tilecopy/internal/kernel"
+)
+
+// The run of a blocked plan (plan_blocked.go): the loops over blocks,
+// each block's gather, turns and scatter, and what String says of it.
+
+// run runs the blocks, the values of the outermost loop over them
+// shared among the plan's goroutines.
+func (b *blocked) run(dst, src []byte) error {
+	n := b.chunks()
+	if g := min(int64(b.goroutines()), n); g > 1 {
+		shareOut(n, g, func(lo, hi int64) { b.runChunks(dst, src, lo, hi) })
+	} else {
+		b.runChunks(dst, src, 0, n)
+	}
+	return nil
+}
+
+// chunks is the number of values of the outermost loop over blocks,
+// where each writes a part of the destination of its own; else 1.
+func (b *blocked) chunks() int64 {
+	if len(b.outer) == 0 || b.reachInside() > b.outer[0].dst {
+		return 1
+	}
+	return b.outer[0].size
+}
+
+// reachInside is how many destination elements one value of the
+// outermost loop over blocks spans: one plus, for each dim, the offset
+// of its last index that the destination holds within that value, where
+// each dim's heavier digits step further (else the sum over its digits
+// of their last held values' offsets).
+func (b *blocked) reachInside() int64 {
+	n := int64(1)
+	rest := slices.Concat(b.outer[1:], b.digits)
+	for d, dm := range b.dims {
+		var ds []ploop
+		for _, l := range rest {
+			if l.dim == d {
+				ds = append(ds, l)
+			}
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		slices.SortFunc(ds, func(x, y ploop) int { return cmp.Compare(y.w, x.w) })
+		last := min(dm.e, ds[0].w*ds[0].size)
+		if d == b.outer[0].dim {
+			last = min(last, b.outer[0].w)
+		}
+		monotone := true
+		for k := 1; k < len(ds); k++ {
+			monotone = monotone && ds[k].dst*ds[k].size <= ds[k-1].dst
+		}
+		for _, l := range ds {
+			if monotone {
+				n += (last - 1) / l.w % l.size * l.dst
+			} else {
+				n += (max(1, min(l.size, ceilDiv(dm.e, l.w))) - 1) * l.dst
+			}
+		}
+	}
+	return n
+}
+
+// chunkRange returns the destination bytes that chunks [lo, hi) write
+// into.
+func (b *blocked) chunkRange(lo, hi int64) (from, to int64) {
+	l := b.outer[0]
+	from = min(lo*l.dst*b.width, b.dstBytes)
+	to = min(((hi-1)*l.dst+b.reachInside())*b.width, b.dstBytes)
+	if hi == b.chunks() {
+		to = b.dstBytes
+	}
+	return from, to
+}
+
+// blockBufs are one goroutine's block buffers and budgets.
+type blockBufs struct {
+	a, c   []byte
+	base   []int64
+	budget []int64
+}
+
+// runChunks runs chunks [lo, hi) on the calling goroutine; the last
+// chunk writes the tail padding.
+func (b *blocked) runChunks(dst, src []byte, lo, hi int64) {
+	bb, _ := b.bufs.Get().(*blockBufs)
+	if bb == nil {
+		n := b.elems * b.width
+		bb = &blockBufs{a: make([]byte, n), c: make([]byte, n), base: make([]int64, len(b.dims)), budget: make([]int64, len(b.dims))}
+	}
+	clear(bb.base)
+	if len(b.outer) == 0 {
+		b.block(dst, src, 0, 0, bb)
+	} else {
+		l := b.outer[0]
+		if b.chunks() == 1 {
+			lo, hi = 0, l.size // one chunk: every value
+		}
+		for i := lo; i < hi; i++ {
+			bb.base[l.dim] = i * l.w
+			if bb.base[l.dim] >= b.dims[l.dim].e {
+				break
+			}
+			b.outerLevel(dst, src, 1, i*l.dst, i*l.src, bb)
+		}
+		bb.base[l.dim] = 0
+	}
+	b.bufs.Put(bb)
+	if b.stream {
+		kernel.StoreFence()
+	}
+	if (hi == b.chunks() || len(b.outer) > 0 && hi == b.outer[0].size) && b.tail[1] > b.tail[0] {
+		b.fillElements(dst, b.tail[0], b.tail[1])
+	}
+}
+
+// outerLevel walks loop k over blocks and those inside it.
+func (b *blocked) outerLevel(dst, src []byte, k int, dOff, sOff int64, bb *blockBufs) {
+	if k == len(b.outer) {
+		b.block(dst, src, dOff, sOff, bb)
+		return
+	}
+	l := b.outer[k]
+	base := bb.base[l.dim]
+	for i := range l.size {
+		if base+i*l.w >= b.dims[l.dim].e {
+			break
+		}
+		bb.base[l.dim] = base + i*l.w
+		b.outerLevel(dst, src, k+1, dOff+i*l.dst, sOff+i*l.src, bb)
+	}
+	bb.base[l.dim] = base
+}
+
+// block moves the block whose first element sits at dOff and sOff and
+// whose box starts at bb.base: gathered into bb.a, turned, scattered.
+func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
+	pad, empty := false, false
+	for d, dm := range b.dims {
+		sp := b.span[d]
+		h := min(max(dm.e-bb.base[d], 0), sp)
+		if h == 0 {
+			return // no place of the destination: nothing to do
+		}
+		v := min(max(dm.n-bb.base[d], 0), sp)
+		empty = empty || v == 0
+		pad = pad || v < h
+		bb.budget[d] = v
+	}
+	a, c := bb.a, bb.c
+	if empty {
+		a = b.pads
+	} else {
+		if pad {
+			kernel.FillRuns(a, 0, len(a), 1, b.pat)
+		}
+		b.copyBox(&b.gather, src, sOff, a, bb.budget)
+		for _, t := range b.ops {
+			t.run(c, a)
+			a, c = c, a
+		}
+	}
+	for d, dm := range b.dims {
+		bb.budget[d] = min(max(dm.e-bb.base[d], 0), b.span[d])
+	}
+	b.copyBox(&b.scatter, dst, dOff, a, bb.budget)
+}
+
+// run turns batch blocks of [x][y] elements of src into [y][x] in dst.
+func (t turn) run(dst, src []byte) {
+	xy := t.x * t.y * t.width
+	if xy <= 64 {
+		kernel.PermuteBlocks(dst, src, t.bytes, int(t.batch))
+		return
+	}
+	if t.width <= 16 {
+		kernel.TransposeBlocks(int(t.width), dst, int(t.x*t.width), src, int(t.y*t.width), int(t.y), int(t.x),
+			kernel.Grid{Inner: 1, Outer: int(t.batch), DstOuter: int(xy), SrcOuter: int(xy)})
+		return
+	}
+	for p := range t.batch {
+		for x := range t.x {
+			kernel.CopyRuns(dst[p*xy+x*t.width:], int(t.x*t.width), src[p*xy+x*t.y*t.width:], int(t.width), int(t.width), int(t.y))
+		}
+	}
+}
+
+// perm is the byte permutation of one [x][y] block that the turn makes:
+// element (i, j) of the turned block, at (i*x + j) elements, is element
+// (j, i) of the block, at (j*y + i).
+func (t turn) perm() []byte {
+	p := make([]byte, t.x*t.y*t.width)
+	for i := range t.y {
+		for j := range t.x {
+			for c := range t.width {
+				p[(i*t.x+j)*t.width+c] = byte((j*t.y+i)*t.width + c)
+			}
+		}
+	}
+	return p
+}
+
+// copyBox moves a block between a side (the source, gathering, or the
+// destination, scattering) at element offset off and the buffer buf,
+// the elements within budget (per dim, the count from the block's
+// start).
+func (b *blocked) copyBox(o *boxOrder, side []byte, off int64, buf []byte, budget []int64) {
+	b.boxLevel(o, 0, side, off, buf, 0, budget)
+}
+
+// full reports whether each dim of rest has its whole span in budget.
+func full(rest []dimSpan, budget []int64) bool {
+	for _, r := range rest {
+		if budget[r.dim] < r.span {
+			return false
+		}
+	}
+	return true
+}
+
+// boxLevel is copyBox from position k of o inward.
+func (b *blocked) boxLevel(o *boxOrder, k int, side []byte, sOff int64, buf []byte, bOff int64, budget []int64) {
+	if k == len(o.at) {
+		b.moveRuns(o, side, sOff, 0, buf, bOff, 0, 1, 1)
+		return
+	}
+	l := b.digits[o.at[k]]
+	if r := &o.runs[k]; r.whole && full(r.all, budget) {
+		b.moveRuns(o, side, sOff, 0, buf, bOff, 0, r.elems, 1)
+		return
+	} else if r.ok && full(r.rest, budget) {
+		if n := min(budget[l.dim], r.span) * r.inner; n > 0 {
+			b.moveRuns(o, side, sOff, 0, buf, bOff, 0, n, 1)
+		}
+		return
+	}
+	B := budget[l.dim]
+	nv := min(l.size, ceilDiv(B, l.w))
+	if k+1 < len(o.at) {
+		// Rows of runs: the next position runs, and its run holds no
+		// digit of this one's dim.
+		next := b.digits[o.at[k+1]]
+		r := &o.runs[k+1]
+		mine := func(s dimSpan) bool { return s.dim == l.dim }
+		if r.whole && full(r.all, budget) && !slices.ContainsFunc(r.all, mine) {
+			b.moveRuns(o, side, sOff, o.side[k], buf, bOff, o.buf[k], r.elems, nv)
+			return
+		}
+		if r.ok && next.dim != l.dim && full(r.rest, budget) && !slices.ContainsFunc(r.rest, mine) {
+			if n := min(budget[next.dim], r.span) * r.inner; n > 0 {
+				b.moveRuns(o, side, sOff, o.side[k], buf, bOff, o.buf[k], n, nv)
+			}
+			return
+		}
+	}
+	for i := range nv {
+		budget[l.dim] = min(B-i*l.w, l.w)
+		b.boxLevel(o, k+1, side, sOff+i*o.side[k], buf, bOff+i*o.buf[k], budget)
+	}
+	budget[l.dim] = B
+}
+
+// moveRuns moves rows runs of n elements, run r at side offset sOff +
+// r*sStride and buffer offset bOff + r*bStride (elements), in o's
+// direction.
+func (b *blocked) moveRuns(o *boxOrder, side []byte, sOff, sStride int64, buf []byte, bOff, bStride, n, rows int64) {
+	W := b.width
+	s, u := side[sOff*W:], buf[bOff*W:]
+	switch {
+	case !o.toSide:
+		kernel.CopyRunsAhead(u, int(bStride*W), s, int(sStride*W), int(n*W), int(rows), int(b.ahead))
+	case rows == 1:
+		copy(s[:n*W], u[:n*W])
+	case b.stream:
+		kernel.Stream{Unfenced: true}.CopyRuns(s, int(sStride*W), 0, u, int(bStride*W), 0, int(n*W), int(rows), 1)
+	default:
+		kernel.CopyRuns(s, int(sStride*W), u, int(bStride*W), int(n*W), int(rows))
+	}
+}
+
+// explain says how the blocks are made and moved.
+func (b *blocked) explain(bld *strings.Builder) {
+	fmt.Fprintf(bld, "  mode: blocked: boxes of %d elements (%d bytes) gathered from the source a run at a time, turned in the caches, scattered to the destination a run at a time\n",
+		b.elems, b.elems*b.width)
+	b.explainDims(bld)
+	bld.WriteString("\n")
+	digit := func(l ploop) string {
+		return fmt.Sprintf("d%d weight %d ×%d  dst %d  src %d", l.dim, l.w, l.size, l.dst, l.src)
+	}
+	bld.WriteString("  loops over blocks, outermost first (counts and strides in elements):\n")
+	for _, l := range b.outer {
+		fmt.Fprintf(bld, "    loop  %s\n", digit(l))
+	}
+	order := func(name string, o boxOrder) {
+		fmt.Fprintf(bld, "  %s order, outermost first:", name)
+		for _, i := range o.at {
+			l := b.digits[i]
+			fmt.Fprintf(bld, " d%d·%d×%d", l.dim, l.w, l.size)
+		}
+		bld.WriteString("\n")
+	}
+	order("gather", b.gather)
+	for _, t := range b.ops {
+		fmt.Fprintf(bld, "  turn: %d × [%d][%d] → [%d][%d] of %d-byte elements\n", t.batch, t.x, t.y, t.y, t.x, t.width)
+	}
+	order("scatter", b.scatter)
+	if b.stream {
+		bld.WriteString("  the destination is past the caches: rows of runs scattered with non-temporal stores where the kernels have them\n")
+	}
+	if w := b.walkPlan; w.tinyBlocks() {
+		fmt.Fprintf(bld, "  why: the walk's kernel would move blocks of %d×%d elements, which the kernels move an element at a time\n", w.outer.size, w.inner.size)
+	}
+	fmt.Fprintf(bld, "  chunks: %d; a Run uses up to %d goroutines\n", b.chunks(), b.threads)
+	if b.tail[1] > b.tail[0] {
+		fmt.Fprintf(bld, "  tail padding: elements [%d,%d)\n", b.tail[0], b.tail[1])
+	}
+	bld.WriteString(planLegend)
+}
