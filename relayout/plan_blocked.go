@@ -3,6 +3,7 @@ package relayout
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"slices"
 	"sync"
 
@@ -116,8 +117,25 @@ func (w *walkPlan) tinyBlocks() bool {
 // the plans it returns; the byte plans of stages and conversions stay
 // walks, whose loops their slabs read.
 func (p *Plan) block(opts *Options) {
+	force := opts != nil && opts.forceBlocked
+	if s, ok := p.exec.(*swapped); ok && (s.tinyBlocks() || force) {
+		// The swapped walk still moves tiny blocks (4×4 of the 8-byte
+		// pairs of pairs that bf16 (2,1) tiles on both sides of a
+		// transpose make): block the walk that moves the elements as
+		// they are, under the plan's own thresholds.
+		p.streamMin, p.transposeMin = s.thresholds[0], s.thresholds[1]
+		w := newWalkPlan(p, p.padPat, true)
+		w.noSwap = true
+		w.build()
+		if b := newBlocked(w); b != nil {
+			p.exec = b
+			return
+		}
+		p.streamMin, p.transposeMin = math.MaxInt64, math.MaxInt64
+		return
+	}
 	w, ok := p.exec.(*walkPlan)
-	if !ok || !w.tinyBlocks() && (opts == nil || !opts.forceBlocked) {
+	if !ok || !w.tinyBlocks() && !force {
 		return
 	}
 	if b := newBlocked(w); b != nil {

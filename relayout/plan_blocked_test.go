@@ -73,8 +73,8 @@ func TestBlockedMatchesReference(t *testing.T) {
 }
 
 // TestBlockedChosen checks which plans Compile makes blocked: those
-// whose walk moves tiny kernel blocks, and not those whose kernels move
-// large ones.
+// whose walk moves tiny kernel blocks (swapped or not), and not those
+// whose kernels move large ones.
 func TestBlockedChosen(t *testing.T) {
 	for _, c := range []struct {
 		from, to string
@@ -83,6 +83,8 @@ func TestBlockedChosen(t *testing.T) {
 		{"f16[22,17,4,25,256]{4,3,2,1,0:T(8,128)(2,1)}", "f16[22,17,4,25,256]{2,3,0,1,4}", true},
 		{"s8[128,941,128]{1,0,2:T(8,128)(4,1)}", "s8[128,941,128]{2,1,0:T(8,128)(4,1)}", true},
 		{"bf16[257,128,142,1,3]{1,0,2,4,3:T(8,128)(2,1)}", "bf16[257,128,142,1,3]{2,0,4,1,3:T(8,8)}", true},
+		{"bf16[2048,2048]{1,0:T(8,128)(2,1)}", "bf16[2048,2048]{0,1:T(8,128)(2,1)}", true},
+		{"s8[4096,4096]{1,0:T(8,128)(4,1)}", "s8[4096,4096]{0,1:T(8,128)(4,1)}", true},
 		{"f32[512,512]", "f32[512,512]{0,1}", false},
 		{"bf16[1536,6144]{1,0:T(8,128)(2,1)}", "bf16[1536,6144]{1,0}", false},
 		{"f32[64,64]", "f32[64,64]", false},
@@ -143,6 +145,10 @@ func TestBlockedPairs(t *testing.T) {
 		{"bf16[33,20,30,1,3]{1,0,2,4,3:T(8,128)(2,1)}", "bf16[33,20,30,1,3]{2,0,4,1,3:T(8,8)}"},
 		// T(8,8) tiles of u8 to (4,1) tiles.
 		{"u8[64,85,138]{2,1,0:T(8,8)}", "u8[64,85,138]{2,1,0:T(8,128)(4,1)}"},
+		// Transposes between (2,1) and (4,1) tiles, padded, whose
+		// swapped walk would move 4×4 blocks of pairs or quadruples.
+		{"bf16[200,300]{1,0:T(8,128)(2,1)}", "bf16[200,300]{0,1:T(8,128)(2,1)}"},
+		{"s8[200,300]{1,0:T(8,128)(4,1)}", "s8[200,300]{0,1:T(8,128)(4,1)}"},
 	} {
 		runVariants(t, 7, tc.from, tc.to, PadWith(3), func(p *Plan) {
 			if _, ok := p.exec.(*blocked); !ok {

@@ -123,6 +123,10 @@ type swapped struct {
 	// then turns the whole destination's blocks around, and the plan has
 	// one chunk.
 	whole bool
+	// thresholds are the plan's streaming thresholds (streamMin,
+	// transposeMin) before swapWalk lifted them for the blocks' turning
+	// in the caches; a plan made blocked instead takes them back.
+	thresholds [2]int64
 }
 
 // chunks is the walk's, or 1 where a Run is whole.
@@ -231,7 +235,7 @@ func (p *Plan) swapWalk(pat []byte, widens bool) executor {
 	w := newWalkPlan(p, pat, widens)
 	w.build()
 	if w.swap != nil {
-		return &swapped{walkPlan: w, u: w.swap, whole: !w.swapChunks()}
+		return &swapped{walkPlan: w, u: w.swap, whole: !w.swapChunks(), thresholds: keep}
 	}
 	p.streamMin, p.transposeMin = keep[0], keep[1]
 	w = newWalkPlan(p, pat, widens)
