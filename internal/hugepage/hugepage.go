@@ -12,10 +12,20 @@ package hugepage
 // Alloc returns a zeroed buffer of n bytes. Where the system backs memory
 // with huge pages on request, the 2 MiB pages that lie whole inside the
 // buffer are asked for before it is first touched.
-func Alloc(n int) []byte {
+func Alloc(n int) []byte { return alloc(n, true) }
+
+// AllocSmall returns a zeroed buffer of n bytes on small pages where the
+// system lets a program ask so (where transparent_hugepage is "always",
+// for one): the pages most programs' buffers get, which a tuning must
+// suit as well as huge ones.
+func AllocSmall(n int) []byte { return alloc(n, false) }
+
+// alloc returns a zeroed buffer of n bytes whose whole 2 MiB pages are
+// asked for on huge pages, or on small ones, before they are touched.
+func alloc(n int, huge bool) []byte {
 	b := make([]byte, n)
 	if n >= Size {
-		advise(b)
+		advise(b, huge)
 	}
 	return b
 }

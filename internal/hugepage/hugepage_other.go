@@ -3,4 +3,4 @@
 package hugepage
 
 // advise does nothing where no huge pages are offered on request.
-func advise([]byte) {}
+func advise([]byte, bool) {}
