@@ -257,8 +257,12 @@ func measure(ctx context.Context, c Case, plan *relayout.Plan, dst, src []byte, 
 // pattern that starts with b, on huge pages where the system gives them
 // (hugepage.Alloc): the throughput of large transposes depends on the
 // page size, and a program that cares allocates so.
-func touched(n int64, b byte) []byte {
-	buf := hugepage.Alloc(int(n))
+func touched(n int64, b byte) []byte { return filled(hugepage.Alloc(int(n)), b) }
+
+// filled fills buf with touched's pattern, starting with b, and returns
+// it.
+func filled(buf []byte, b byte) []byte {
+	n := int64(len(buf))
 	for i := range min(n, 4096) {
 		buf[i] = b + byte(i*7)
 	}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/tilecopy/tilecopy/internal/hugepage"
 	"github.com/tilecopy/tilecopy/internal/kernel"
 	"github.com/tilecopy/tilecopy/relayout"
 )
@@ -33,7 +35,7 @@ const DefaultTuneBytes = 256 << 20
 // The candidates Tune measures.
 var (
 	tuneParts = []int{1, 2, 4, 8, 16}
-	tuneAhead = []int{0, 512, 2048, 8192}
+	tuneAhead = []int{0, 512, 1024, 2048, 8192}
 	// tuneSizes are the sizes at which Tune compares the streaming copy
 	// with copy(), to find where streaming starts to pay.
 	tuneSizes = []int64{256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20}
@@ -47,6 +49,28 @@ var (
 	// plan run on two goroutines with one on one.
 	tuneThreadSizes = []int64{256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}
 )
+
+// tunePlacements is how many placements of the buffers Tune times each
+// part count and prefetch distance on: the first half on huge pages, the
+// second on small ones, each shifted by its own number of pages. The
+// page size, which pages a buffer gets and where its parts fall against
+// the other's moved part counts from the front to the back on some
+// placements and not on others (docs/perf): a choice must hold on all of
+// them, since a caller's buffers may lie anywhere.
+const tunePlacements = 4
+
+// tuneShift is how far Tune shifts a buffer at most to place it anew: a
+// huge page.
+const tuneShift = 2 << 20
+
+// placed returns n bytes of room (which holds n+tuneShift) starting a
+// number of pages in that differs by placement pl and by side, 0 or 1:
+// placement 0 starts both sides at the start.
+func placed(room []byte, n int64, pl, side int) []byte {
+	const pages = tuneShift / 4096
+	off := (pl * (131 + 186*side)) % pages * 4096
+	return room[off : int64(off)+n]
+}
 
 // tuneMoved is about how many bytes each timed call of a crossover moves:
 // a call at a smaller size repeats its operation, so that every size is
@@ -69,7 +93,8 @@ type TuneRow struct {
 }
 
 // TuneReport is what Tune measured: the candidates for the parts and
-// prefetch distance at Bytes, and a copy through the caches against the
+// prefetch distance at Bytes (and copy() beside them), each at its
+// slowest placement of the buffers, and a copy through the caches against the
 // chosen streaming copy at each size; then the crossovers of the plans:
 // ordinary against streamed run copies and transposes, and one goroutine
 // against two, at each size.
@@ -86,9 +111,10 @@ type TuneReport struct {
 
 // Tune measures this machine's bulk copy and the crossovers of its plans
 // and returns the tuning it favours, starting from kernel.DefaultTuning:
-// the part count and prefetch distance with the best median on buffers
-// of cfg.Bytes (the fewest parts and the shortest distance among those
-// within 3% of it); the smallest size from which the streaming copy is as
+// the part count and prefetch distance whose slowest median over four
+// placements of buffers of cfg.Bytes, on huge pages and on small ones,
+// is the fastest (the fewest parts
+// and the shortest distance among those within 3% of it); the smallest size from which the streaming copy is as
 // fast as a copy through the caches at that size and every larger one
 // measured; likewise for run copies (CopyRunsStreaming against CopyRuns,
 // runs of 512 bytes) and f32 transposes (TransposeStreaming against
@@ -105,38 +131,63 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 		cfg.Runs = DefaultRuns
 	}
 	rep := TuneReport{Bytes: cfg.Bytes, Tuning: kernel.DefaultTuning()}
-	src, dst := touched(cfg.Bytes, 0x5a), touched(cfg.Bytes, 0xff)
+	// The buffers have room to shift each side by up to 2 MiB, a huge
+	// page, for the placements below; they are on huge pages, as the
+	// bench's are.
+	srcRoom, dstRoom := touched(cfg.Bytes+tuneShift, 0x5a), touched(cfg.Bytes+tuneShift, 0xff)
+	src, dst := srcRoom[:cfg.Bytes], dstRoom[:cfg.Bytes]
 	status := func(s string) {
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "\r\x1b[Ktune: %s", s)
 		}
 	}
 
-	// The parts and the prefetch distance, past the caches.
+	// The parts and the prefetch distance, past the caches, each scored
+	// by its slowest placement.
 	status("parts and prefetch distance")
-	fns := []func(){func() { copy(dst, src) }}
 	var cands []kernel.Tuning
 	for _, p := range tuneParts {
 		for _, a := range tuneAhead {
-			t := kernel.Tuning{CopyStreamBytes: 0, CopyParts: p, CopyAhead: a}
-			cands = append(cands, t)
-			fns = append(fns, func() { t.Copy(dst, src) })
+			cands = append(cands, kernel.Tuning{CopyStreamBytes: 0, CopyParts: p, CopyAhead: a})
 		}
 	}
-	gb, err := timeRounds(ctx, fns, 2*cfg.Bytes, cfg.Runs)
-	if err != nil {
-		return rep, err
+	worst := make([]float64, len(cands)+1) // copy() first
+	for i := range worst {
+		worst[i] = math.Inf(1)
 	}
-	rep.Copy = TuneRow{"copy()", gb[0]}
+	var smallSrc, smallDst []byte // the second half of the placements, on small pages
+	for pl := range tunePlacements {
+		sr, dr := srcRoom, dstRoom
+		if pl >= tunePlacements/2 {
+			if smallSrc == nil {
+				smallSrc = filled(hugepage.AllocSmall(len(srcRoom)), 0x5a)
+				smallDst = filled(hugepage.AllocSmall(len(dstRoom)), 0xff)
+			}
+			sr, dr = smallSrc, smallDst
+		}
+		s, d := placed(sr, cfg.Bytes, pl, 0), placed(dr, cfg.Bytes, pl, 1)
+		fns := []func(){func() { copy(d, s) }}
+		for _, t := range cands {
+			fns = append(fns, func() { t.Copy(d, s) })
+		}
+		gb, err := timeRounds(ctx, fns, 2*cfg.Bytes, cfg.Runs)
+		if err != nil {
+			return rep, err
+		}
+		for i, g := range gb {
+			worst[i] = min(worst[i], g)
+		}
+	}
+	rep.Copy = TuneRow{"copy()", worst[0]}
 	best := 0
 	for i, t := range cands {
-		rep.Streams = append(rep.Streams, TuneRow{fmt.Sprintf("%s, prefetch %d", count(t.CopyParts, "part"), t.CopyAhead), gb[i+1]})
-		if gb[i+1] > gb[best+1] {
+		rep.Streams = append(rep.Streams, TuneRow{fmt.Sprintf("%s, prefetch %d", count(t.CopyParts, "part"), t.CopyAhead), worst[i+1]})
+		if worst[i+1] > worst[best+1] {
 			best = i
 		}
 	}
 	for i := range cands { // the first candidate near the best: fewest parts, then least prefetch
-		if gb[i+1] >= tuneTie*gb[best+1] {
+		if worst[i+1] >= tuneTie*worst[best+1] {
 			best = i
 			break
 		}
@@ -339,18 +390,26 @@ func crossover(ctx context.Context, sizes []int64, names [2]string, need float64
 	return rows, from, nil
 }
 
-// timeRounds times each of fns once per round, for runs rounds after one
-// untimed round, and returns each one's median throughput for bytes
+// timeRounds times each of fns once per round, in a random order, for
+// runs rounds after one untimed round, and returns each one's median throughput for bytes
 // moved per call, in GB/s.
 func timeRounds(ctx context.Context, fns []func(), bytes int64, runs int) ([]float64, error) {
 	samples := make([][]time.Duration, len(fns))
+	order := make([]int, len(fns))
+	for i := range order {
+		order[i] = i
+	}
+	// A new random order each round, the same for every run of Tune: in
+	// a fixed order each function inherits the traffic of the one before.
+	rng := rand.New(rand.NewPCG(1, uint64(len(fns))))
 	for round := range runs + 1 {
-		for i, f := range fns {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, i := range order {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 			t0 := time.Now()
-			f()
+			fns[i]()
 			if round > 0 {
 				samples[i] = append(samples[i], time.Since(t0))
 			}

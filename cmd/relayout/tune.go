@@ -18,7 +18,9 @@ func cmdTune(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := newCommand("tune", "tune [flags]",
 		"tune measures how this machine copies memory fastest: tilecopy.Copy over\n"+
 			"1, 2, 4, 8 and 16 parts at once, with software prefetches 0 to 8 KiB ahead,\n"+
-			"against copy(), on buffers well past the caches; then, from 256 KiB up,\n"+
+			"against copy(), on buffers well past the caches, each scored by the slowest\n"+
+			"of four placements of them (two on huge pages, two on small ones, each\n"+
+			"shifted by its own number of pages); then, from 256 KiB up,\n"+
 			"the size from which streaming is as fast as a copy through the caches;\n"+
 			"then, up to --bytes, where the plans' choices cross over: the size from\n"+
 			"which streamed run copies (runs of 512 bytes) and streamed f32 transposes\n"+

@@ -41,7 +41,7 @@ func TestTune(t *testing.T) {
 		Streams []json.RawMessage `json:"streams"`
 		Tuning  kernel.Tuning     `json:"tuning"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Streams) != 20 || rep.Tuning.Check() != nil {
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Streams) != 25 || rep.Tuning.Check() != nil {
 		t.Errorf("--json: %v, %d candidates, tuning %+v\n%s", err, len(rep.Streams), rep.Tuning, r.stdout)
 	}
 }
