@@ -37,8 +37,12 @@ type Tuning struct {
 	CopyParts int `json:"copy_parts"`
 	// CopyAhead is how far ahead, in bytes, each of Copy's parts
 	// prefetches its source; 0 leaves it to the hardware prefetchers.
-	// Default: 0, since the hardware prefetchers follow a few sequential
-	// walks.
+	// Default: four of the blocks a part copies at a turn (1 KiB). The
+	// hardware prefetchers follow a few sequential walks, but left to
+	// them alone the parts fell well behind copy() on some placements of
+	// the buffers' pages and not on others; prefetched, they kept up on
+	// every placement measured, on huge pages and on 4 KiB ones
+	// (docs/perf).
 	CopyAhead int `json:"copy_ahead"`
 
 	// RunStreamBytes is the size of source and destination together
@@ -181,6 +185,7 @@ func tuningFor(m machine) Tuning {
 		CopiedRow:            512,
 		CopiedCol:            128,
 		CopyParts:            4,
+		CopyAhead:            4 * copyBlock,
 		ParallelMinBytes:     4 << 20,
 	}
 	perRow := 1024 // bytes of L2 for each byte of a tile's source rows

@@ -22,7 +22,7 @@ func setTuning(tb testing.TB, change func(*Tuning)) {
 // core with 48 KiB L1d, 1 MiB L2 and 32 MiB L3.
 func TestTuningFor(t *testing.T) {
 	base := Tuning{
-		CopyStreamBytes: 8 << 20, CopyParts: 4,
+		CopyStreamBytes: 8 << 20, CopyParts: 4, CopyAhead: 1024,
 		RunStreamBytes: 32 << 20, TransposeStreamBytes: 32 << 20, LineStreamBytes: 2 << 20,
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
