@@ -226,6 +226,9 @@ type ploop struct {
 // ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
+	if p := peel(from, to, opts); p != nil {
+		return p, nil
+	}
 	p, err := compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
 	if err == nil {
 		p.block(opts)

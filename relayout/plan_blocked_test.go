@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/tilecopy/tilecopy/internal/guard"
 )
 
 // TestBlockedMatchesReference forces a blocked plan on every random pair
@@ -33,22 +31,7 @@ func TestBlockedMatchesReference(t *testing.T) {
 		}
 		took++
 		p.parallelMin = 0
-		want := make([]byte, p.DestinationSize())
-		src := guard.Buffer(t, int(p.SourceSize()), seed%2 == 0)
-		copy(src, fillRandom(p.SourceSize(), seed))
-		if err := Reference(want, src, from, to, opts.Pad); err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		got := guard.Buffer(t, len(want), seed%2 == 1)
-		for i := range got {
-			got[i] = 0x5a
-		}
-		if err := p.Run(got, src); err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("seed %d: %s -> %s, %d threads: wrong bytes\n%s", seed, from, to, opts.Threads, p)
-		}
+		src, want := runGuarded(t, seed, p, opts.Pad)
 		whole := bytes.Repeat([]byte{0x5a}, len(want))
 		for c := range p.Chunks() {
 			part := bytes.Repeat([]byte{0x5a}, len(want))
