@@ -151,19 +151,33 @@ func (s *swapped) run(dst, src []byte) error {
 		ub := s.u.bytes()
 		blocks := int64(len(dst)) / ub
 		per := max(1, swapUnitBytes/ub)
-		shareOut(ceilDiv(blocks, per), min(s.goroutines(), ceilDiv(blocks, per)), func(lo, hi int64) {
-			s.u.swap(dst[lo*per*ub : min(hi*per, blocks)*ub])
-		})
+		// On one goroutine without shareOut, whose function, a closure
+		// over the buffers, would cost an allocation every Run.
+		if g := min(s.goroutines(), ceilDiv(blocks, per)); g <= 1 {
+			s.u.swap(dst[:blocks*ub])
+		} else {
+			shareOut(ceilDiv(blocks, per), g, func(lo, hi int64) {
+				s.u.swap(dst[lo*per*ub : min(hi*per, blocks)*ub])
+			})
+		}
 		return nil
 	}
 	per := max(1, swapUnitBytes/max(1, s.dstBytes/n))
 	groups := ceilDiv(n, per)
-	shareOut(groups, min(s.goroutines(), groups), func(lo, hi int64) {
-		for g := lo; g < hi; g++ {
-			s.runChunks(dst, src, g*per, min((g+1)*per, n))
-		}
-	})
+	if g := min(s.goroutines(), groups); g <= 1 {
+		s.runGroups(dst, src, per, 0, groups)
+	} else {
+		shareOut(groups, g, func(lo, hi int64) { s.runGroups(dst, src, per, lo, hi) })
+	}
 	return nil
+}
+
+// runGroups runs groups [lo, hi) of per chunks each.
+func (s *swapped) runGroups(dst, src []byte, per, lo, hi int64) {
+	n := s.chunks()
+	for g := lo; g < hi; g++ {
+		s.runChunks(dst, src, g*per, min((g+1)*per, n))
+	}
 }
 
 // runChunks runs chunks [lo, hi) of the walk and turns their blocks

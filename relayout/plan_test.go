@@ -448,6 +448,7 @@ func TestRunAllocations(t *testing.T) {
 		{"u8[9,37,3]{2,1,0}", "u8[9,37,3]{1,0,2}", Padding{}, false},
 		{"s4[512,512]{1,0:E(4)}", "s4[512,512]{0,1:E(4)}", Padding{}, false},
 		{"s4[64,256]{1,0:E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
+		{"bf16[64,256]{1,0:T(8,128)(2,1)}", "bf16[64,256]{0,1:T(8,128)(2,1)}", Padding{}, false}, // swapped
 		// Conversions: straight, in slabs either way, and whole.
 		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, false},
 		{"f32[600,700]{1,0}", "bf16[600,700]{1,0:T(8,128)(2,1)}", Padding{}, true},
