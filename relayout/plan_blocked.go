@@ -48,6 +48,7 @@ type blocked struct {
 	ahead   int64 // bytes from a block's source to the next block's, which its gather prefetches
 	bufs    sync.Pool
 	pads    []byte // a block of padding elements, for blocks that hold no element
+	nchunks int64  // chunks(), counted when the plan is built
 }
 
 // boxOrder is an order of a block's digits in a buffer, outermost
@@ -276,6 +277,7 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	if n := len(b.outer); n > 0 {
 		b.ahead = b.outer[n-1].src * w.width
 	}
+	b.nchunks = b.countChunks()
 	return b
 }
 

@@ -26,7 +26,10 @@ func (b *blocked) run(dst, src []byte) error {
 
 // chunks is the number of values of the outermost loop over blocks,
 // where each writes a part of the destination of its own; else 1.
-func (b *blocked) chunks() int64 {
+func (b *blocked) chunks() int64 { return b.nchunks }
+
+// countChunks counts chunks() when the plan is built.
+func (b *blocked) countChunks() int64 {
 	if len(b.outer) == 0 || b.reachInside() > b.outer[0].dst {
 		return 1
 	}

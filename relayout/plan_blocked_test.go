@@ -140,3 +140,22 @@ func TestBlockedPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockedRunAllocations checks that a blocked plan's Run allocates
+// nothing: its buffers come from the plan's pool, and what it counts
+// of its blocks is counted when it is built.
+func TestBlockedRunAllocations(t *testing.T) {
+	from, to := parsePair(t, "f32[4,16,32,32]{3,2,1,0}", "f32[4,16,32,32]{0,1,2,3}")
+	p, err := Compile(from, to, &Options{Threads: 1, forceBlocked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.exec.(*blocked); !ok {
+		t.Fatalf("not blocked:\n%s", p)
+	}
+	src := make([]byte, p.SourceSize())
+	dst := make([]byte, p.DestinationSize())
+	if n := testing.AllocsPerRun(20, func() { p.Run(dst, src) }); n != 0 {
+		t.Errorf("%v allocations a Run\n%s", n, p)
+	}
+}
