@@ -108,10 +108,25 @@ func blockBytes() (minBytes, maxBytes int64) {
 const tinyBlocksElems = 32
 
 // tinyBlocks reports whether the walk's block transposes are of at most
-// tinyBlocksElems elements.
+// tinyBlocksElems elements, or, where the walk streams its destination
+// past the caches, write their destination rows apart from one another,
+// tinyRowBytes or less of each (2 bytes of each of 128 rows 4619 bytes
+// apart): the walk then comes back to each destination line many times,
+// far apart, each time a trip to memory.
 func (w *walkPlan) tinyBlocks() bool {
-	return w.mode == modeStrided && w.kern == kernTranspose && w.outer != nil && w.outer.size*w.inner.size <= tinyBlocksElems
+	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
+		return false
+	}
+	o, l := w.outer, &w.inner
+	return o.size*l.size <= tinyBlocksElems || w.stream && o.dst != l.size*w.step && l.size*w.width <= tinyRowBytes
 }
+
+// tinyRowBytes bounds the destination rows of a walk's blocks that make
+// it take a blocked plan where the rows lie apart: a quarter of a
+// 64-byte line. Walks of such rows ran 0.7-3 GB/s where their blocked
+// plans ran 4.5-7.5; rows of 32 bytes ran as fast walked as blocked, or
+// faster (docs/perf).
+const tinyRowBytes = 16
 
 // block makes p blocked where its walk moves tiny blocks (or, for
 // tests, wherever it can with opts.forceBlocked). Compile calls it on

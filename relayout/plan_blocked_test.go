@@ -71,6 +71,14 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[512,512]", "f32[512,512]{0,1}", false},
 		{"bf16[1536,6144]{1,0:T(8,128)(2,1)}", "bf16[1536,6144]{1,0}", false},
 		{"f32[64,64]", "f32[64,64]", false},
+		// Streamed walks that write 2 or 4 bytes of each destination row
+		// a block, the rows far apart; 32 bytes stay a walk, as does a
+		// destination in the caches.
+		{"u8[13568,4619]{0,1:T(2,128)}", "u8[13568,4619]{1,0}", true},
+		{"bf16[429,128,512]{2,1,0:T(16,64)}", "bf16[429,128,512]{0,1,2:T(8,128)(2,1)}", true},
+		{"f32[787,9344]{1,0:T(8,128)}", "f32[787,9344]{0,1:T(8,128)}", false},
+		{"u8[256,300]{0,1:T(2,128)}", "u8[256,300]{1,0}", false},
+		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)

@@ -449,6 +449,7 @@ func TestRunAllocations(t *testing.T) {
 		{"s4[512,512]{1,0:E(4)}", "s4[512,512]{0,1:E(4)}", Padding{}, false},
 		{"s4[64,256]{1,0:E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
 		{"bf16[64,256]{1,0:T(8,128)(2,1)}", "bf16[64,256]{0,1:T(8,128)(2,1)}", Padding{}, false}, // swapped
+		{"u8[256,300]{0,1:T(2,128)}", "u8[256,300]{1,0}", Padding{}, true},                       // blocked
 		// Conversions: straight, in slabs either way, and whole.
 		{"f32[64,130]{1,0}", "bf16[64,130]{1,0}", Padding{}, false},
 		{"f32[600,700]{1,0}", "bf16[600,700]{1,0:T(8,128)(2,1)}", Padding{}, true},
@@ -1318,8 +1319,8 @@ func TestCombinedPlans(t *testing.T) {
 		{"u8[5,3,4]{2,1,0}", "u8[5,3,4]{2,1,0:T(*,*,8)}", modeElementwise},
 	} {
 		runVariants(t, 11, c.from, c.to, Padding{}, func(p *Plan) {
-			if p.walk().mode != c.mode {
-				t.Errorf("%s -> %s: mode %d, want %d\n%s", c.from, c.to, p.walk().mode, c.mode, p)
+			if w := walkOf(p); w.mode != c.mode {
+				t.Errorf("%s -> %s: mode %d, want %d\n%s", c.from, c.to, w.mode, c.mode, p)
 			}
 		})
 	}
