@@ -111,14 +111,21 @@ const tinyBlocksElems = 32
 // tinyBlocksElems elements, or, where the walk streams its destination
 // past the caches, write their destination rows apart from one another,
 // tinyRowBytes or less of each (2 bytes of each of 128 rows 4619 bytes
-// apart): the walk then comes back to each destination line many times,
-// far apart, each time a trip to memory.
+// apart), and the next step goes on elsewhere: the walk then comes back
+// to each destination line many times, far apart, each time a trip to
+// memory. Where the innermost loop goes on along the same rows, their
+// lines stay in the caches from one step to the next.
 func (w *walkPlan) tinyBlocks() bool {
 	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
 		return false
 	}
 	o, l := w.outer, &w.inner
-	return o.size*l.size <= tinyBlocksElems || w.stream && o.dst != l.size*w.step && l.size*w.width <= tinyRowBytes
+	if o.size*l.size <= tinyBlocksElems {
+		return true
+	}
+	row := l.size * w.step // a destination row of a block, where the next step of the rows would start
+	continues := len(w.loops) > 0 && w.loops[len(w.loops)-1].dst == row
+	return w.stream && o.dst != row && l.size*w.width <= tinyRowBytes && !continues
 }
 
 // tinyRowBytes bounds the destination rows of a walk's blocks that make

@@ -79,6 +79,8 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[787,9344]{1,0:T(8,128)}", "f32[787,9344]{0,1:T(8,128)}", false},
 		{"u8[256,300]{0,1:T(2,128)}", "u8[256,300]{1,0}", false},
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
+		// 4-byte rows whose next step goes on along them.
+		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)
