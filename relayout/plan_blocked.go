@@ -137,8 +137,9 @@ const tinyRowBytes = 16
 
 // block makes p blocked where its walk moves tiny blocks (or, for
 // tests, wherever it can with opts.forceBlocked). Compile calls it on
-// the plans it returns; the byte plans of stages and conversions stay
-// walks, whose loops their slabs read.
+// the plans it returns, and compileStaged on a byte plan that runs whole;
+// the other byte plans of stages and conversions stay walks, whose loops
+// their slabs read.
 func (p *Plan) block(opts *Options) {
 	force := opts != nil && opts.forceBlocked
 	if s, ok := p.exec.(*swapped); ok && (s.tinyBlocks() || force) {

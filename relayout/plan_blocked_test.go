@@ -8,7 +8,8 @@ import (
 )
 
 // TestBlockedMatchesReference forces a blocked plan on every random pair
-// that can take one and checks it against Reference: a whole Run on one
+// that can take one (or, for packed pairs, on the byte plan that runs
+// whole between their stages) and checks it against Reference: a whole Run on one
 // to three goroutines and each chunk on its own, the buffers flush
 // against guard pages, so that a gather or scatter past either end
 // faults. A chunk run alone writes nothing outside DestinationRange.
@@ -17,7 +18,7 @@ func TestBlockedMatchesReference(t *testing.T) {
 	if testing.Short() {
 		n = 800
 	}
-	took := 0
+	took, stagedTook := 0, 0
 	for seed := range n {
 		from, to, opts := randomPair(seed)
 		opts.forceBlocked = true
@@ -26,7 +27,14 @@ func TestBlockedMatchesReference(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if _, ok := p.exec.(*blocked); !ok {
+		_, ok := p.exec.(*blocked)
+		if st := p.stages(); st != nil {
+			_, ok = st.mid.exec.(*blocked) // a byte plan that runs whole
+			if ok {
+				stagedTook++
+			}
+		}
+		if !ok {
 			continue
 		}
 		took++
@@ -50,9 +58,10 @@ func TestBlockedMatchesReference(t *testing.T) {
 			t.Fatalf("seed %d: %s -> %s: chunks run one at a time give wrong bytes\n%s", seed, from, to, p)
 		}
 	}
-	if took < int(n)/40 {
-		t.Fatalf("only %d of %d random pairs took a blocked plan", took, n)
+	if took < int(n)/40 || stagedTook == 0 {
+		t.Fatalf("only %d of %d random pairs took a blocked plan, %d of them staged", took, n, stagedTook)
 	}
+	t.Logf("%d of %d random pairs took a blocked plan, %d of them staged", took, n, stagedTook)
 }
 
 // TestBlockedChosen checks which plans Compile makes blocked: those
@@ -93,6 +102,33 @@ func TestBlockedChosen(t *testing.T) {
 		}
 		if got && !strings.Contains(p.String(), "mode: blocked") {
 			t.Errorf("%s -> %s: String does not say the plan is blocked\n%s", c.from, c.to, p)
+		}
+	}
+}
+
+// TestStagedBlocked checks which byte plans of packed pairs run
+// blocked: one that runs whole may, one whose slabs read its loops may
+// not.
+func TestStagedBlocked(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"u4[63,2,930,768]{3,2,1,0:T(8,128)(8,1)E(4)}", "u4[63,2,930,768]{0,3,2,1:T(8,128)(8,1)E(4)}", true},
+		{"s4[4821,2560,3]{0,2,1:E(4)}", "s4[4821,2560,3]{2,1,0:T(8,8)E(4)}", false},             // its rows go on from step to step
+		{"s4[128,19,128,128,3]{4,3,2,1,0:E(4)}", "s4[128,19,128,128,3]{1,4,2,3,0:E(4)}", false}, // slabs
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := p.stages()
+		if st == nil {
+			t.Fatalf("%s -> %s: not staged\n%s", c.from, c.to, p)
+		}
+		if _, got := st.mid.exec.(*blocked); got != c.want {
+			t.Errorf("%s -> %s: byte plan blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
 		}
 	}
 }

@@ -328,6 +328,12 @@ func compileStaged(p *Plan, opts *Options) (*staged, error) {
 		st.units = unitStages(p, st, opts)
 	}
 	st.takeWideSlabs()
+	if st.slabs == nil && st.fields == nil && st.units == nil {
+		// The byte plan runs whole, between temporaries: it may run
+		// blocked (Plan.block) as a plan of its own would. Slabs read
+		// its loops, so a byte plan they run stays a walk.
+		st.mid.block(opts)
+	}
 	return st, nil
 }
 
