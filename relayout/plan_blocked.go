@@ -109,12 +109,15 @@ const tinyBlocksElems = 32
 
 // tinyBlocks reports whether the walk's block transposes are of at most
 // tinyBlocksElems elements, or, where the walk streams its destination
-// past the caches, write their destination rows apart from one another,
-// tinyRowBytes or less of each (2 bytes of each of 128 rows 4619 bytes
-// apart), and the next step goes on elsewhere: the walk then comes back
-// to each destination line many times, far apart, each time a trip to
-// memory. Where the innermost loop goes on along the same rows, their
-// lines stay in the caches from one step to the next.
+// past the caches, move rows apart from one another, tinyRowBytes or less
+// of each, on either side:
+//   - destination rows (2 bytes of each of 128 rows 4619 bytes apart)
+//     that the next step does not go on along: the walk comes back to
+//     each destination line many times, far apart, each time a trip to
+//     memory, since it streams them;
+//   - source rows (16 bytes of each of 8 rows 3804 bytes apart) that the
+//     walk reads on along only after more lines than the L2 keeps for it
+//     (srcLinesKept): each line comes from memory as many times.
 func (w *walkPlan) tinyBlocks() bool {
 	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
 		return false
@@ -123,10 +126,42 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.size*l.size <= tinyBlocksElems {
 		return true
 	}
-	row := l.size * w.step // a destination row of a block, where the next step of the rows would start
-	continues := len(w.loops) > 0 && w.loops[len(w.loops)-1].dst == row
-	return w.stream && o.dst != row && l.size*w.width <= tinyRowBytes && !continues
+	if !w.stream || len(w.loops) == 0 {
+		return false
+	}
+	dstRow, srcRow := l.size*w.step, o.size*w.step // a block's row on each side, where the next step of the rows would start
+	if o.dst != dstRow && l.size*w.width <= tinyRowBytes && w.loops[len(w.loops)-1].dst != dstRow {
+		return true
+	}
+	return l.src != srcRow && o.size*w.width <= tinyRowBytes && w.srcLinesBack(srcRow, l.size) > srcLinesKept()
 }
+
+// srcLinesBack returns how many bytes of source lines a walk whose
+// steps read rows rows, a line of each, reads before it reads on along
+// them (at srcRow elements on): the lines of every step of the loops
+// inside the one that goes on along the rows. It is MaxInt64 where no
+// loop does.
+func (w *walkPlan) srcLinesBack(srcRow, rows int64) int64 {
+	steps := int64(1)
+	for i := len(w.loops) - 1; i >= 0; i-- {
+		if w.loops[i].src == srcRow {
+			return steps * rows * lineBytes
+		}
+		if steps > math.MaxInt64/64/max(1, w.loops[i].size*rows) {
+			return math.MaxInt64
+		}
+		steps *= w.loops[i].size
+	}
+	return math.MaxInt64
+}
+
+// srcLinesKept is how many bytes of source lines a walk may read before
+// it reads on along them and still find them in the L2: half of it, four
+// of the tuning's grid groups (Tuning.GridGroup, an eighth of the L2).
+func srcLinesKept() int64 { return 4 * int64(currentTuning().GridGroup) }
+
+// lineBytes is the cache line.
+const lineBytes = 64
 
 // tinyRowBytes bounds the destination rows of a walk's blocks that make
 // it take a blocked plan where the rows lie apart: a quarter of a

@@ -90,6 +90,11 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 		// 4-byte rows whose next step goes on along them.
 		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
+		// 16 bytes of each of 8 source rows a step, read on along them
+		// 1872 steps later (a MiB of lines on); and of 128 rows, 15
+		// steps later (120 KiB), which the L2 holds.
+		{"bf16[14976,1902]{1,0}", "bf16[14976,1902]{0,1:T(8,8)}", true},
+		{"c64[1,1485,1793]{0,1,2}", "c64[1,1485,1793]{2,1,0:T(2,128)}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)
