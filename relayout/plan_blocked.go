@@ -108,13 +108,13 @@ func blockBytes() (minBytes, maxBytes int64) {
 const tinyBlocksElems = 32
 
 // tinyBlocks reports whether the walk's block transposes are of at most
-// tinyBlocksElems elements, or, where the walk streams its destination
-// past the caches, move rows apart from one another, tinyRowBytes or less
-// of each, on either side:
+// tinyBlocksElems elements, or, where source and destination are past the
+// caches for a transpose (transposePast), move rows apart from one
+// another, tinyRowBytes or less of each, on either side:
 //   - destination rows (2 bytes of each of 128 rows 4619 bytes apart)
 //     that the next step does not go on along: the walk comes back to
 //     each destination line many times, far apart, each time a trip to
-//     memory, since it streams them;
+//     memory;
 //   - source rows (16 bytes of each of 8 rows 3804 bytes apart) that the
 //     walk reads on along only after more lines than the L2 keeps for it
 //     (srcLinesKept): each line comes from memory as many times.
@@ -126,7 +126,7 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.size*l.size <= tinyBlocksElems {
 		return true
 	}
-	if !w.stream || len(w.loops) == 0 {
+	if !w.transposePast() || len(w.loops) == 0 {
 		return false
 	}
 	dstRow, srcRow := l.size*w.step, o.size*w.step // a block's row on each side, where the next step of the rows would start

@@ -1466,3 +1466,32 @@ func TestPadGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsOffLinesStayInCaches checks which block transposes past the
+// caches stream: not those whose destination rows, 2 to 16 lines and no
+// whole number of them, the next step goes on along (rowsGoOnOffLines).
+func TestRowsOffLinesStayInCaches(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		stream   bool
+	}{
+		{"s8[43,172,268,21]{2,3,1,0:T(256)}", "s8[43,172,268,21]{1,3,2,0}", false}, // 172-byte rows
+		{"c64[57,179,331]{2,1,0}", "c64[57,179,331]{0,1,2}", false},                // 456-byte rows
+		{"f32[17,118,41,128]{3,2,1,0}", "f32[17,118,41,128]{0,2,3,1}", true},       // 68 bytes: a line and 4 bytes
+		{"f32[3,922,1152]{2,0,1:T(8,128)}", "f32[3,922,1152]{1,0,2}", true},        // 3688 bytes
+		{"f32[8192,8192]{1,0}", "f32[8192,8192]{0,1}", true},                       // whole lines
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := walkOf(p)
+		if w == nil || w.kern != kernTranspose {
+			t.Fatalf("%s -> %s: no block transpose\n%s", c.from, c.to, p)
+		}
+		if w.stream != c.stream {
+			t.Errorf("%s -> %s: streams %v, want %v\n%s", c.from, c.to, w.stream, c.stream, p)
+		}
+	}
+}
