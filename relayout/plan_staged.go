@@ -69,6 +69,11 @@ type staged struct {
 // with 1 MiB of L2 a core).
 const slabBytes = 1 << 20
 
+// kernelRows is the rows of a register block of the 1-byte transpose
+// kernels: slabs keep the kernel rows of a byte plan that has no more
+// whole.
+const kernelRows = 16
+
 // wideSlabs is how many times slabBytes the slabs of a widened byte plan
 // (chooseSlabs) cover: each reads a run of every source row, longer in
 // larger slabs. s4 8192² column-major, a value a byte, to
@@ -110,6 +115,7 @@ type slabs struct {
 	tempA  int64  // bytes of the unpacked source temporary
 	tempB  int64  // bytes of the temporary for the packed destination
 	mid    *Plan  // the byte plan the slabs run chunks of
+	least  int64  // values of loop a slab takes at the fewest
 
 	// rangeOnly is set for slabs that a whole Run does not take because
 	// they read a little of every source row (a transpose into a packed
@@ -157,6 +163,14 @@ func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
 		return nil
 	}
 	sl := &slabs{loop: l, sReach: mid.reach(l, func(o *ploop) int64 { return o.src }), align: l.scale, mid: plan}
+	if l == mid.outer && mid.unit == 1 && l.size <= kernelRows {
+		// Slabs cut along the kernel's own rows leave each call fewer of
+		// them, and where it has no more than a register block's, a call
+		// of fewer moves an element at a time (u4 [3,39454720]
+		// column-major to T(128) tiles, a de-interleave of 3 rows, ran 8
+		// times faster whole than in slabs of a row each).
+		sl.least = l.size
+	}
 	if mid.unit == 1 {
 		sl.rows8 = st.rows8Of(mid)
 		sl.direct = st.rows8Direct(mid, sl.rows8)
@@ -175,6 +189,7 @@ func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
 	if sl.count <= 1 {
 		return nil
 	}
+
 	if ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
 		if st.unpack {
 			return nil
@@ -274,7 +289,7 @@ func (sl *slabs) unit() int64 { return sl.mid.walk().unit }
 // (at least align values), and the count and temporaries that follow.
 func (sl *slabs) resize(st *staged, target int64) {
 	l, u := sl.loop, sl.unit()
-	sl.per = max(sl.align, target/(l.dst*u)/sl.align*sl.align)
+	sl.per = max(sl.align, target/(l.dst*u)/sl.align*sl.align, ceilDiv(sl.least, sl.align)*sl.align)
 	sl.count = ceilDiv(l.size, sl.per)
 	sl.tempA, sl.tempB = 0, 0
 	if sl.identity {

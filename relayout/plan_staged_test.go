@@ -116,7 +116,7 @@ func randomPackedPair(r *rand.Rand) (from, to Shape, opts Options) {
 func TestStagedSlabs(t *testing.T) {
 	n := 3000
 	if testing.Short() {
-		n = 800
+		n = 1200
 	}
 	slabbed, ranged, widened := 0, 0, 0
 	for seed := range uint64(n) {
@@ -389,4 +389,26 @@ func TestCopyFields4(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSlabsKeepKernelRows checks that slabs do not cut the byte plan's
+// kernel rows below a register block's: a de-interleave of 3 rows of
+// bytes keeps its rows whole, with whole-array stages.
+func TestSlabsKeepKernelRows(t *testing.T) {
+	from, to := parsePair(t, "u4[3,40000]{0,1:E(4)}", "u4[3,40000]{1,0:T(128)E(4)}")
+	p, err := Compile(from, to, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.stages()
+	if st == nil {
+		t.Fatalf("not staged:\n%s", p)
+	}
+	if err := st.chooseSlabs(p, &Options{}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st.slabs != nil {
+		t.Errorf("slabs of %d of the kernel's %d rows:\n%s", st.slabs.per, st.mid.walk().outer.size, p)
+	}
+	checkRangesAgainstReference(t, 3, p, Padding{})
 }
