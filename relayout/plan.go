@@ -226,14 +226,15 @@ type ploop struct {
 // ErrTypeMismatch. Compiling costs microseconds; running the plan costs
 // one pass over the destination.
 func Compile(from, to Shape, opts *Options) (*Plan, error) {
-	if p := peel(from, to, opts); p != nil {
-		return p, nil
-	}
 	p, err := compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
-	if err == nil {
-		p.block(opts)
+	if err != nil {
+		return nil, err
 	}
-	return p, err
+	if q := p.peel(opts); q != nil {
+		return q, nil
+	}
+	p.block(opts)
+	return p, nil
 }
 
 // compile is Compile with the destination size from which the plan

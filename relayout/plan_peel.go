@@ -19,14 +19,15 @@ type peeled struct {
 	dst   [2]int64 // and in the destination
 }
 
-// peel returns the plan of from → to as a peeled plan, or nil where it
-// does not take one: where the dim slowest on both sides ends in tiles
-// that hold padding on either side, and its values before them, whole
-// tiles on both sides, copy as they are while the pair does not. Compile
-// calls it before anything else.
-func peel(from, to Shape, opts *Options) *Plan {
+// peel returns p, a plan Compile has just compiled whole, as a peeled
+// plan, or nil where it does not take one: where the dim slowest on both
+// sides ends in tiles that hold padding on either side, and its values
+// before them, whole tiles on both sides, copy as they are while the
+// pair does not.
+func (p *Plan) peel(opts *Options) *Plan {
+	from, to := p.from, p.to
 	d, m, ok := peelAt(from, to)
-	if !ok || opts != nil && opts.Pad.Widths != nil {
+	if !ok || opts != nil && opts.Pad.Widths != nil || p.copies() {
 		return nil
 	}
 	bulk, err := Compile(from.withDim(d, m), to.withDim(d, m), opts)
@@ -36,10 +37,6 @@ func peel(from, to Shape, opts *Options) *Plan {
 	n := from.dims[d]
 	rest, err := Compile(from.withDim(d, n-m), to.withDim(d, n-m), opts)
 	if err != nil {
-		return nil
-	}
-	p, err := compile(from, to, opts, int64(currentTuning().RunStreamBytes), true)
-	if err != nil || p.copies() {
 		return nil
 	}
 	// The parts must tile both buffers, each starting on a byte: the
@@ -59,13 +56,13 @@ func peel(from, to Shape, opts *Options) *Plan {
 // the first tile covers with an extent of its own; later tiles within
 // the first; no combined dims, tail alignment or dynamic dims.
 func peelAt(from, to Shape) (d int, m int64, ok bool) {
-	if from.IsTuple() || to.IsTuple() || from.HasDynamicDims() || to.HasDynamicDims() || from.Rank() == 0 {
+	if from.IsTuple() || to.IsTuple() || from.HasDynamicDims() || to.HasDynamicDims() || from.Rank() == 0 || from.Rank() != to.Rank() {
 		return 0, 0, false
 	}
 	step := int64(1)
 	for i, s := range [2]Shape{from, to} {
 		l, has := s.Layout()
-		if !has || l.TailPaddingAlignment > 1 {
+		if !has || l.TailPaddingAlignment > 1 || len(l.MinorToMajor) != s.Rank() {
 			return 0, 0, false
 		}
 		slowest := l.MinorToMajor[len(l.MinorToMajor)-1]

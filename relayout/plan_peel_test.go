@@ -87,6 +87,22 @@ func peelable(r *rand.Rand) Shape {
 	return NewShape(t, dims, l)
 }
 
+// TestPeelBadPairs checks that Compile refuses pairs of mismatched
+// shapes before it looks for a dim to peel (the fuzzer found a panic).
+func TestPeelBadPairs(t *testing.T) {
+	for _, c := range [][2]string{
+		{"f32[2,3]", "pred[]"},
+		{"f32[2,3]", "f32[3]"},
+		{"f32[2,3]", "f32[2,3,1]"},
+		{"f32[5,128]{1,0:T(4,128)}", "f32[6,128]{1,0:T(4,128)}"},
+	} {
+		from, to := parsePair(t, c[0], c[1])
+		if p, err := Compile(from, to, nil); err == nil {
+			t.Errorf("%s -> %s: no error\n%s", c[0], c[1], p)
+		}
+	}
+}
+
 // TestPeeledMatchesReference runs random arrays relayout to themselves
 // (peelable), which Compile peels where their slowest dim ends in
 // partial tiles, against the reference: in fenced buffers, with every
