@@ -108,16 +108,20 @@ func blockBytes() (minBytes, maxBytes int64) {
 const tinyBlocksElems = 32
 
 // tinyBlocks reports whether the walk's block transposes are of at most
-// tinyBlocksElems elements, or, where source and destination are past the
-// caches for a transpose (transposePast), move rows apart from one
-// another, tinyRowBytes or less of each, on either side:
+// tinyBlocksElems elements, or move rows apart from one another,
+// tinyRowBytes or less of each, on either side, and come back to them
+// too late:
 //   - destination rows (2 bytes of each of 128 rows 4619 bytes apart)
-//     that the next step does not go on along: the walk comes back to
-//     each destination line many times, far apart, each time a trip to
-//     memory;
-//   - source rows (16 bytes of each of 8 rows 3804 bytes apart) that the
-//     walk reads on along only after more lines than the L2 keeps for it
-//     (srcLinesKept): each line comes from memory as many times.
+//     that the next step does not go on along, where the walk streams
+//     (source and destination past the caches for a transpose,
+//     transposePast): each line goes to memory part by part; or, in
+//     arrays that outgrow the L2, where more than crowdedRows of the
+//     rows share a set of the L1 (214 rows 64 KiB apart): each line
+//     leaves the caches before the walk comes back to it;
+//   - source rows (16 bytes of each of 8 rows 3804 bytes apart) past the
+//     caches for a transpose that the walk reads on along only after
+//     more lines than the L2 keeps for it (linesKept): each line comes
+//     from memory as many times.
 func (w *walkPlan) tinyBlocks() bool {
 	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
 		return false
@@ -126,25 +130,28 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.size*l.size <= tinyBlocksElems {
 		return true
 	}
-	if !w.transposePast() || len(w.loops) == 0 {
+	if len(w.loops) == 0 {
 		return false
 	}
 	dstRow, srcRow := l.size*w.step, o.size*w.step // a block's row on each side, where the next step of the rows would start
 	if o.dst != dstRow && l.size*w.width <= tinyRowBytes && w.loops[len(w.loops)-1].dst != dstRow {
-		return true
+		crowded := w.dstBytes+w.srcBytes >= 2*linesKept() && rowsPerSet(o.dst*w.width, o.size) > crowdedRows
+		if w.transposePast() || crowded {
+			return true
+		}
 	}
-	return l.src != srcRow && o.size*w.width <= tinyRowBytes && w.srcLinesBack(srcRow, l.size) > srcLinesKept()
+	return w.transposePast() && l.src != srcRow && o.size*w.width <= tinyRowBytes && w.linesBack(srcOf, srcRow, l.size) > linesKept()
 }
 
-// srcLinesBack returns how many bytes of source lines a walk whose
-// steps read rows rows, a line of each, reads before it reads on along
-// them (at srcRow elements on): the lines of every step of the loops
-// inside the one that goes on along the rows. It is MaxInt64 where no
-// loop does.
-func (w *walkPlan) srcLinesBack(srcRow, rows int64) int64 {
+// linesBack returns how many bytes of lines a walk whose steps touch
+// rows rows on one side (its strides side gives), a line of each,
+// touches before it goes on along them (at row elements on): the lines
+// of every step of the loops inside the one that goes on along the
+// rows. It is MaxInt64 where no loop does.
+func (w *walkPlan) linesBack(side func(ploop) int64, row, rows int64) int64 {
 	steps := int64(1)
 	for i := len(w.loops) - 1; i >= 0; i-- {
-		if w.loops[i].src == srcRow {
+		if side(w.loops[i]) == row {
 			return steps * rows * lineBytes
 		}
 		if steps > math.MaxInt64/64/max(1, w.loops[i].size*rows) {
@@ -155,13 +162,38 @@ func (w *walkPlan) srcLinesBack(srcRow, rows int64) int64 {
 	return math.MaxInt64
 }
 
-// srcLinesKept is how many bytes of source lines a walk may read before
-// it reads on along them and still find them in the L2: half of it, four
-// of the tuning's grid groups (Tuning.GridGroup, an eighth of the L2).
-func srcLinesKept() int64 { return 4 * int64(currentTuning().GridGroup) }
+// linesKept is how many bytes of lines a walk may touch before it goes
+// on along them and still find them in the L2: half of it, four of the
+// tuning's grid groups (Tuning.GridGroup, an eighth of the L2).
+func linesKept() int64 { return 4 * int64(currentTuning().GridGroup) }
 
 // lineBytes is the cache line.
 const lineBytes = 64
+
+// l1Sets is the sets of an L1 data cache that indexes them with the
+// bits of a 4 KiB page, as the x86 cores' and most arm64 cores' do: 64
+// of 64-byte lines, whatever the ways.
+const l1Sets = 4096 / lineBytes
+
+// crowdedRows bounds the rows of a block that may share a set of the L1:
+// half the ways of an 8-way L1, so that the other side's lines fit
+// beside them.
+const crowdedRows = 4
+
+// rowsPerSet returns how many of rows rows stride bytes apart share the
+// fullest set of the L1: rows a whole number of lines apart cycle over
+// l1Sets / gcd(l1Sets, lines) sets; others spread over all of them.
+func rowsPerSet(stride, rows int64) int64 {
+	sets := int64(l1Sets)
+	if stride%lineBytes == 0 {
+		if lines := stride / lineBytes % l1Sets; lines == 0 {
+			sets = 1
+		} else {
+			sets = l1Sets / gcd(l1Sets, lines)
+		}
+	}
+	return ceilDiv(rows, sets)
+}
 
 // tinyRowBytes bounds the destination rows of a walk's blocks that make
 // it take a blocked plan where the rows lie apart: a quarter of a

@@ -95,6 +95,10 @@ func TestBlockedChosen(t *testing.T) {
 		// steps later (120 KiB), which the L2 holds.
 		{"bf16[14976,1902]{1,0}", "bf16[14976,1902]{0,1:T(8,8)}", true},
 		{"c64[1,1485,1793]{0,1,2}", "c64[1,1485,1793]{2,1,0:T(2,128)}", false},
+		// Not streamed (28 MiB): 4-byte rows, 214 of them a set of the
+		// L1 apart; 16-byte rows over 4 sets.
+		{"s8[505,128,214]{2,1,0}", "s8[505,128,214]{0,1,2:T(8,128)(4,1)}", true},
+		{"f16[312,103,34,4]{2,0,3,1:T(8,8)}", "f16[312,103,34,4]{0,3,2,1:T(4,128)}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)
@@ -134,6 +138,23 @@ func TestStagedBlocked(t *testing.T) {
 		}
 		if _, got := st.mid.exec.(*blocked); got != c.want {
 			t.Errorf("%s -> %s: byte plan blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
+		}
+	}
+}
+
+// TestRowsPerSet checks how many rows a stride apart share a set of the
+// L1.
+func TestRowsPerSet(t *testing.T) {
+	for _, c := range []struct{ stride, rows, want int64 }{
+		{65536, 214, 214}, // all in one set
+		{4096, 8, 8},
+		{3072, 8, 2},     // 48 lines: over 4 sets
+		{76800, 214, 54}, // 1200 lines: 4 sets
+		{64, 128, 2},     // over all 64
+		{4619, 128, 2},   // off lines: spread
+	} {
+		if got := rowsPerSet(c.stride, c.rows); got != c.want {
+			t.Errorf("rowsPerSet(%d, %d) = %d, want %d", c.stride, c.rows, got, c.want)
 		}
 	}
 }
