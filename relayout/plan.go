@@ -1007,9 +1007,9 @@ func (p *walkPlan) chooseKernel() {
 // on along them (s8[43,172,268,21] to {1,3,2,0}: 172 bytes of each of
 // 512 rows a step, the next 172 after them). Streamed, every row's part
 // lines at its ends went to memory part by part; stored plainly, the
-// next steps fill them in the caches. Such walks ran 1.3-7 times faster
-// not streamed; rows of one line and a few bytes, or of 3.6 KiB and
-// more, ran faster streamed (docs/perf).
+// next steps fill them in the caches. Such walks ran several times
+// faster not streamed; rows of one line and a few bytes, or of many
+// lines, ran faster streamed (docs/perf).
 func (p *walkPlan) rowsGoOnOffLines() bool {
 	n := len(p.loops)
 	row := p.inner.size * p.step

@@ -195,10 +195,10 @@ func rowsPerSet(stride, rows int64) int64 {
 	return ceilDiv(rows, sets)
 }
 
-// tinyRowBytes bounds the destination rows of a walk's blocks that make
-// it take a blocked plan where the rows lie apart: a quarter of a
-// 64-byte line. Walks of such rows ran 0.7-3 GB/s where their blocked
-// plans ran 4.5-7.5; rows of 32 bytes ran as fast walked as blocked, or
+// tinyRowBytes bounds the rows of a walk's blocks, on either side, that
+// make it take a blocked plan where the rows lie apart: a quarter of a
+// 64-byte line. Walks of such rows ran several times slower than their
+// blocked plans; rows of 32 bytes ran as fast walked as blocked, or
 // faster (docs/perf).
 const tinyRowBytes = 16
 

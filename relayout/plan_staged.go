@@ -167,8 +167,9 @@ func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
 		// Slabs cut along the kernel's own rows leave each call fewer of
 		// them, and where it has no more than a register block's, a call
 		// of fewer moves an element at a time (u4 [3,39454720]
-		// column-major to T(128) tiles, a de-interleave of 3 rows, ran 8
-		// times faster whole than in slabs of a row each).
+		// column-major to T(128) tiles, a de-interleave of 3 rows, ran
+		// several times faster whole than in slabs of a row each;
+		// docs/perf).
 		sl.least = l.size
 	}
 	if mid.unit == 1 {
