@@ -94,8 +94,8 @@ type TuneRow struct {
 
 // TuneReport is what Tune measured: the candidates for the parts and
 // prefetch distance at Bytes (and copy() beside them), each at its
-// slowest placement of the buffers, and a copy through the caches against the
-// chosen streaming copy at each size; then the crossovers of the plans:
+// slowest placement of the buffers, and a copy through the caches
+// against the chosen streaming copy at each size; then the crossovers of the plans:
 // ordinary against streamed run copies and transposes, and one goroutine
 // against two, at each size.
 type TuneReport struct {
@@ -113,9 +113,9 @@ type TuneReport struct {
 // and returns the tuning it favours, starting from kernel.DefaultTuning:
 // the part count and prefetch distance whose slowest median over four
 // placements of buffers of cfg.Bytes, on huge pages and on small ones,
-// is the fastest (the fewest parts
-// and the shortest distance among those within 3% of it); the smallest size from which the streaming copy is as
-// fast as a copy through the caches at that size and every larger one
+// is the fastest (the fewest parts and the shortest distance among those
+// within 3% of it); the smallest size from which the streaming copy is
+// as fast as a copy through the caches at that size and every larger one
 // measured; likewise for run copies (CopyRunsStreaming against CopyRuns,
 // runs of 512 bytes) and f32 transposes (TransposeStreaming against
 // Transpose); and the smallest destination from which a transpose plan
@@ -391,8 +391,8 @@ func crossover(ctx context.Context, sizes []int64, names [2]string, need float64
 }
 
 // timeRounds times each of fns once per round, in a random order, for
-// runs rounds after one untimed round, and returns each one's median throughput for bytes
-// moved per call, in GB/s.
+// runs rounds after one untimed round, and returns each one's median
+// throughput for bytes moved per call, in GB/s.
 func timeRounds(ctx context.Context, fns []func(), bytes int64, runs int) ([]float64, error) {
 	samples := make([][]time.Duration, len(fns))
 	order := make([]int, len(fns))
