@@ -460,6 +460,8 @@ func (p *walkPlan) explain(b *strings.Builder) {
 			kern = fmt.Sprintf("run copy, prefetching %d elements ahead (kernel.CopyRunsAhead)", p.ahead)
 		case p.kern == kernRun && p.stream:
 			kern = "run copy streamed, the innermost loop's steps in each call (kernel.CopyRunsStreaming)"
+		case p.kern == kernRun && p.outer != nil && len(p.loops) > 0:
+			kern = "run copy, the innermost loop's steps in each call (kernel.CopyRunsGrid)"
 		}
 		fmt.Fprintf(b, "  kernel: %s\n", kern)
 	}

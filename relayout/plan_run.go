@@ -504,10 +504,20 @@ func (w *walker) gridLoops() int {
 	switch {
 	case w.outer != nil && w.rows8 == nil && w.p.kern == kernTranspose:
 		return 2
-	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun:
+	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun, w.runGrid():
 		return 1
 	}
 	return 0
+}
+
+// runGrid reports whether runDense hands a run copy that writes through
+// the caches the innermost loop outside its rows as the steps of one
+// CopyRunsGrid call: a walk of small tiles (f32 T(8,8) untiled, 8 runs
+// of 32 bytes a tile) spent more of its time in making a call per tile
+// than in copying. The prefetching run copy (CopyRunsAhead) keeps a call
+// per step.
+func (w *walker) runGrid() bool {
+	return w.p.kern == kernRun && !w.p.stream && w.p.ahead == 0 && w.outer != nil && w.rows8 == nil
 }
 
 // runDense runs loops over a box of elements only: an odometer over the
@@ -526,13 +536,14 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 		rows, oDst, oSrc = last.size, last.dst, last.src
 		loops = loops[:len(loops)-1]
 	}
-	// A streamed run copy takes the innermost loop's values as its steps,
-	// a transpose the two innermost loops' as its grid (streamed with
+	// A streamed run copy takes the innermost loop's values as its steps
+	// (as does one through the caches: runGrid), a transpose the two
+	// innermost loops' as its grid (streamed with
 	// TransposeGrid, else with TransposeBlocks, which groups small blocks
 	// into longer runs).
 	W, B := p.width, p.offBytes()
 	var grid *kernel.Grid // in bytes
-	if (p.stream || p.kern == kernTranspose) && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
+	if (p.stream || p.kern == kernTranspose || w.runGrid()) && w.outer != nil && len(loops) > 0 && w.rows8 == nil {
 		l := loops[len(loops)-1]
 		grid = &kernel.Grid{Inner: int(l.size), Outer: 1, DstInner: int(l.dst * B), SrcInner: int(l.src * B)}
 		loops = loops[:len(loops)-1]
@@ -558,6 +569,8 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	clear(ctr)
 	for {
 		switch {
+		case grid != nil && p.kern == kernRun && !p.stream:
+			kernel.CopyRunsGrid(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil && p.kern == kernRun:
 			w.copyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil && !w.streams():

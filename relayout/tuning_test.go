@@ -28,7 +28,7 @@ func TestTuningChangesPlans(t *testing.T) {
 	}{
 		{"run copies stream from a tiny threshold", "f32[16,64,256]{2,1,0}", "f32[16,64,256]{2,0,1}",
 			func(t *tilecopy.Tuning) { t.RunStreamBytes = 64 << 10 },
-			"kernel: run copy (memmove)", "kernel: run copy streamed", true},
+			"kernel: run copy, the innermost loop's steps in each call (kernel.CopyRunsGrid)", "kernel: run copy streamed", true},
 		{"transposes stream from a tiny threshold", "f32[128,128]{1,0}", "f32[128,128]{0,1}",
 			func(t *tilecopy.Tuning) { t.TransposeStreamBytes = 16 << 10 },
 			"", "past the caches for a transpose", false},

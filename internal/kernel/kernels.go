@@ -64,6 +64,21 @@ func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int)
 	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
 }
 
+// CopyRunsGrid is CopyRuns steps times, each step's runs dstStep and
+// srcStep bytes after the last's: run r of step s from src[s*srcStep +
+// r*srcStride:] to dst[s*dstStep + r*dstStride:]. It serves a caller
+// that would otherwise make a call for each step, as a walk over small
+// tiles does, with ordinary stores (CopyRunsStreaming writes the same
+// grid past the caches). Runs must not overlap between dst and src.
+func CopyRunsGrid(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
+	checkBlocks("destination", dst, steps, dstStep, 1, 0, rows, dstStride, n)
+	checkBlocks("source", src, steps, srcStep, 1, 0, rows, srcStride, n)
+	if rows == 0 || n == 0 || steps == 0 {
+		return
+	}
+	copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
+}
+
 // CopyRunsAhead is CopyRuns that also prefetches, for each 64 bytes it
 // copies, the source line ahead bytes further on: the runs of the next
 // call, for a caller that walks blocks ahead bytes apart. Short runs at a

@@ -592,8 +592,8 @@ type runGrid struct {
 	ahead               int
 }
 
-// TestCopyRuns checks CopyRuns and, at each level, CopyRunsAhead and
-// CopyRunsStreaming (fenced each call or after it) against a loop of
+// TestCopyRuns checks CopyRuns, CopyRunsGrid and, at each level,
+// CopyRunsAhead and CopyRunsStreaming (fenced each call or after it) against a loop of
 // copies, in guarded buffers; the prefetch offsets point anywhere, past
 // both ends of the source too.
 func TestCopyRuns(t *testing.T) {
@@ -604,6 +604,9 @@ func TestCopyRuns(t *testing.T) {
 	}{
 		{"CopyRuns", false, func(dst, src []byte, g runGrid) { CopyRuns(dst, g.ds, src, g.ss, g.n, g.rows) }},
 		{"CopyRunsAhead", false, func(dst, src []byte, g runGrid) { CopyRunsAhead(dst, g.ds, src, g.ss, g.n, g.rows, g.ahead) }},
+		{"CopyRunsGrid", true, func(dst, src []byte, g runGrid) {
+			CopyRunsGrid(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
+		}},
 		{"CopyRunsStreaming", true, func(dst, src []byte, g runGrid) {
 			CopyRunsStreaming(dst, g.ds, g.dstep, src, g.ss, g.sstep, g.n, g.rows, g.steps)
 		}},
@@ -626,6 +629,9 @@ func TestCopyRuns(t *testing.T) {
 				r := rand.New(rand.NewPCG(6, 6))
 				for k := range 300 {
 					g := runGrid{n: r.IntN(400), rows: r.IntN(20), steps: 1}
+					if k%7 == 3 {
+						g.n = []int{8, 16, 24, 32}[r.IntN(4)] // the short runs' own loop
+					}
 					g.ds, g.ss = g.n+r.IntN(2)*r.IntN(256), g.n+r.IntN(2)*r.IntN(256)
 					if k%4 == 0 {
 						g.ds, g.ss = g.n, g.n
