@@ -958,14 +958,22 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// each group whole lines: runs of 106 bytes into rows of 128 (u8
 	// [..,106] to T(2,128)) were each a line of non-temporal stores and a
 	// part line of plain ones that read its line from memory first.
+	//
+	// So does a rectangle whose rows lie apart in the destination, each
+	// whole lines (the last tile of each tile row, f32 [..,111] from
+	// T(16,64) to T(8,128): 47 of a tile's 64 columns, then padding),
+	// where the part lines and the padding's own lines, stored plainly
+	// between lines streamed, ran an order of magnitude slower than the
+	// same pair without padding (docs/perf).
 	W, B := p.width, p.offBytes()
+	row := colsE * W // bytes of a destination row
+	apart := oDst != colsE*p.step && rowsE > 1
 	if p.stream && w.rows8 == nil && p.kern == kernRun && (rowsV < rowsE || colsV < colsE) &&
-		(oDst == colsE*p.step || rowsE == 1) && dOff*B%64 == 0 {
+		(!apart || row%64 == 0 && oDst*B%64 == 0) && dOff*B%64 == 0 {
 		// Groups of k rows, k a multiple of the rows that make whole
 		// lines, as many as fit the buffer (the last group may end
 		// inside a line: the rectangle's last). A rectangle of whole
 		// lines that fits the buffer is one group.
-		row := colsE * W // bytes of a destination row
 		unit := 64 / gcd(row, 64)
 		if k := edgeBytes / row / unit * unit; k > 0 {
 			for r := int64(0); r < rowsE; r += k {
@@ -979,11 +987,11 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 }
 
 // stageRect is rect through the walker's edge buffer: the rectangle's
-// elements and padding are written there with plain stores, then copied
-// out to the destination at dOff as one run of whole lines of
-// non-temporal stores. The rectangle's rows continue each other in the
-// destination and its rowsE × colsE places fill whole lines of edgeBytes
-// or less.
+// elements and padding are written there with plain stores, one row
+// after another, then copied out to the destination at dOff in whole
+// lines of non-temporal stores: one run where the rectangle's rows
+// continue each other in the destination, else a run a row (oDst
+// apart), each whole lines. Its rowsE × colsE places fit edgeBytes.
 func (w *walker) stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE int64) {
 	p := w.p
 	if w.edge == nil {
@@ -992,7 +1000,7 @@ func (w *walker) stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 	w.rects++
 	dst := w.dst
 	w.dst, w.staging = w.edge, true
-	w.rect(0, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE)
+	w.rect(0, sOff, colsE*p.step, oSrc, rowsV, rowsE, colsV, colsE)
 	w.dst, w.staging = dst, false
 	B, n := p.offBytes(), rowsE*colsE*p.width
 	// While the stores stream, the source of the rows that come next
@@ -1000,6 +1008,11 @@ func (w *walker) stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 	st := w.stream(0)
 	if next := (sOff + rowsE*oSrc) * B; next < int64(len(w.src)) {
 		st.Prefetch = w.src[next:min(next+rowsE*oSrc*B, int64(len(w.src)))]
+	}
+	if oDst != colsE*p.step && rowsE > 1 {
+		row := colsE * p.width
+		st.CopyRuns(w.dst[dOff*B:], int(oDst*B), 0, w.edge, int(row), 0, int(row), int(rowsE), 1)
+		return
 	}
 	st.CopyRuns(w.dst[dOff*B:], 0, 0, w.edge, 0, 0, int(n), 1, 1)
 }

@@ -971,6 +971,13 @@ func TestStagedRects(t *testing.T) {
 		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12},
 		// Rows larger than the buffer: in place.
 		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0},
+		// Rows apart in the destination, each whole lines: the last
+		// T(16,64) tile of each row of tiles, 47 of its 64 columns, into
+		// rows of 256 bytes 512 apart, one rectangle a tile.
+		{"f32[3,40,111]{2,1,0:T(16,64)}", "f32[3,40,111]{2,1,0:T(8,128)}", PadWith(7), 9},
+		// Rows apart that are no whole lines (47 of 60 columns, 240
+		// bytes): in place.
+		{"f32[3,40,107]{2,1,0:T(16,60)}", "f32[3,40,107]{2,1,0:T(8,120)}", Padding{}, 0},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
