@@ -95,10 +95,12 @@ func TestBlockedChosen(t *testing.T) {
 		// steps later (120 KiB), which the L2 holds.
 		{"bf16[14976,1902]{1,0}", "bf16[14976,1902]{0,1:T(8,8)}", true},
 		{"c64[1,1485,1793]{0,1,2}", "c64[1,1485,1793]{2,1,0:T(2,128)}", false},
-		// Not streamed (28 MiB): 4-byte rows, 214 of them a set of the
-		// L1 apart; 16-byte rows over 4 sets.
+		// Not streamed (14 and 12 MiB): 4-byte rows, 214 of them a set
+		// of the L1 apart; 16-byte rows over 4 sets.
+		{"s8[250,128,214]{2,1,0}", "s8[250,128,214]{0,1,2:T(8,128)(4,1)}", true},
+		{"f16[150,103,34,4]{2,0,3,1:T(8,8)}", "f16[150,103,34,4]{0,3,2,1:T(4,128)}", false},
+		// Streamed (28 MiB): the same 4-byte rows.
 		{"s8[505,128,214]{2,1,0}", "s8[505,128,214]{0,1,2:T(8,128)(4,1)}", true},
-		{"f16[312,103,34,4]{2,0,3,1:T(8,8)}", "f16[312,103,34,4]{0,3,2,1:T(4,128)}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)

@@ -56,10 +56,15 @@ type Tuning struct {
 	// TransposeStreamBytes is the destination size from which Transpose
 	// writes with non-temporal stores, and from which a plan transposes
 	// with TransposeStreaming, TransposeGrid or TransposePackedStreaming.
-	// Default: the last-level cache; on an Intel CPU the L2, where cpuid
-	// reports one smaller, since its L3 is far (a mesh shared by the
-	// socket) and an ordinary store that misses L2 reads its line from
-	// there before it writes it.
+	// Default: half the last-level cache, as for a copy
+	// (CopyStreamBytes): a transpose runs among other traffic, and a
+	// virtual machine shares its L3 with other guests' cores however
+	// large cpuid says it is (relayout tune, which measures the size, and
+	// the random pairs of relayout bench found streamed transposes
+	// faster from sizes well below the whole cache: docs/perf). On an
+	// Intel CPU the L2, where cpuid reports one smaller, since its L3 is
+	// far (a mesh shared by the socket) and an ordinary store that misses
+	// L2 reads its line from there before it writes it.
 	TransposeStreamBytes int `json:"transpose_stream_bytes"`
 	// LineStreamBytes is the destination size from which Transpose
 	// streams a destination whose rows all start on 64-byte lines,
@@ -176,7 +181,7 @@ func tuningFor(m machine) Tuning {
 	llc := m.lastLevel()
 	t := Tuning{
 		RunStreamBytes:       llc,
-		TransposeStreamBytes: llc,
+		TransposeStreamBytes: llc / 2,
 		LineStreamBytes:      2 << 20,
 		Band:                 1024,
 		StageRow:             1024,

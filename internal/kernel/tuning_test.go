@@ -23,7 +23,7 @@ func setTuning(tb testing.TB, change func(*Tuning)) {
 func TestTuningFor(t *testing.T) {
 	base := Tuning{
 		CopyStreamBytes: 8 << 20, CopyParts: 4, CopyAhead: 1024,
-		RunStreamBytes: 32 << 20, TransposeStreamBytes: 32 << 20, LineStreamBytes: 2 << 20,
+		RunStreamBytes: 32 << 20, TransposeStreamBytes: 16 << 20, LineStreamBytes: 2 << 20,
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
 		PackedOnePassBytes: 1 << 20, FieldBandBytes: 8 << 20, UnpackRunBytes: 128 << 20,
@@ -37,7 +37,7 @@ func TestTuningFor(t *testing.T) {
 		{"unknown caches", machine{-1, -1, -1, false}, func(*Tuning) {}},
 		{"no L3 reported", machine{48 << 10, 1 << 20, 0, false}, func(*Tuning) {}},
 		{"large L3", machine{48 << 10, 1 << 20, 300 << 20, false}, func(t *Tuning) {
-			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 300<<20, 300<<20, 75<<20
+			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 300<<20, 150<<20, 75<<20
 			t.FieldBandBytes, t.UnpackRunBytes = 64<<20, 1200<<20
 		}},
 		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, true}, func(t *Tuning) {
@@ -70,7 +70,7 @@ func TestTuningFor(t *testing.T) {
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, false}, func(t *Tuning) { t.Band = 2048 }},
 		{"huge caches", machine{1 << 20, 64 << 20, 0, false}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 2048, 4096, 256<<10
-			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 64<<20, 64<<20, 16<<20
+			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 64<<20, 32<<20, 16<<20
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 16<<20, 256<<20
 		}},
 	} {
