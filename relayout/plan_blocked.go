@@ -60,7 +60,21 @@ type boxOrder struct {
 	side   []int64 // per position: the stride in the source (gather) or destination (scatter)
 	runs   []boxRun
 	toSide bool // scatter: copy from the buffer to the side
+	// moves are the run moves of a box that holds every dim's whole
+	// span (all boxes but the edges'), found once when the plan is
+	// built, at offsets from the box's start (recordMoves); nil where
+	// there would be more than maxBoxMoves.
+	moves []boxMove
 }
+
+// boxMove is one move of rows runs of n elements between a side and a
+// block buffer, at element offsets and strides from the box's start.
+type boxMove struct{ side, sideStride, buf, bufStride, n, rows int64 }
+
+// maxBoxMoves bounds the moves a box order records (recordMoves): a box
+// of more moves than that (runs of an element or two) moves them as the
+// walk of its digits finds them.
+const maxBoxMoves = 4096
 
 // boxRun says, for a position of a boxOrder, whether the digits from it
 // inward can move as one run: contiguous on both sides, the position's
@@ -362,6 +376,8 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	}
 	b.gather = b.boxOrder(gather, srcOf, false)
 	b.scatter = b.boxOrder(scatter, dstOf, true)
+	b.recordMoves(&b.gather)
+	b.recordMoves(&b.scatter)
 	b.stream = w.pastCaches() && kernel.Streaming()
 	b.pads = bytes.Repeat(w.pat, int(b.elems))
 	if n := len(b.outer); n > 0 {

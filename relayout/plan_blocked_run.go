@@ -216,9 +216,53 @@ func (t turn) perm() []byte {
 // copyBox moves a block between a side (the source, gathering, or the
 // destination, scattering) at element offset off and the buffer buf,
 // the elements within budget (per dim, the count from the block's
-// start).
+// start). A box with every dim's whole span replays the moves recorded
+// for it, where there are some (recordMoves); others walk their digits.
 func (b *blocked) copyBox(o *boxOrder, side []byte, off int64, buf []byte, budget []int64) {
-	b.boxLevel(o, 0, side, off, buf, 0, budget)
+	if o.moves != nil && slices.Equal(budget, b.span) {
+		for _, m := range o.moves {
+			b.moveRuns(o, side, off+m.side, m.sideStride, buf, m.buf, m.bufStride, m.n, m.rows)
+		}
+		return
+	}
+	b.boxLevel(o, 0, side, off, buf, 0, budget, nil)
+}
+
+// recordMoves records the moves of a box with every dim's whole span in
+// o.moves, single runs that go on at the same strides from one to the
+// next joined as rows of one move (the scatter of bf16 (2,1) tiles
+// transposed: 64 runs of 128 elements, in two digits of the box, are
+// one move of 64 rows). Walking the box's digits for each box cost more
+// than the moves themselves where runs are short.
+func (b *blocked) recordMoves(o *boxOrder) {
+	var rec []boxMove
+	b.boxLevel(o, 0, nil, 0, nil, 0, slices.Clone(b.span), &rec)
+	if rec == nil {
+		return
+	}
+	var joined []boxMove
+	for _, m := range rec {
+		if n := len(joined); n > 0 {
+			j := &joined[n-1]
+			if m.rows == 1 && j.n == m.n && (j.rows == 1 || j.rows > 1 && m.side-j.side == j.rows*j.sideStride && m.buf-j.buf == j.rows*j.bufStride) {
+				if j.rows == 1 {
+					j.sideStride, j.bufStride = m.side-j.side, m.buf-j.buf
+				}
+				if j.sideStride > 0 && j.bufStride > 0 {
+					j.rows++
+					continue
+				}
+				if j.rows == 1 {
+					j.sideStride, j.bufStride = 0, 0
+				}
+			}
+		}
+		joined = append(joined, m)
+		if len(joined) > maxBoxMoves {
+			return
+		}
+	}
+	o.moves = joined
 }
 
 // full reports whether each dim of rest has its whole span in budget.
@@ -231,19 +275,27 @@ func full(rest []dimSpan, budget []int64) bool {
 	return true
 }
 
-// boxLevel is copyBox from position k of o inward.
-func (b *blocked) boxLevel(o *boxOrder, k int, side []byte, sOff int64, buf []byte, bOff int64, budget []int64) {
+// boxLevel is copyBox from position k of o inward. With rec, it records
+// its moves there instead of making them (recordMoves).
+func (b *blocked) boxLevel(o *boxOrder, k int, side []byte, sOff int64, buf []byte, bOff int64, budget []int64, rec *[]boxMove) {
+	move := func(sStride, bStride, n, rows int64) {
+		if rec != nil {
+			*rec = append(*rec, boxMove{sOff, sStride, bOff, bStride, n, rows})
+			return
+		}
+		b.moveRuns(o, side, sOff, sStride, buf, bOff, bStride, n, rows)
+	}
 	if k == len(o.at) {
-		b.moveRuns(o, side, sOff, 0, buf, bOff, 0, 1, 1)
+		move(0, 0, 1, 1)
 		return
 	}
 	l := b.digits[o.at[k]]
 	if r := &o.runs[k]; r.whole && full(r.all, budget) {
-		b.moveRuns(o, side, sOff, 0, buf, bOff, 0, r.elems, 1)
+		move(0, 0, r.elems, 1)
 		return
 	} else if r.ok && full(r.rest, budget) {
 		if n := min(budget[l.dim], r.span) * r.inner; n > 0 {
-			b.moveRuns(o, side, sOff, 0, buf, bOff, 0, n, 1)
+			move(0, 0, n, 1)
 		}
 		return
 	}
@@ -256,19 +308,19 @@ func (b *blocked) boxLevel(o *boxOrder, k int, side []byte, sOff int64, buf []by
 		r := &o.runs[k+1]
 		mine := func(s dimSpan) bool { return s.dim == l.dim }
 		if r.whole && full(r.all, budget) && !slices.ContainsFunc(r.all, mine) {
-			b.moveRuns(o, side, sOff, o.side[k], buf, bOff, o.buf[k], r.elems, nv)
+			move(o.side[k], o.buf[k], r.elems, nv)
 			return
 		}
 		if r.ok && next.dim != l.dim && full(r.rest, budget) && !slices.ContainsFunc(r.rest, mine) {
 			if n := min(budget[next.dim], r.span) * r.inner; n > 0 {
-				b.moveRuns(o, side, sOff, o.side[k], buf, bOff, o.buf[k], n, nv)
+				move(o.side[k], o.buf[k], n, nv)
 			}
 			return
 		}
 	}
 	for i := range nv {
 		budget[l.dim] = min(B-i*l.w, l.w)
-		b.boxLevel(o, k+1, side, sOff+i*o.side[k], buf, bOff+i*o.buf[k], budget)
+		b.boxLevel(o, k+1, side, sOff+i*o.side[k], buf, bOff+i*o.buf[k], budget, rec)
 	}
 	budget[l.dim] = B
 }
