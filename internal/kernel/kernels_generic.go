@@ -644,29 +644,67 @@ func swapNibbles(x, y uint64) (uint64, uint64) {
 
 // interleaveNibbles8Generic is InterleaveNibbles8 after its checks:
 // eight bytes of each row at a time (16 words) where words load whole,
+// then four (8 words: the 8 fields of a T(8,8) tile's row, a call each),
 // then a field at a time.
 func interleaveNibbles8Generic(dst, src []byte, srcStride, n int) {
 	j := 0 // the field
 	if fastWords {
 		sp := unsafe.Pointer(unsafe.SliceData(src))
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
-		for ; j+16 <= n; j += 16 {
-			var out [8]uint64 // words j..j+15, two to an element
-			for i := range 4 {
-				e, o := swapNibbles(*(*uint64)(unsafe.Add(sp, 2*i*srcStride+j/2)), *(*uint64)(unsafe.Add(sp, (2*i+1)*srcStride+j/2)))
-				for k := range out {
-					out[k] |= (e>>(8*k)&0xff)<<(8*i) | (o>>(8*k)&0xff)<<(8*i+32)
+		var rows, out [8]uint64
+		for j+8 <= n {
+			words := 8 // two fields each
+			if j+16 > n {
+				words = 4
+			}
+			for r := range rows {
+				at := unsafe.Add(sp, r*srcStride+j/2)
+				if words == 8 {
+					rows[r] = *(*uint64)(at)
+				} else {
+					rows[r] = uint64(*(*uint32)(at))
 				}
 			}
-			for k, w := range out {
+			nibbleWords(out[:words], &rows)
+			for k, w := range out[:words] {
 				*(*uint64)(unsafe.Add(dp, 4*j+8*k)) = w
 			}
+			j += 2 * words
 		}
 	}
 	for ; j < n; j++ {
 		for i := range 4 {
 			dst[4*j+i] = field4At(src[2*i*srcStride:], j)<<4 | field4At(src[(2*i+1)*srcStride:], j)
 		}
+	}
+}
+
+// nibbleWords sets each out[k] to the (8,1) words of fields 2k and
+// 2k+1 of the 8 packed rows, from their first len(out) bytes.
+func nibbleWords(out []uint64, rows *[8]uint64) {
+	var e, o [4]uint64
+	for i := range 4 {
+		e[i], o[i] = swapNibbles(rows[2*i], rows[2*i+1])
+	}
+	for k := range out {
+		var w uint64
+		for i := range 4 {
+			w |= (e[i]>>(8*k)&0xff)<<(8*i) | (o[i]>>(8*k)&0xff)<<(8*i+32)
+		}
+		out[k] = w
+	}
+}
+
+// nibbleRows undoes nibbleWords: it sets the 8 rows' first len(w) bytes
+// from the words w, two fields each.
+func nibbleRows(rows *[8]uint64, w []uint64) {
+	for i := range 4 {
+		var e, o uint64 // byte k: byte i of words 2k and 2k+1
+		for k, x := range w {
+			e |= (x >> (8 * i) & 0xff) << (8 * k)
+			o |= (x >> (8*i + 32) & 0xff) << (8 * k)
+		}
+		rows[2*i], rows[2*i+1] = swapNibbles(e, o)
 	}
 }
 
@@ -677,21 +715,25 @@ func deinterleaveNibbles8Generic(dst []byte, dstStride int, src []byte, n int) {
 	if fastWords {
 		sp := unsafe.Pointer(unsafe.SliceData(src))
 		dp := unsafe.Pointer(unsafe.SliceData(dst))
-		for ; j+16 <= n; j += 16 {
-			var w [8]uint64 // words j..j+15, two to an element
-			for k := range w {
+		var rows, w [8]uint64
+		for j+8 <= n {
+			words := 8 // two fields each
+			if j+16 > n {
+				words = 4
+			}
+			for k := range w[:words] {
 				w[k] = *(*uint64)(unsafe.Add(sp, 4*j+8*k))
 			}
-			for i := range 4 {
-				var e, o uint64 // byte k: byte i of words j+2k and j+2k+1
-				for k, x := range w {
-					e |= (x >> (8 * i) & 0xff) << (8 * k)
-					o |= (x >> (8*i + 32) & 0xff) << (8 * k)
+			nibbleRows(&rows, w[:words])
+			for r, x := range rows {
+				at := unsafe.Add(dp, r*dstStride+j/2)
+				if words == 8 {
+					*(*uint64)(at) = x
+				} else {
+					*(*uint32)(at) = uint32(x)
 				}
-				a, b := swapNibbles(e, o)
-				*(*uint64)(unsafe.Add(dp, 2*i*dstStride+j/2)) = a
-				*(*uint64)(unsafe.Add(dp, (2*i+1)*dstStride+j/2)) = b
 			}
+			j += 2 * words
 		}
 	}
 	for ; j < n; j++ {

@@ -317,12 +317,13 @@ func TestPackedPanics(t *testing.T) {
 
 // TestInterleaveNibbles8 runs InterleaveNibbles8 and DeinterleaveNibbles8
 // at every level, in guarded buffers, against their definition (field k
-// of word j is field j of row k) on lengths around the kernels' chunks,
-// odd ones included, with padded strides, streaming and not.
+// of word j is field j of row k) on lengths around the kernels' chunks
+// and the generic code's steps of 16 and 8 fields, odd ones included,
+// with padded strides, streaming and not.
 func TestInterleaveNibbles8(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
-		for _, n := range []int{0, 1, 2, 15, 16, 17, 63, 64, 65, 127, 128, 129, 130, 255, 256, 257, 600, 2000 + r.IntN(200)} {
+		for _, n := range []int{0, 1, 2, 8, 9, 15, 16, 17, 24, 25, 63, 64, 65, 127, 128, 129, 130, 255, 256, 257, 600, 2000 + r.IntN(200)} {
 			stride := (n+1)/2 + r.IntN(3)*r.IntN(70)
 			checkNibbles8(t, r, n, stride, r.IntN(2) == 0)
 		}
