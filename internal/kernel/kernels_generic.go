@@ -680,32 +680,56 @@ func interleaveNibbles8Generic(dst, src []byte, srcStride, n int) {
 }
 
 // nibbleWords sets each out[k] to the (8,1) words of fields 2k and
-// 2k+1 of the 8 packed rows, from their first len(out) bytes.
+// 2k+1 of the 8 packed rows, from their first len(out) bytes (4 or 8):
+// byte i of word 2k is byte k of the rows 2i, 2i+1 with their nibbles
+// swapped (swapNibbles), which, four bytes of four rows at a time, is a
+// 4×4 transpose of bytes (transposeBytes4).
 func nibbleWords(out []uint64, rows *[8]uint64) {
-	var e, o [4]uint64
-	for i := range 4 {
-		e[i], o[i] = swapNibbles(rows[2*i], rows[2*i+1])
-	}
-	for k := range out {
-		var w uint64
-		for i := range 4 {
-			w |= (e[i]>>(8*k)&0xff)<<(8*i) | (o[i]>>(8*k)&0xff)<<(8*i+32)
-		}
-		out[k] = w
+	e0, o0 := swapNibbles(rows[0], rows[1])
+	e1, o1 := swapNibbles(rows[2], rows[3])
+	e2, o2 := swapNibbles(rows[4], rows[5])
+	e3, o3 := swapNibbles(rows[6], rows[7])
+	for h := 0; h+4 <= len(out); h += 4 {
+		s := uint(8 * h) // byte k of e's half h, then of o's
+		out[h], out[h+1], out[h+2], out[h+3] = transposeBytes4(
+			e0>>s&0xffffffff|o0>>s<<32, e1>>s&0xffffffff|o1>>s<<32,
+			e2>>s&0xffffffff|o2>>s<<32, e3>>s&0xffffffff|o3>>s<<32)
 	}
 }
 
 // nibbleRows undoes nibbleWords: it sets the 8 rows' first len(w) bytes
-// from the words w, two fields each.
+// (4 or 8) from the words w, two fields each.
 func nibbleRows(rows *[8]uint64, w []uint64) {
-	for i := range 4 {
-		var e, o uint64 // byte k: byte i of words 2k and 2k+1
-		for k, x := range w {
-			e |= (x >> (8 * i) & 0xff) << (8 * k)
-			o |= (x >> (8*i + 32) & 0xff) << (8 * k)
-		}
-		rows[2*i], rows[2*i+1] = swapNibbles(e, o)
+	var e0, e1, e2, e3, o0, o1, o2, o3 uint64
+	for h := 0; h+4 <= len(w); h += 4 {
+		s := uint(8 * h)
+		r0, r1, r2, r3 := transposeBytes4(w[h], w[h+1], w[h+2], w[h+3])
+		e0, o0 = e0|r0&0xffffffff<<s, o0|r0>>32<<s
+		e1, o1 = e1|r1&0xffffffff<<s, o1|r1>>32<<s
+		e2, o2 = e2|r2&0xffffffff<<s, o2|r2>>32<<s
+		e3, o3 = e3|r3&0xffffffff<<s, o3|r3>>32<<s
 	}
+	rows[0], rows[1] = swapNibbles(e0, o0)
+	rows[2], rows[3] = swapNibbles(e1, o1)
+	rows[4], rows[5] = swapNibbles(e2, o2)
+	rows[6], rows[7] = swapNibbles(e3, o3)
+}
+
+// transposeBytes4 transposes the 4×4 matrix of bytes that the low
+// halves of r0..r3 hold (byte k of ri is element (i, k)), and the one
+// the high halves hold: the off-diagonal 2×2 blocks swap, then the
+// off-diagonal bytes of each block.
+func transposeBytes4(r0, r1, r2, r3 uint64) (uint64, uint64, uint64, uint64) {
+	const halves, bytes = 0x0000ffff0000ffff, 0x00ff00ff00ff00ff
+	t := (r0>>16 ^ r2) & halves
+	r0, r2 = r0^t<<16, r2^t
+	t = (r1>>16 ^ r3) & halves
+	r1, r3 = r1^t<<16, r3^t
+	t = (r0>>8 ^ r1) & bytes
+	r0, r1 = r0^t<<8, r1^t
+	t = (r2>>8 ^ r3) & bytes
+	r2, r3 = r2^t<<8, r3^t
+	return r0, r1, r2, r3
 }
 
 // deinterleaveNibbles8Generic is DeinterleaveNibbles8 after its checks,
