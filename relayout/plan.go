@@ -36,6 +36,10 @@ type Options struct {
 	// forceBlocked makes Compile take a blocked plan wherever it can
 	// build one (tests).
 	forceBlocked bool
+	// byteUnits, where more than 1, lets a walk whose innermost loop
+	// is contiguous on both sides move it as runs of units of that many
+	// elements (widen): packedUnits asks for the fields of a byte.
+	byteUnits int64
 }
 
 // Plan is a compiled relayout from one layout to another. It is immutable
@@ -101,6 +105,9 @@ type walkPlan struct {
 	width   int64 // bytes per element (per unit, when unit > 1)
 	unit    int64 // elements each moved element holds: 1, or the runs widen joins
 	widens  bool  // whether build may widen (not in a staged plan's byte plans)
+	// byteUnits is Options.byteUnits: units of that many elements that
+	// widen may make of runs that no transpose moves.
+	byteUnits int64
 	// swap is set where the walk moves blocks that both sides hold
 	// turned around (swapUnits); noSwap keeps build from looking for
 	// them.
@@ -282,6 +289,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		return p, nil
 	}
 	w := newWalkPlan(p, pat, widens)
+	w.byteUnits = opts.byteUnits
 	p.exec = w
 	switch {
 	case fm.LogicalCount() == 0:
@@ -391,6 +399,21 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		return nil
 	}
 	m := mid.walk()
+	if k := 8 / bits; m != nil && m.mode == modeStrided && m.unit == 1 && m.kern == kernRun && k > 1 {
+		// A run copy: its runs may move as whole bytes. Streamed, runs
+		// of a line or more must start on lines, else the streaming
+		// kernel writes part lines at both ends of every run (untiling
+		// u4 rows of 1138 fields, 569 bytes, ran slower so than through
+		// the stages); shorter ones join into lines.
+		o := *opts
+		o.byteUnits = k
+		if mid, err = compile(unpacked(p.from), unpacked(p.to), &o, p.streamMin, true); err != nil {
+			return nil
+		}
+		if m = mid.walk(); m != nil && m.stream && m.inner.size*m.unit*bits/8 >= lineBytes && !m.runsOnLines(m.unit*bits/8) {
+			return nil
+		}
+	}
 	if m == nil || m.mode != modeStrided || m.unit*bits%8 != 0 || m.partHeld && m.part*bits%8 != 0 {
 		return nil
 	}
@@ -408,8 +431,28 @@ func packedUnits(p *Plan, opts *Options) *Plan {
 		v |= v << b
 	}
 	w.pat = bytes.Repeat([]byte{v}, int(w.width))
-	w.why = append(w.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %d bytes a unit", bits, w.width))
+	unitBytes := fmt.Sprintf("%d bytes", w.width)
+	if w.width == 1 {
+		unitBytes = "a byte"
+	}
+	w.why = append(w.why, fmt.Sprintf("both sides pack %d-bit fields and each unit fills whole bytes: the plan runs on the packed buffers, %s a unit", bits, unitBytes))
 	return q
+}
+
+// runsOnLines reports whether every run of the walk starts a whole
+// number of cache lines from the first, at width bytes a moved element
+// (of step offsets): each loop's destination stride is whole lines.
+func (p *walkPlan) runsOnLines(width int64) bool {
+	all := slices.Clone(p.loops)
+	if p.outer != nil {
+		all = append(all, *p.outer)
+	}
+	for _, l := range all {
+		if l.size > 1 && l.dst*width%(lineBytes*p.step) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // String explains the plan: the loop nest with its digits and strides,
@@ -839,11 +882,20 @@ const maxUnitBytes = 16
 // is not a multiple of k ends in a partial unit (part), which the walker
 // moves an element at a time.
 func (p *walkPlan) widen() {
-	if p.mode != modeStrided || len(p.loops) < 2 || !p.widens {
+	if p.mode != modeStrided || len(p.loops) < 2 && p.byteUnits < 2 || len(p.loops) == 0 || !p.widens {
 		return
 	}
 	last := p.loops[len(p.loops)-1]
 	k, d := last.size, last.dim
+	loops := slices.Clone(p.loops[:len(p.loops)-1])
+	runs := false // units of byteUnits elements cut from a longer run
+	if b := p.byteUnits; b > 1 && k > b && k%b == 0 && last.dst == 1 && last.src == 1 && last.w == 1 && last.scale == 1 {
+		loops = append(loops, ploop{dim: d, w: b, size: k / b, scale: 1, dst: b, src: b})
+		k, runs = b, true
+	}
+	if len(loops) == 0 {
+		return // a single loop, not cut into units
+	}
 	unit := k * p.width
 	n, e := p.dims[d].n, p.dims[d].e
 	if last.dst != 1 || last.src != 1 || last.w != 1 || last.scale != 1 || k < 2 ||
@@ -851,7 +903,6 @@ func (p *walkPlan) widen() {
 		e%k != 0 && e != n || p.tail[1] > p.tail[0] && (p.tail[0]%k != 0 || p.tail[1]%k != 0) {
 		return
 	}
-	loops := slices.Clone(p.loops[:len(p.loops)-1])
 	whole := true // every stride is whole units
 	for i := range loops {
 		l := &loops[i]
@@ -874,7 +925,7 @@ func (p *walkPlan) widen() {
 	w := &walkPlan{mode: modeStrided, loops: loops, dims: slices.Clone(p.dims), step: step, udim: d, part: n % k}
 	w.dims[d] = pdim{n: ceilDiv(n, k), e: ceilDiv(e, k)}
 	w.merge()
-	if in := w.loops[len(w.loops)-1]; in.dst != step || in.src == step {
+	if in := w.loops[len(w.loops)-1]; in.dst != step || in.src == step && !runs {
 		return // no transpose of units: the runs stay the kernel
 	}
 	for _, l := range w.loops {

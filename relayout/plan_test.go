@@ -1143,6 +1143,14 @@ func TestPackedUnits(t *testing.T) {
 		{"u4[21,3,42]{0,2,1:T(8,128)(8,1)E(4)}", "u4[21,3,42]{2,1,0:E(4)}", Padding{Kind: PadValue, Value: 6}, true},
 		// Rows of 43 fields: odd strides.
 		{"u4[21,1,43]{0,2,1:T(8,128)(8,1)E(4)}", "u4[21,1,43]{2,1,0:E(4)}", Padding{}, false},
+		// Run copies whose runs and strides are whole bytes move bytes
+		// (units of 2 fields cut from the runs): rows of 50 fields into
+		// tiles of 128, rows of 38 reordered, tiles of 128 into 256; rows
+		// of 37 do not.
+		{"u4[2,3,2,50]{3,2,1,0:E(4)}", "u4[2,3,2,50]{3,2,1,0:T(128)E(4)}", Padding{Kind: PadValue, Value: 7}, true},
+		{"s4[5,3,38]{2,1,0:E(4)}", "s4[5,3,38]{2,0,1:E(4)}", Padding{}, true},
+		{"u4[6,300]{1,0:T(128)E(4)}", "u4[6,300]{1,0:T(256)E(4)}", Padding{Kind: PadValue, Value: 3}, true},
+		{"s4[5,3,37]{2,1,0:E(4)}", "s4[5,3,37]{2,0,1:E(4)}", Padding{}, false},
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:E(4)}", Padding{}, false},
 		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)}", Padding{}, false},
 	}
@@ -1157,6 +1165,36 @@ func TestPackedUnits(t *testing.T) {
 			}
 			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
 		})
+	}
+}
+
+// TestPackedRunsStreamed checks which run copies of packed fields, past
+// the caches, move whole bytes (packedUnits): streamed runs of a line or
+// more whose destination rows start on lines do (rows of 1100 fields
+// into tiles of 128: 576 bytes a row), others keep the stages (rows of
+// 1138 fields untiled: 569 bytes a row); shorter runs do wherever they
+// start (rows of 40 fields, 20 bytes, which do not stream). Each runs
+// against the reference.
+func TestPackedRunsStreamed(t *testing.T) {
+	for i, c := range []struct {
+		from, to       string
+		bytes, streams bool
+	}{
+		{"u4[37,1100]{1,0:E(4)}", "u4[37,1100]{1,0:T(128)E(4)}", true, true},
+		{"u4[37,1138]{1,0:T(1,128)E(4)}", "u4[37,1138]{1,0:E(4)}", false, false},
+		{"s4[9,37,40]{2,1,0:E(4)}", "s4[9,37,40]{2,0,1:E(4)}", true, false},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		plan := checkSplit(t, uint64(i), from, to, Options{Threads: 1}, 0)
+		w := plan.walk()
+		bytes := w != nil && w.unit > 1
+		wantBytes, wantStreams := c.bytes, c.streams
+		if !kernel.Streaming() { // nothing streams: all move bytes
+			wantBytes, wantStreams = true, false
+		}
+		if streams := bytes && w.stream; bytes != wantBytes || streams != wantStreams {
+			t.Errorf("%s -> %s: bytes %v, streamed %v; want %v, %v\n%s", c.from, c.to, bytes, streams, wantBytes, wantStreams, plan)
+		}
 	}
 }
 
