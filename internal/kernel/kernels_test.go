@@ -593,9 +593,9 @@ type runGrid struct {
 }
 
 // TestCopyRuns checks CopyRuns, CopyRunsGrid and, at each level,
-// CopyRunsAhead and CopyRunsStreaming (fenced each call or after it) against a loop of
-// copies, in guarded buffers; the prefetch offsets point anywhere, past
-// both ends of the source too.
+// CopyRunsAhead and CopyRunsStreaming (fenced each call or after it)
+// against a loop of copies, in guarded buffers; the prefetch offsets
+// point anywhere, past both ends of the source too.
 func TestCopyRuns(t *testing.T) {
 	kernels := []struct {
 		name string
