@@ -242,19 +242,16 @@ func (b *blocked) recordMoves(o *boxOrder) {
 	}
 	var joined []boxMove
 	for _, m := range rec {
-		if n := len(joined); n > 0 {
+		if n := len(joined); n > 0 && m.rows == 1 && joined[n-1].n == m.n {
 			j := &joined[n-1]
-			if m.rows == 1 && j.n == m.n && (j.rows == 1 || j.rows > 1 && m.side-j.side == j.rows*j.sideStride && m.buf-j.buf == j.rows*j.bufStride) {
-				if j.rows == 1 {
-					j.sideStride, j.bufStride = m.side-j.side, m.buf-j.buf
-				}
-				if j.sideStride > 0 && j.bufStride > 0 {
-					j.rows++
-					continue
-				}
-				if j.rows == 1 {
-					j.sideStride, j.bufStride = 0, 0
-				}
+			ds, db := m.side-j.side, m.buf-j.buf
+			switch {
+			case j.rows == 1 && ds > 0 && db > 0:
+				j.sideStride, j.bufStride, j.rows = ds, db, 2
+				continue
+			case j.rows > 1 && ds == j.rows*j.sideStride && db == j.rows*j.bufStride:
+				j.rows++
+				continue
 			}
 		}
 		joined = append(joined, m)
