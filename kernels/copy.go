@@ -32,19 +32,48 @@ func (g *gen) copyParts(l *level) {
 	pre := "cp" + l.name
 	g.TESTQ(r9, r9)
 	g.JZ(operand.LabelRef(pre + "plain"))
-	g.copyPartsLoop(l, pre+"ahead", true)
+	g.copyPartsLoop(l, pre+"ahead", true, false)
 	g.ret()
 	g.Label(pre + "plain")
-	g.copyPartsLoop(l, pre+"plain", false)
+	g.copyPartsLoop(l, pre+"plain", false, false)
+	g.ret()
+}
+
+// copyPartsMasked emits copyPartsMasked{L}, copyParts for a destination
+// that keeps only some bits of the source and takes the rest from a
+// pattern (the padding of a layout copied to itself):
+//
+//	func(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+//
+// Each byte stored is (src & m) | p, m and p the bytes of mask and pat at
+// the offset AX in them: phase at the first block, 256 more a block,
+// maskLen less where that reaches maskLen. Every part reads them at the
+// same offset (with parts > 1 the caller makes partLen a multiple of
+// maskLen, which is a multiple of 256); mask and pat hold their period
+// twice over, so a block's 256 bytes from any offset below maskLen lie
+// inside them. R13 and R14 hold mask and pat, BX maskLen; the rest as in
+// copyParts, with no prefetch.
+func (g *gen) copyPartsMasked(l *level) {
+	g.text("copyPartsMasked"+l.name, "func(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)")
+	g.params([]string{"dst", "src", "partLen", "parts", "blocks", "mask", "pat", "maskLen", "phase"}, di, si, dx, r8, cx, r13, r14, bx, ax)
+	g.copyPartsLoop(l, "cpm"+l.name, false, true)
 	g.ret()
 }
 
 // copyPartsLoop emits copyParts' loop over the blocks, with or without
-// prefetches; label prefixes its labels.
-func (g *gen) copyPartsLoop(l *level, label string, prefetch bool) {
+// prefetches, and with masked, copyPartsMasked's (each vector loaded
+// and-ed with its mask and or-ed with its pattern, at AX, which moves on
+// a block each block, wrapping at BX); label prefixes its labels.
+func (g *gen) copyPartsLoop(l *level, label string, prefetch, masked bool) {
 	n := copyPartsBlock / l.bytes
 	vs := l.vs(0, n)
 	load := g.vmov(l)
+	and := func(m, x, y operand.Op) { g.VPAND(m, x, y) }
+	or := func(m, x, y operand.Op) { g.VPOR(m, x, y) }
+	if l == avx512 {
+		and = func(m, x, y operand.Op) { g.VPANDQ(m, x, y) }
+		or = func(m, x, y operand.Op) { g.VPORQ(m, x, y) }
+	}
 	g.Label(label + "block")
 	g.MOVQ(si, r10)
 	g.MOVQ(di, r11)
@@ -57,6 +86,10 @@ func (g *gen) copyPartsLoop(l *level, label string, prefetch bool) {
 	}
 	for i, v := range vs {
 		load(at(r10, i*l.bytes), v)
+		if masked {
+			and(atIdx(r13, ax, 1, i*l.bytes), v, v)
+			or(atIdx(r14, ax, 1, i*l.bytes), v, v)
+		}
 	}
 	for i, v := range vs {
 		g.VMOVNTDQ(v, at(r11, i*l.bytes))
@@ -67,6 +100,13 @@ func (g *gen) copyPartsLoop(l *level, label string, prefetch bool) {
 	g.JNZ(operand.LabelRef(label + "part"))
 	g.ADDQ(imm(copyPartsBlock), si)
 	g.ADDQ(imm(copyPartsBlock), di)
+	if masked {
+		g.ADDQ(imm(copyPartsBlock), ax)
+		g.CMPQ(ax, bx)
+		g.JB(operand.LabelRef(label + "wrapped"))
+		g.SUBQ(bx, ax)
+		g.Label(label + "wrapped")
+	}
 	g.countDown(label + "block")
 }
 

@@ -191,6 +191,8 @@ func (g *gen) file() {
 	g.joinRunsStream()
 	g.copyParts(avx512)
 	g.copyParts(avx2)
+	g.copyPartsMasked(avx512)
+	g.copyPartsMasked(avx2)
 	g.copyRepMOVSB()
 	g.permuteBlocks()
 	g.unpack4()

@@ -187,6 +187,15 @@ prefetching ahead bytes ahead in each part when ahead > 0. The caller
 fences the stores. Preconditions (copyParts checks them): dst is 64-byte
 aligned; partLen is a multiple of 256; parts, blocks ≥ 1; parts ×
 partLen bytes lie inside both buffers, which do not overlap; ` + feature + `.`},
+	{name: "copyPartsMasked{L}", kind: "copyPartsMasked", flags: []string{"stream"}, doc: `{name} is the copyParts kernel of its level that keeps of each
+source byte the bits set in mask and takes the others from pat: it
+stores (src & m) | p, m and p the bytes of mask and pat at an offset
+that starts at phase and moves on 256 bytes a block, less maskLen where
+it reaches maskLen; every part reads them at the same offset.
+Preconditions (Mask.Copy checks them): those of copyParts, with no
+prefetch; maskLen a multiple of 256 and partLen of maskLen (where
+parts > 1); 0 ≤ phase < maskLen; mask and pat hold 2 × maskLen bytes
+each, their period twice; p has no bit of m.`},
 	{name: "permuteBlocksAVX512", kind: "permuteBlocks", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} permutes bytes: steps times, it loads the 64 bytes at src under
 mask (the rest zero), permutes them by the 64 indexes at table (VPERMB)
 and stores those under mask to dst, then moves src and dst on by step

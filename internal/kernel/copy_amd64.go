@@ -29,3 +29,21 @@ func copyCached(dst, src []byte) bool {
 	}
 	return true
 }
+
+// copyMaskedStreamed runs m's masked copy of src to dst (of the same
+// length, apart; dst[0] at byte phase of the pattern) over parts parts with non-temporal stores and reports
+// true, or reports false where the level in use has no such kernel
+// (below AVX2) or m's period does not suit it (Mask.kernelLen).
+func copyMaskedStreamed(dst, src []byte, m *Mask, phase, parts int) bool {
+	switch {
+	case m.kernelLen == 0:
+		return false
+	case useAVX512:
+		m.copyParts(dst, src, phase, parts, copyPartsMaskedAVX512)
+	case useAVX2:
+		m.copyParts(dst, src, phase, parts, copyPartsMaskedAVX2)
+	default:
+		return false
+	}
+	return true
+}

@@ -96,6 +96,10 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }
 // copy(), a piece at a time.
 func copyCached(dst, src []byte) bool { return false }
 
+// copyMaskedStreamed has no kernel here: Mask.Copy copies through the
+// caches.
+func copyMaskedStreamed(dst, src []byte, m *Mask, phase, parts int) bool { return false }
+
 // fusedTilesAsm reports that this build has no fused tile kernels.
 func fusedTilesAsm() bool { return false }
 

@@ -1520,6 +1520,32 @@ func copyPartsAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, a
 //go:noescape
 func copyPartsAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)
 
+// copyPartsMaskedAVX512 is the copyParts kernel of its level that keeps of
+// each source byte the bits set in mask and takes the others from pat: it
+// stores (src & m) | p, m and p the bytes of mask and pat at an offset
+// that starts at phase and moves on 256 bytes a block, less maskLen where
+// it reaches maskLen; every part reads them at the same offset.
+// Preconditions (Mask.Copy checks them): those of copyParts, with no
+// prefetch; maskLen a multiple of 256 and partLen of maskLen (where parts
+// > 1); 0 ≤ phase < maskLen; mask and pat hold 2 × maskLen bytes each,
+// their period twice; p has no bit of m.
+//
+//go:noescape
+func copyPartsMaskedAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+
+// copyPartsMaskedAVX2 is the copyParts kernel of its level that keeps of
+// each source byte the bits set in mask and takes the others from pat: it
+// stores (src & m) | p, m and p the bytes of mask and pat at an offset
+// that starts at phase and moves on 256 bytes a block, less maskLen where
+// it reaches maskLen; every part reads them at the same offset.
+// Preconditions (Mask.Copy checks them): those of copyParts, with no
+// prefetch; maskLen a multiple of 256 and partLen of maskLen (where parts
+// > 1); 0 ≤ phase < maskLen; mask and pat hold 2 × maskLen bytes each,
+// their period twice; p has no bit of m.
+//
+//go:noescape
+func copyPartsMaskedAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+
 // copyRepMOVSB copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes
 // lie inside both buffers, which do not overlap.
 //
@@ -2043,6 +2069,7 @@ const (
 	asmCopyRunsStream
 	asmJoinRunsStream
 	asmCopyParts
+	asmCopyPartsMasked
 	asmPermuteBlocks
 	asmCopyRepMOVSB
 	asmUnpack
@@ -2224,6 +2251,8 @@ const (
 	idJoinRunsStream
 	idCopyPartsAVX512
 	idCopyPartsAVX2
+	idCopyPartsMaskedAVX512
+	idCopyPartsMaskedAVX2
 	idCopyRepMOVSB
 	idPermuteBlocksAVX512
 	idUnpack4AVX2
@@ -2414,6 +2443,8 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idJoinRunsStream:                   {name: "joinRunsStream", fn: joinRunsStream, kind: asmJoinRunsStream, level: levelAVX2, flags: asmStream},
 	idCopyPartsAVX512:                  {name: "copyPartsAVX512", fn: copyPartsAVX512, kind: asmCopyParts, level: levelAVX512, flags: asmStream},
 	idCopyPartsAVX2:                    {name: "copyPartsAVX2", fn: copyPartsAVX2, kind: asmCopyParts, level: levelAVX2, flags: asmStream},
+	idCopyPartsMaskedAVX512:            {name: "copyPartsMaskedAVX512", fn: copyPartsMaskedAVX512, kind: asmCopyPartsMasked, level: levelAVX512, flags: asmStream},
+	idCopyPartsMaskedAVX2:              {name: "copyPartsMaskedAVX2", fn: copyPartsMaskedAVX2, kind: asmCopyPartsMasked, level: levelAVX2, flags: asmStream},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},
