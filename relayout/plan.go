@@ -240,6 +240,9 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	if q := p.peel(opts); q != nil {
 		return q, nil
 	}
+	if q := p.masked(opts); q != nil {
+		return q, nil
+	}
 	p.block(opts)
 	return p, nil
 }
