@@ -16,19 +16,20 @@ import (
 // elements and takes the padding's (kernel.Mask), one pass at the speed
 // of a copy.
 //
-// The buffer is a sequence of units, all of one size: a row of tiles
-// (the tiles along the layout's minor tiled dim, where such a row is at
-// most maxMaskUnit bytes) or else a tile. A unit's padding depends only
-// on which of its dims end in it (their last tile, where it is partial),
-// so that the units fall into few kinds; segs lists the runs of units
-// of one kind in buffer order, and each kind's mask comes from
-// compiling the unit's own relayout and running it on sources of ones
-// and of zeros.
+// The buffer is a sequence of units, all of one size: the tiles of the
+// layout's minor tiled dims from some one on, as many dims as keep a unit
+// within maxMaskUnit bytes (a slice of all of them, a row of tiles, a
+// tile). Which of the unit's other dims (the grid's first ones) end in
+// it, at their last tile, where that is partial, sets its padding, so
+// that the units fall into few kinds; segs lists the runs of units of
+// one kind in buffer order, and each kind's mask comes from compiling
+// the unit's own relayout and running it on sources of ones and of
+// zeros.
 type maskedCopy struct {
-	executor     // the plan it was compiled as, whose chunks RunRange runs
-	*parallelism // the plan's
-	unit         int64
-	rows         bool // the units are rows of tiles, not tiles
+	executor           // the plan it was compiled as, whose chunks RunRange runs
+	*parallelism       // the plan's
+	unit         int64 // bytes
+	tiles        int64 // tiles a unit
 	masks        []*kernel.Mask
 	segs         []maskSeg
 	stream       bool // the buffer is large enough for non-temporal stores (kernel.Tuning.CopyStreamBytes)
@@ -40,8 +41,8 @@ type maskSeg struct {
 	mask   int
 }
 
-// maxMaskUnit bounds the unit of a masked copy that is a row of tiles:
-// its mask and pattern stay in the L2 (kernel.Mask).
+// maxMaskUnit bounds the unit of a masked copy: its mask and pattern
+// stay in the L2 (kernel.Mask).
 const maxMaskUnit = 64 << 10
 
 // maxMaskSegs bounds a masked copy's segments: beyond, the units alternate
@@ -79,14 +80,14 @@ func (p *Plan) masked(opts *Options) *Plan {
 	if total != p.dstBytes {
 		return nil
 	}
-	k := len(g.dims)
-	m := &maskedCopy{parallelism: &p.parallelism, unit: tile, stream: p.dstBytes >= int64(currentTuning().CopyStreamBytes)}
-	if row := tile * g.counts[k-1]; row <= maxMaskUnit {
-		m.unit, m.rows = row, true
+	// The grid dims before grid number the units, the rest tile them.
+	grid := len(g.dims)
+	for grid > 0 && g.units(grid-1, len(g.dims))*tile <= maxMaskUnit {
+		grid--
 	}
-	grid := k // the grid dims that number units
-	if m.rows {
-		grid = k - 1
+	m := &maskedCopy{parallelism: &p.parallelism, tiles: g.units(grid, len(g.dims)), stream: p.dstBytes >= int64(currentTuning().CopyStreamBytes)}
+	if m.unit = m.tiles * tile; m.unit > maxMaskUnit {
+		return nil
 	}
 	kinds := map[string]int{}
 	var fail bool
@@ -243,8 +244,8 @@ func (g tileGrid) units(from, to int) int64 {
 	return n
 }
 
-// maskOfUnit returns the mask of a unit whose grid dims are at ext (a
-// row's last at the array's): the relayout of such an array to itself,
+// maskOfUnit returns the mask of a unit whose grid dims before its own
+// are at ext (its own at the array's): the relayout of such an array to itself,
 // compiled (as a walk, not as a masked copy again) and run on sources of
 // ones and of zeros, gives the bits it keeps and the padding it writes.
 func maskOfUnit(p *Plan, opts *Options, g tileGrid, ext []int64, unit int64) (*kernel.Mask, error) {
@@ -304,12 +305,8 @@ func (m *maskedCopy) run(dst, src []byte) error {
 // explain says that a Run copies through masks, then explains the plan
 // it was compiled as.
 func (m *maskedCopy) explain(b *strings.Builder) {
-	what := "tile"
-	if m.rows {
-		what = "row of tiles"
-	}
-	fmt.Fprintf(b, "  masked copy: the layout to itself, its tiles holding padding: a Run copies the buffer whole, each byte keeping the bits of elements and taking the padding's (kernel.Mask), over %d segments of units of %d bytes (a %s) of %d kinds%s\n",
-		len(m.segs), m.unit, what, len(m.masks), explainThreads(m.goroutines()))
+	fmt.Fprintf(b, "  masked copy: the layout to itself, its tiles holding padding: a Run copies the buffer whole, each byte keeping the bits of elements and taking the padding's (kernel.Mask), over %d segments of units of %d bytes (%d tiles) of %d kinds%s\n",
+		len(m.segs), m.unit, m.tiles, len(m.masks), explainThreads(m.goroutines()))
 	m.executor.explain(b)
 }
 

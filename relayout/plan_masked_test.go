@@ -13,29 +13,30 @@ func TestMasked(t *testing.T) {
 		shape       string
 		masked      bool
 		unit        int64 // bytes
-		rows        bool
+		tiles       int64
 		segs, masks int
 	}{
-		// Every 4 bytes hold 2 of elements: one kind of unit.
-		{"s4[4,4,2304]{2,1,0:T(8,128)(8,1)E(4)}", true, 18 * 512, true, 1, 1},
-		{"u8[6,2,256]{2,1,0:T(8,128)(4,1)}", true, 2 * 1024, true, 1, 1},
-		// The last column of tiles holds padding in each row of tiles,
-		// the last row of tiles more: two kinds.
-		{"s4[35,300]{1,0:T(8,128)(8,1)E(4)}", true, 3 * 512, true, 2, 2},
+		// Every 4 bytes hold 2 of elements: one kind of unit, a slice.
+		{"s4[4,4,2304]{2,1,0:T(8,128)(8,1)E(4)}", true, 18 * 512, 18, 1, 1},
+		{"u8[6,2,256]{2,1,0:T(8,128)(4,1)}", true, 2 * 1024, 2, 1, 1},
+		// Tiles that end partial on both dims, in slices of 15 tiles:
+		// one kind still.
+		{"s4[35,300]{1,0:T(8,128)(8,1)E(4)}", true, 15 * 512, 15, 1, 1},
+		{"u4[3,17,256]{2,1,0:T(8,128)(8,1)E(4)}", true, 6 * 512, 6, 1, 1},
+		// A slice past maxMaskUnit: rows of tiles, the last of each
+		// slice its own kind.
+		{"f32[2,21,2048]{2,1,0:T(8,128)}", true, 16 * 4096, 16, 4, 2},
 		// A row of tiles past maxMaskUnit: tiles, the last of each row
 		// its own kind, and the last row's two more; 18 segments a
 		// slice.
-		{"f32[3,70,2200]{2,1,0:T(8,128)}", true, 4096, false, 54, 4},
-		// Rows of tiles that alternate, slice by slice.
-		{"u4[3,17,256]{2,1,0:T(8,128)(8,1)E(4)}", true, 1024, true, 6, 2},
-		{"f32[21,128]{1,0:T(8,128)}", false, 0, false, 0, 0}, // peeled, its last row of tiles a masked copy
-		{"f32[16,128]{1,0:T(8,128)}", false, 0, false, 0, 0}, // whole tiles: a copy
-		{"f32[21,128]{1,0}", false, 0, false, 0, 0},          // no tiles
-		{"f32[21,128]{1,0:T(8,128)L(1024)}", false, 0, false, 0, 0},
-		{"f32[64,64]{1,0:T(*,8)}", false, 0, false, 0, 0},
-		{"u4[1015,256]{1,0:T(8,128)(8,1)E(4)}", false, 0, false, 0, 0}, // peeled
-		{"s2[5,3]{1,0:T(2,2)E(4)}", false, 0, false, 0, 0},             // s2 sign-extended into E(4)
-		{"s4[5,3]{1,0:T(2,2)}", false, 0, false, 0, 0},                 // s4 sign-extended into bytes
+		{"f32[3,70,2200]{2,1,0:T(8,128)}", true, 4096, 1, 54, 4},
+		{"f32[16,128]{1,0:T(8,128)}", false, 0, 0, 0, 0}, // whole tiles: a copy
+		{"f32[21,128]{1,0}", false, 0, 0, 0, 0},          // no tiles
+		{"f32[21,128]{1,0:T(8,128)L(1024)}", false, 0, 0, 0, 0},
+		{"f32[64,64]{1,0:T(*,8)}", false, 0, 0, 0, 0},
+		{"u4[1015,256]{1,0:T(8,128)(8,1)E(4)}", false, 0, 0, 0, 0}, // peeled
+		{"s2[5,3]{1,0:T(2,2)E(4)}", false, 0, 0, 0, 0},             // s2 sign-extended into E(4)
+		{"s4[5,3]{1,0:T(2,2)}", false, 0, 0, 0, 0},                 // s4 sign-extended into bytes
 	}
 	for _, tc := range tests {
 		s, _ := parsePair(t, tc.shape, tc.shape)
@@ -49,8 +50,8 @@ func TestMasked(t *testing.T) {
 				t.Errorf("%s: masked %v, want %v\n%s", tc.shape, ok, tc.masked, p)
 				continue
 			}
-			if ok && (m.unit != tc.unit || m.rows != tc.rows || len(m.segs) != tc.segs || len(m.masks) != tc.masks) {
-				t.Errorf("%s: unit %d rows %v, %d segments, %d masks; want %d %v, %d, %d\n%s", tc.shape, m.unit, m.rows, len(m.segs), len(m.masks), tc.unit, tc.rows, tc.segs, tc.masks, p)
+			if ok && (m.unit != tc.unit || m.tiles != tc.tiles || len(m.segs) != tc.segs || len(m.masks) != tc.masks) {
+				t.Errorf("%s: unit %d of %d tiles, %d segments, %d masks; want %d %d, %d, %d\n%s", tc.shape, m.unit, m.tiles, len(m.segs), len(m.masks), tc.unit, tc.tiles, tc.segs, tc.masks, p)
 			}
 			if ok {
 				runGuarded(t, 1, p, pad)
