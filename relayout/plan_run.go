@@ -565,6 +565,13 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	if w.rows8 != nil {
 		w.ahead = next
 	}
+	// A rows8 walk between packed sides takes the innermost loop's
+	// values as one grid call (rows8Walk.grids).
+	var blocks *ploop
+	if w.rows8 != nil && len(loops) > 0 && w.rows8.grids(&loops[len(loops)-1]) {
+		blocks = &loops[len(loops)-1]
+		loops = loops[:len(loops)-1]
+	}
 	ctr := w.ctr[:len(loops)]
 	clear(ctr)
 	for {
@@ -577,6 +584,8 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 			kernel.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
 		case grid != nil:
 			w.transposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
+		case blocks != nil:
+			w.rows8.blockGrid(w, dOff, sOff, rows, p.inner.size, blocks.size, blocks.dst, blocks.src)
 		default:
 			w.block(dOff, sOff, oDst, oSrc, rows, p.inner.size)
 		}

@@ -35,6 +35,9 @@ type staged struct {
 	// packed whole (rows8Walk.partialTiles), so that tests can tell the
 	// path ran.
 	partials atomic.Int64
+	// grids counts the grid calls of (8,1) tiles between packed sides
+	// (rows8Walk.blockGrid), for the tests as well.
+	grids atomic.Int64
 
 	// fields, when set, runs the relayout instead of the three stages: a
 	// transpose of packed fields without unpacking them.
@@ -628,6 +631,9 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	if r != nil && r.partials > 0 {
 		st.partials.Add(r.partials)
 	}
+	if r != nil && r.gridCalls > 0 {
+		st.grids.Add(r.gridCalls)
+	}
 	switch {
 	case r != nil && r.packsDst():
 		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
@@ -663,8 +669,9 @@ type rows8Walk struct {
 	stream bool
 	// rows holds the 8 source rows of tiles that padding cuts
 	// (partialTiles): the rows the array has, then the padding's.
-	rows     []byte
-	partials int64 // partialTiles calls that packed
+	rows      []byte
+	partials  int64 // partialTiles calls that packed
+	gridCalls int64 // blockGrid's kernel calls
 	// padded is the row length and the first padding row for which
 	// rows holds the padding rows already.
 	padded [2]int64
@@ -814,6 +821,44 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 			for j := range cols {
 				w.dst[dOff+i*oDst+j] = (field4(w.src, sOff+8*j+i)&mask ^ sign) - sign
 			}
+		}
+	}
+}
+
+// grids reports whether runDense hands block the values of the box's
+// innermost loop l as one blockGrid call: where the walk moves fields
+// between two packed sides and each block of l's values starts on a
+// byte on both.
+func (r *rows8Walk) grids(l *ploop) bool {
+	return r.direct && l.dst%2 == 0 && l.src%2 == 0
+}
+
+// blockGrid is block on the count blocks at steps (dStep, sStep) from
+// (dOff, sOff): whole (8,1) tiles between packed sides, every block on
+// whole bytes, in one kernel call (kernel.InterleaveNibbles8Grid,
+// DeinterleaveNibbles8Grid); the others one block call each.
+func (r *rows8Walk) blockGrid(w *walker, dOff, sOff, rows, cols, count, dStep, sStep int64) {
+	in := &w.p.inner
+	switch {
+	case r.mode == rows8Pack && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
+		d, s := w.dst[dOff/2:], w.src[sOff/2:]
+		if r.stream {
+			w.stream(w.ahead/2).InterleaveNibbles8Grid(d, int(dStep/2), s, int(in.src/2), int(sStep/2), int(rows), int(count))
+		} else {
+			kernel.InterleaveNibbles8Grid(d, int(dStep/2), s, int(in.src/2), int(sStep/2), int(rows), int(count))
+		}
+		r.gridCalls++
+	case r.mode == rows8Unpack && rows == 8 && dOff%2 == 0:
+		d, s, oDst := w.dst[dOff/2:], w.src[sOff/2:], w.outer.dst
+		if r.stream {
+			w.stream(0).DeinterleaveNibbles8Grid(d, int(oDst/2), int(dStep/2), s, int(sStep/2), int(cols), int(count))
+		} else {
+			kernel.DeinterleaveNibbles8Grid(d, int(oDst/2), int(dStep/2), s, int(sStep/2), int(cols), int(count))
+		}
+		r.gridCalls++
+	default:
+		for v := range count {
+			r.block(w, dOff+v*dStep, sOff+v*sStep, rows, cols)
 		}
 	}
 }

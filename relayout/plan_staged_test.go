@@ -348,27 +348,34 @@ func TestStagedPartialTiles(t *testing.T) {
 		{"u4[20,256]{1,0}", "u4[20,256]{1,0:T(8,128)(8,1)E(4)}"},
 		{"s4[2,5,300]{2,1,0}", "s4[2,5,300]{2,1,0:T(8,128)(8,1)E(4)}"},
 	} {
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, target := range []int64{300, 2048} {
-			for _, threads := range []int{1, 2} {
-				opts := Options{Threads: threads, Pad: PadWith(5)}
-				stream := []int64{-1, 0}[threads%2] // 0: the byte plan streams
-				var plan *Plan
-				if !checkPairWith(t, 3, from, to, opts, stream, func(p *Plan) {
-					// Slabs of (8,1) tiles, as a large array of this
-					// pair runs them.
-					plan = p
-					st := p.stages()
-					if err := st.chooseSlabs(p, &opts, target); err != nil {
-						t.Fatal(err)
-					}
-					st.parallelMin, st.fields = 0, nil
-				}) {
-					t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
+		checkSlabPath(t, 3, tc.from, tc.to, "no partial tile packed whole", func(st *staged) int64 { return st.partials.Load() })
+	}
+}
+
+// checkSlabPath runs a packed pair slab by slab, as a large array of it
+// runs, in slabs of two sizes, streamed or not, on one and two threads,
+// against the reference (checkPairWith), and reports missing where the
+// path whose runs ran counts stays at 0.
+func checkSlabPath(t *testing.T, seed uint64, fromText, toText, missing string, ran func(*staged) int64) {
+	t.Helper()
+	from, to := parsePair(t, fromText, toText)
+	for _, target := range []int64{300, 2048} {
+		for _, threads := range []int{1, 2} {
+			opts := Options{Threads: threads, Pad: PadWith(5)}
+			stream := []int64{-1, 0}[threads%2] // 0: the byte plan streams
+			var plan *Plan
+			if !checkPairWith(t, seed, from, to, opts, stream, func(p *Plan) {
+				plan = p
+				st := p.stages()
+				if err := st.chooseSlabs(p, &opts, target); err != nil {
+					t.Fatal(err)
 				}
-				if plan.stages().partials.Load() == 0 {
-					t.Errorf("%s -> %s (slabs of %d bytes, %d threads): no partial tile packed whole\n%s", tc.from, tc.to, target, threads, plan)
-				}
+				st.parallelMin, st.fields = 0, nil
+			}) {
+				t.Fatalf("%s -> %s: did not run", fromText, toText)
+			}
+			if ran(plan.stages()) == 0 {
+				t.Errorf("%s -> %s (slabs of %d bytes, %d threads): %s\n%s", fromText, toText, target, threads, missing, plan)
 			}
 		}
 	}
@@ -411,4 +418,21 @@ func TestSlabsKeepKernelRows(t *testing.T) {
 		t.Errorf("slabs of %d of the kernel's %d rows:\n%s", st.slabs.per, st.mid.walk().outer.size, p)
 	}
 	checkRangesAgainstReference(t, 3, p, Padding{})
+}
+
+// TestStagedRows8Grids runs pairs whose byte plans move (8,1) tiles of
+// 8 fields between packed sides, T(8,8)E(4) on one side, against the
+// reference, streamed or not, on one and two threads, and checks that
+// their walks moved rows of tiles in grid calls (rows8Walk.blockGrid).
+func TestStagedRows8Grids(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"s4[40,256]{1,0:T(8,8)E(4)}", "s4[40,256]{1,0:T(8,128)(8,1)E(4)}"},
+		{"s4[40,256]{1,0:T(8,128)(8,1)E(4)}", "s4[40,256]{1,0:T(8,8)E(4)}"},
+		{"s4[5,48,40]{1,2,0:E(4)}", "s4[5,48,40]{2,1,0:T(8,8)E(4)}"},
+		{"u4[5,48,40]{2,1,0:T(8,8)E(4)}", "u4[5,48,40]{1,2,0:E(4)}"},
+		// Padding: 21 rows, the last tile row holding 5.
+		{"u4[21,256]{1,0:T(8,8)E(4)}", "u4[21,256]{1,0:T(8,128)(8,1)E(4)}"},
+	} {
+		checkSlabPath(t, 5, tc.from, tc.to, "no grid of (8,1) tiles", func(st *staged) int64 { return st.grids.Load() })
+	}
 }

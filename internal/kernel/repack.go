@@ -151,6 +151,66 @@ func (s Stream) DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n in
 	}
 }
 
+// InterleaveNibbles8Grid is InterleaveNibbles8 on count blocks at once:
+// block b reads its 8 rows from src[b*srcStep:] and writes its n words
+// to dst[b*dstStep:]. A walk of small (8,1) tiles (T(8,8)E(4), 8 fields
+// a block) spent more in a call per block than in the fields.
+func InterleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
+	interleaveNibbles8Grid(dst, dstStep, src, srcStride, srcStep, n, count, nil)
+}
+
+// InterleaveNibbles8Grid is InterleaveNibbles8Grid (the function) with
+// s's stores.
+func (s Stream) InterleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
+	interleaveNibbles8Grid(dst, dstStep, src, srcStride, srcStep, n, count, &s)
+}
+
+func interleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int, st *Stream) {
+	checkNibbleGrid(src, srcStride, srcStep, dst, dstStep, n, count)
+	if n == 0 {
+		return
+	}
+	for b := range count {
+		interleaveNibbles8Fast(dst[b*dstStep:], src[b*srcStep:], srcStride, n, st)
+	}
+}
+
+// DeinterleaveNibbles8Grid is DeinterleaveNibbles8 on count blocks at
+// once: block b reads its n words from src[b*srcStep:] and writes its 8
+// rows to dst[b*dstStep:], as InterleaveNibbles8Grid in reverse.
+func DeinterleaveNibbles8Grid(dst []byte, dstStride, dstStep int, src []byte, srcStep, n, count int) {
+	deinterleaveNibbles8Grid(dst, dstStride, dstStep, src, srcStep, n, count, nil)
+}
+
+// DeinterleaveNibbles8Grid is DeinterleaveNibbles8Grid (the function)
+// with s's stores.
+func (s Stream) DeinterleaveNibbles8Grid(dst []byte, dstStride, dstStep int, src []byte, srcStep, n, count int) {
+	deinterleaveNibbles8Grid(dst, dstStride, dstStep, src, srcStep, n, count, &s)
+}
+
+func deinterleaveNibbles8Grid(dst []byte, dstStride, dstStep int, src []byte, srcStep, n, count int, st *Stream) {
+	checkNibbleGrid(dst, dstStride, dstStep, src, srcStep, n, count)
+	if n == 0 {
+		return
+	}
+	for b := range count {
+		deinterleaveNibbles8Fast(dst[b*dstStep:], dstStride, src[b*srcStep:], n, st)
+	}
+}
+
+// checkNibbleGrid panics unless count blocks of 8 packed rows of n 4-bit
+// fields, stride apart, the blocks rowsStep apart, fit in rows, and
+// count blocks of n words, wordsStep apart, in words.
+func checkNibbleGrid(rows []byte, stride, rowsStep int, words []byte, wordsStep, n, count int) {
+	if n < 0 || n > math.MaxInt/8 || count < 0 {
+		panic(fmt.Sprintf("tilecopy: %d blocks of %d fields a row", count, n))
+	}
+	if count > 0 {
+		checkBlocks("rows", rows, 1, 0, count, rowsStep, 8, stride, (n+1)/2)
+		checkBlocks("words", words, 1, 0, count, wordsStep, 1, 0, 4*n)
+	}
+}
+
 // checkNibbleRows8 panics unless 8 packed rows of n 4-bit fields, stride
 // apart, fit in rows, and n words in words.
 func checkNibbleRows8(rows []byte, stride int, words []byte, n int) {

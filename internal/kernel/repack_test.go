@@ -467,3 +467,95 @@ func checkPackedTranspose(t *testing.T, r *rand.Rand, bits, rows, cols, dstStrid
 		}
 	}
 }
+
+// TestNibbles8Grid runs InterleaveNibbles8Grid and
+// DeinterleaveNibbles8Grid at every level, in guarded buffers, against
+// their definition (block b of the grid is InterleaveNibbles8 of rows
+// src[b*srcStep:] into dst[b*dstStep:], and back), streaming and not:
+// T(8,8)E(4) tiles (8 fields, rows 4 bytes apart, blocks 32), longer
+// blocks that reach the kernels, and blocks that overlap in the rows
+// they read.
+func TestNibbles8Grid(t *testing.T) {
+	tests := []struct{ n, stride, srcStep, dstStep, count int }{
+		{8, 4, 32, 32, 1},
+		{8, 4, 32, 32, 37},
+		{8, 4, 64, 32, 5}, // every other tile
+		{8, 8, 4, 128, 6}, // tiles side by side in 8-byte rows: each block's rows overlap the next's
+		{9, 7, 29, 40, 3}, // an odd field count
+		{64, 40, 320, 256, 4},
+		{128, 64, 512, 512, 3},
+		{0, 4, 32, 32, 4},
+		{8, 4, 32, 32, 0},
+	}
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, tc := range tests {
+			for _, stream := range []bool{false, true} {
+				name := fmt.Sprintf("%+v/stream=%v", tc, stream)
+				rowsLen := span(tc.count, tc.srcStep, span(8, tc.stride, (tc.n+1)/2))
+				wordsLen := span(tc.count, tc.dstStep, 4*tc.n)
+				src := guarded(t, rowsLen, true)
+				for i := range src {
+					src[i] = byte(r.Uint32())
+				}
+				words := guarded(t, wordsLen, !stream)
+				for i := range words {
+					words[i] = 0xa5
+				}
+				want := slices.Clone(words)
+				for b := range tc.count * min(tc.n, 1) {
+					InterleaveNibbles8(want[b*tc.dstStep:], src[b*tc.srcStep:], tc.stride, tc.n)
+				}
+				if stream {
+					streamed(r, func(s Stream) {
+						s.InterleaveNibbles8Grid(words, tc.dstStep, src, tc.stride, tc.srcStep, tc.n, tc.count)
+					})
+				} else {
+					InterleaveNibbles8Grid(words, tc.dstStep, src, tc.stride, tc.srcStep, tc.n, tc.count)
+				}
+				if !bytes.Equal(words, want) {
+					t.Fatalf("%s: InterleaveNibbles8Grid differs from its blocks", name)
+				}
+				// Back: the words' blocks into rows at the source's
+				// geometry, over bytes that must keep their values
+				// outside the fields.
+				out := guarded(t, rowsLen, stream)
+				for i := range out {
+					out[i] = byte(r.Uint32())
+				}
+				wantOut := slices.Clone(out)
+				for b := range tc.count * min(tc.n, 1) {
+					DeinterleaveNibbles8(wantOut[b*tc.srcStep:], tc.stride, words[b*tc.dstStep:], tc.n)
+				}
+				if stream {
+					streamed(r, func(s Stream) {
+						s.DeinterleaveNibbles8Grid(out, tc.stride, tc.srcStep, words, tc.dstStep, tc.n, tc.count)
+					})
+				} else {
+					DeinterleaveNibbles8Grid(out, tc.stride, tc.srcStep, words, tc.dstStep, tc.n, tc.count)
+				}
+				if !bytes.Equal(out, wantOut) {
+					t.Fatalf("%s: DeinterleaveNibbles8Grid differs from its blocks", name)
+				}
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"rows short", func() { InterleaveNibbles8Grid(make([]byte, 64), 32, make([]byte, 63), 4, 32, 8, 2) }},
+		{"words short", func() { InterleaveNibbles8Grid(make([]byte, 63), 32, make([]byte, 64), 4, 32, 8, 2) }},
+		{"negative count", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, 32, make([]byte, 64), 32, 8, -1) }},
+		{"huge step", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, math.MaxInt/2, make([]byte, 64), 32, 8, 3) }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
