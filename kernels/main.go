@@ -195,6 +195,7 @@ func (g *gen) file() {
 	g.copyPartsMasked(avx2)
 	g.copyRepMOVSB()
 	g.permuteBlocks()
+	g.transposeNibbles8()
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

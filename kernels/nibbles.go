@@ -495,3 +495,120 @@ func (g *gen) fieldSwap(l *level, k int, x, y, t0, t1 reg.VecPhysical) {
 	g.VPAND(m, y, y)
 	g.VPXOR(t1, y, y)
 }
+
+// transposeNibbles8 emits transposeNibbles8AVX512, which transposes
+// count 8×8 blocks of 4-bit fields (each row 4 bytes, its first field in
+// the high nibble of its first byte):
+//
+//	func(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+//
+// Block b's row r is read from src + b*srcStep + r*srcStride; its column
+// c is written as row c of dst + b*dstStep + c*dstStride. An (8,1) tile
+// of 8 fields and the 8 rows it interleaves (InterleaveNibbles8 of 8
+// fields, and back) are such a transpose of each other. A block goes
+// through one Y register: split into its high and low nibbles, one a
+// byte (Y1, Y0), whose bytes two VPERMI2B gather by the table's first
+// and second 32 indexes into the high and low nibbles of each output
+// byte (Y2, Y3), joined by a shift and an or. table's third 32 bytes are
+// 0x0f. A side whose stride is 4 (its rows one after another) moves with
+// one vector load or store; another, a row at a time (VPINSRD, VPEXTRD):
+// the kernel takes one of three loops, one side at least at stride 4
+// (with neither it returns at once). R9 and R10 address the rows of a
+// strided side.
+func (g *gen) transposeNibbles8() {
+	g.text("transposeNibbles8AVX512", "func(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)")
+	g.params([]string{"dst", "dstStride", "dstStep", "src", "srcStride", "srcStep", "count", "table"}, di, r12, r13, si, r14, bx, cx, ax)
+	y := make([]reg.VecPhysical, 5)
+	for i := range y {
+		y[i] = vec(i, reg.S256)
+	}
+	idxE, idxO, mask := vec(13, reg.S256), vec(14, reg.S256), vec(15, reg.S256)
+	g.VMOVDQU(at(ax, 0), idxE)
+	g.VMOVDQU(at(ax, 32), idxO)
+	g.VMOVDQU(at(ax, 64), mask)
+	for _, srcRows := range []bool{false, true} {
+		for _, dstRows := range []bool{false, true} {
+			if srcRows && dstRows {
+				continue // one side is always an (8,1) tile's words
+			}
+			label := fmt.Sprintf("tn8s%vd%v", srcRows, dstRows)
+			g.CMPQ(r14, imm(4))
+			if srcRows {
+				g.JEQ(operand.LabelRef(label + "next"))
+			} else {
+				g.JNE(operand.LabelRef(label + "next"))
+			}
+			g.CMPQ(r12, imm(4))
+			if dstRows {
+				g.JEQ(operand.LabelRef(label + "next"))
+			} else {
+				g.JNE(operand.LabelRef(label + "next"))
+			}
+			g.Label(label)
+			if srcRows {
+				g.rowsLoad(si, r14, y[0], y[4])
+			} else {
+				g.VMOVDQU(at(si, 0), y[0])
+			}
+			g.VPSRLW(operand.U8(4), y[0], y[1])
+			g.VPANDD(mask, y[1], y[1])
+			g.VPANDD(mask, y[0], y[0])
+			g.VMOVDQA64(idxE, y[2])
+			g.VPERMI2B(y[0], y[1], y[2])
+			g.VMOVDQA64(idxO, y[3])
+			g.VPERMI2B(y[0], y[1], y[3])
+			g.VPSLLW(operand.U8(4), y[2], y[2])
+			g.VPORD(y[2], y[3], y[3])
+			if dstRows {
+				g.rowsStore(di, r12, y[3], y[4])
+			} else {
+				g.VMOVDQU(y[3], at(di, 0))
+			}
+			g.ADDQ(bx, si)
+			g.ADDQ(r13, di)
+			g.loopEnd(label)
+			g.Label(label + "next")
+		}
+	}
+	g.ret() // neither stride 4: no loop
+}
+
+// rowsLoad loads 8 rows of 4 bytes, stride apart from base, into v (rows
+// 0 to 3 in its low half, 4 to 7 by way of t in its high half).
+func (g *gen) rowsLoad(base, stride reg.Register, v, t reg.VecPhysical) {
+	g.rows4(base, stride, v, t, true)
+	g.VINSERTI128(operand.U8(1), t.AsX(), v, v)
+}
+
+// rowsStore stores v as 8 rows of 4 bytes, stride apart from base, as
+// rowsLoad loads them (t the scratch of the high half).
+func (g *gen) rowsStore(base, stride reg.Register, v, t reg.VecPhysical) {
+	g.VEXTRACTI128(operand.U8(1), v, t.AsX())
+	g.rows4(base, stride, v, t, false)
+}
+
+// rows4 moves rows 0 to 3 (X of v) and 4 to 7 (X of t) of 4 bytes,
+// stride apart from base, into the registers (load) or out of them.
+func (g *gen) rows4(base, stride reg.Register, v, t reg.VecPhysical, load bool) {
+	g.LEAQ(atIdx(stride, stride, 2, 0), r10) // 3 × stride
+	for half, x := range []reg.Register{v.AsX(), t.AsX()} {
+		b := base
+		if half == 1 {
+			g.LEAQ(atIdx(base, stride, 4, 0), r9)
+			b = r9
+		}
+		rows := []operand.Mem{at(b, 0), atIdx(b, stride, 1, 0), atIdx(b, stride, 2, 0), atIdx(b, r10, 1, 0)}
+		for i, m := range rows {
+			switch {
+			case load && i == 0:
+				g.VMOVD(m, x)
+			case load:
+				g.VPINSRD(operand.U8(i), m, x, x)
+			case i == 0:
+				g.VMOVD(x, m)
+			default:
+				g.VPEXTRD(operand.U8(i), x, m)
+			}
+		}
+	}
+}

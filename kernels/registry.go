@@ -201,6 +201,14 @@ mask (the rest zero), permutes them by the 64 indexes at table (VPERMB)
 and stores those under mask to dst, then moves src and dst on by step
 bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte under a step's
 mask lies inside both buffers, which do not overlap.`},
+	{name: "transposeNibbles8AVX512", kind: "transposeNibbles8", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} transposes count 8×8 blocks of 4-bit fields, each row 4 bytes
+with its first field in the high nibble of its first byte: row r of
+block b, from src + b*srcStep + r*srcStride, becomes column r of the
+block at dst + b*dstStep, whose row c lies c*dstStride on. An (8,1)
+tile of 8 fields and the 8 rows it interleaves are such a transpose of
+each other. table holds the two VPERMI2B index vectors and 32 bytes of
+0x0f (nibbleTable). Preconditions: AVX-512 VBMI; count ≥ 1; srcStride
+or dstStride 4 (with neither it does nothing); ` + inside + `.`},
 	{name: "copyRepMOVSB", kind: "copyRepMOVSB", flags: []string{"erms"}, doc: `{name} copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes lie
 inside both buffers, which do not overlap.`},
 	{name: "unpack{b}{L}", kind: "unpack", doc: `{name} unpacks n bytes of {b}-bit fields (two to a byte, the first in

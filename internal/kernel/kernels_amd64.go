@@ -266,6 +266,35 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 	return k * chunk
 }
 
+// transposeNibbles8Asm transposes count 8×8 blocks of 4-bit fields with
+// transposeNibbles8AVX512 (its arguments' meaning) and reports true, or
+// reports false where the level in use lacks AVX-512 VBMI.
+func transposeNibbles8Asm(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep, count int) bool {
+	if !useVBMI || count == 0 {
+		return false
+	}
+	transposeNibbles8AVX512(&dst[0], dstStride, dstStep, &src[0], srcStride, srcStep, count, &nibbleTable[0])
+	return true
+}
+
+// nibbleTable is transposeNibbles8AVX512's table. The output byte p of
+// a block holds fields 2m and 2m+1 of column c (c = p/4, m = p%4), that
+// is of rows 2m and 2m+1; field c of row r is the high nibble of input
+// byte 4r + c/2 for an even c, else its low nibble. The first 32 bytes
+// index the high nibbles' field (row 2m), the next 32 the low nibbles'
+// (row 2m+1), both into the input's high nibbles (indexes below 32) or
+// low ones (32 on); the last 32 are 0x0f.
+var nibbleTable = func() (t [96]byte) {
+	for p := range 32 {
+		c, m := p/4, p%4
+		half := byte(32 * (c % 2))
+		t[p] = half + byte(8*m+c/2)
+		t[32+p] = half + byte(8*m+4+c/2)
+		t[64+p] = 0x0f
+	}
+	return t
+}()
+
 // interleaveNibbles8Asm lays out the whole chunks (weaveChunk of bytes
 // of each row) of n fields of 8 packed rows as words with the kernel of
 // the level, the streaming one with a Stream (st) and an aligned dst, and

@@ -12389,6 +12389,118 @@ permb:
 	VZEROUPPER
 	RET
 
+// func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+// Requires: AVX, AVX2, AVX512F, AVX512VBMI, AVX512VL
+TEXT ·transposeNibbles8AVX512(SB), NOSPLIT, $0-64
+	MOVQ    dst+0(FP), DI
+	MOVQ    dstStride+8(FP), R12
+	MOVQ    dstStep+16(FP), R13
+	MOVQ    src+24(FP), SI
+	MOVQ    srcStride+32(FP), R14
+	MOVQ    srcStep+40(FP), BX
+	MOVQ    count+48(FP), CX
+	MOVQ    table+56(FP), AX
+	VMOVDQU (AX), Y13
+	VMOVDQU 32(AX), Y14
+	VMOVDQU 64(AX), Y15
+	CMPQ    R14, $+4
+	JNE     tn8sfalsedfalsenext
+	CMPQ    R12, $+4
+	JNE     tn8sfalsedfalsenext
+
+tn8sfalsedfalse:
+	VMOVDQU   (SI), Y0
+	VPSRLW    $0x04, Y0, Y1
+	VPANDD    Y15, Y1, Y1
+	VPANDD    Y15, Y0, Y0
+	VMOVDQA64 Y13, Y2
+	VPERMI2B  Y0, Y1, Y2
+	VMOVDQA64 Y14, Y3
+	VPERMI2B  Y0, Y1, Y3
+	VPSLLW    $0x04, Y2, Y2
+	VPORD     Y2, Y3, Y3
+	VMOVDQU   Y3, (DI)
+	ADDQ      BX, SI
+	ADDQ      R13, DI
+	DECQ      CX
+	JNZ       tn8sfalsedfalse
+	VZEROUPPER
+	RET
+
+tn8sfalsedfalsenext:
+	CMPQ R14, $+4
+	JNE  tn8sfalsedtruenext
+	CMPQ R12, $+4
+	JEQ  tn8sfalsedtruenext
+
+tn8sfalsedtrue:
+	VMOVDQU      (SI), Y0
+	VPSRLW       $0x04, Y0, Y1
+	VPANDD       Y15, Y1, Y1
+	VPANDD       Y15, Y0, Y0
+	VMOVDQA64    Y13, Y2
+	VPERMI2B     Y0, Y1, Y2
+	VMOVDQA64    Y14, Y3
+	VPERMI2B     Y0, Y1, Y3
+	VPSLLW       $0x04, Y2, Y2
+	VPORD        Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X4
+	LEAQ         (R12)(R12*2), R10
+	VMOVD        X3, (DI)
+	VPEXTRD      $0x01, X3, (DI)(R12*1)
+	VPEXTRD      $0x02, X3, (DI)(R12*2)
+	VPEXTRD      $0x03, X3, (DI)(R10*1)
+	LEAQ         (DI)(R12*4), R9
+	VMOVD        X4, (R9)
+	VPEXTRD      $0x01, X4, (R9)(R12*1)
+	VPEXTRD      $0x02, X4, (R9)(R12*2)
+	VPEXTRD      $0x03, X4, (R9)(R10*1)
+	ADDQ         BX, SI
+	ADDQ         R13, DI
+	DECQ         CX
+	JNZ          tn8sfalsedtrue
+	VZEROUPPER
+	RET
+
+tn8sfalsedtruenext:
+	CMPQ R14, $+4
+	JEQ  tn8struedfalsenext
+	CMPQ R12, $+4
+	JNE  tn8struedfalsenext
+
+tn8struedfalse:
+	LEAQ        (R14)(R14*2), R10
+	VMOVD       (SI), X0
+	VPINSRD     $0x01, (SI)(R14*1), X0, X0
+	VPINSRD     $0x02, (SI)(R14*2), X0, X0
+	VPINSRD     $0x03, (SI)(R10*1), X0, X0
+	LEAQ        (SI)(R14*4), R9
+	VMOVD       (R9), X4
+	VPINSRD     $0x01, (R9)(R14*1), X4, X4
+	VPINSRD     $0x02, (R9)(R14*2), X4, X4
+	VPINSRD     $0x03, (R9)(R10*1), X4, X4
+	VINSERTI128 $0x01, X4, Y0, Y0
+	VPSRLW      $0x04, Y0, Y1
+	VPANDD      Y15, Y1, Y1
+	VPANDD      Y15, Y0, Y0
+	VMOVDQA64   Y13, Y2
+	VPERMI2B    Y0, Y1, Y2
+	VMOVDQA64   Y14, Y3
+	VPERMI2B    Y0, Y1, Y3
+	VPSLLW      $0x04, Y2, Y2
+	VPORD       Y2, Y3, Y3
+	VMOVDQU     Y3, (DI)
+	ADDQ        BX, SI
+	ADDQ        R13, DI
+	DECQ        CX
+	JNZ         tn8struedfalse
+	VZEROUPPER
+	RET
+
+tn8struedfalsenext:
+	VZEROUPPER
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

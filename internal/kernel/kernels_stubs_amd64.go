@@ -1561,6 +1561,19 @@ func copyRepMOVSB(dst *byte, src *byte, n int)
 //go:noescape
 func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
 
+// transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
+// each row 4 bytes with its first field in the high nibble of its first
+// byte: row r of block b, from src + b*srcStep + r*srcStride, becomes
+// column r of the block at dst + b*dstStep, whose row c lies c*dstStride
+// on. An (8,1) tile of 8 fields and the 8 rows it interleaves are such a
+// transpose of each other. table holds the two VPERMI2B index vectors and
+// 32 bytes of 0x0f (nibbleTable). Preconditions: AVX-512 VBMI; count ≥
+// 1; srcStride or dstStride 4 (with neither it does nothing); every byte
+// read and written lies inside the caller's slices.
+//
+//go:noescape
+func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+
 // unpack4AVX2 unpacks n bytes of 4-bit fields (two to a byte, the first in
 // the high nibble) from src into 2n bytes at dst, one field a byte: the
 // bits under mask, sign-extended from the bit sign (0 for zero-extended).
@@ -2071,6 +2084,7 @@ const (
 	asmCopyParts
 	asmCopyPartsMasked
 	asmPermuteBlocks
+	asmTransposeNibbles8
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
@@ -2255,6 +2269,7 @@ const (
 	idCopyPartsMaskedAVX2
 	idCopyRepMOVSB
 	idPermuteBlocksAVX512
+	idTransposeNibbles8AVX512
 	idUnpack4AVX2
 	idPack4AVX2
 	idSplitFields1NTPrefetchAVX512
@@ -2447,6 +2462,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyPartsMaskedAVX2:              {name: "copyPartsMaskedAVX2", fn: copyPartsMaskedAVX2, kind: asmCopyPartsMasked, level: levelAVX2, flags: asmStream},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
+	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},
 	idPack4AVX2:                        {name: "pack4AVX2", fn: pack4AVX2, kind: asmPack, level: levelAVX2, bits: 4},
 	idSplitFields1NTPrefetchAVX512:     {name: "splitFields1NTPrefetchAVX512", fn: splitFields1NTPrefetchAVX512, kind: asmSplitFields, level: levelAVX512, bits: 1, flags: asmStream | asmVBMI},

@@ -154,7 +154,9 @@ func (s Stream) DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n in
 // InterleaveNibbles8Grid is InterleaveNibbles8 on count blocks at once:
 // block b reads its 8 rows from src[b*srcStep:] and writes its n words
 // to dst[b*dstStep:]. A walk of small (8,1) tiles (T(8,8)E(4), 8 fields
-// a block) spent more in a call per block than in the fields.
+// a block) spent more in a call per block than in the fields. Blocks of
+// 8 fields, 8×8 transposes of nibbles, take one kernel call where the
+// level has AVX-512 VBMI (through the caches, also with a Stream).
 func InterleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
 	interleaveNibbles8Grid(dst, dstStep, src, srcStride, srcStep, n, count, nil)
 }
@@ -167,7 +169,7 @@ func (s Stream) InterleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcS
 
 func interleaveNibbles8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int, st *Stream) {
 	checkNibbleGrid(src, srcStride, srcStep, dst, dstStep, n, count)
-	if n == 0 {
+	if n == 0 || n == 8 && transposeNibbles8Asm(dst, 4, dstStep, src, srcStride, srcStep, count) {
 		return
 	}
 	for b := range count {
@@ -190,7 +192,7 @@ func (s Stream) DeinterleaveNibbles8Grid(dst []byte, dstStride, dstStep int, src
 
 func deinterleaveNibbles8Grid(dst []byte, dstStride, dstStep int, src []byte, srcStep, n, count int, st *Stream) {
 	checkNibbleGrid(dst, dstStride, dstStep, src, srcStep, n, count)
-	if n == 0 {
+	if n == 0 || n == 8 && transposeNibbles8Asm(dst, dstStride, dstStep, src, 4, srcStep, count) {
 		return
 	}
 	for b := range count {
