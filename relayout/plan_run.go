@@ -506,6 +506,8 @@ func (w *walker) gridLoops() int {
 		return 2
 	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun, w.runGrid():
 		return 1
+	case w.rows8 != nil && w.rows8.direct:
+		return 1 // rows8Walk.blockGrid
 	}
 	return 0
 }

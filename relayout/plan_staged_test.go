@@ -432,6 +432,10 @@ func TestStagedRows8Grids(t *testing.T) {
 		{"u4[5,48,40]{2,1,0:T(8,8)E(4)}", "u4[5,48,40]{1,2,0:E(4)}"},
 		// Padding: 21 rows, the last tile row holding 5.
 		{"u4[21,256]{1,0:T(8,8)E(4)}", "u4[21,256]{1,0:T(8,128)(8,1)E(4)}"},
+		// Columns that end in partial tiles: the rows' whole tiles go as
+		// a grid (a corner), the rest a tile at a time.
+		{"u4[21,200]{1,0:T(8,8)E(4)}", "u4[21,200]{1,0:T(8,128)(8,1)E(4)}"},
+		{"s4[3,2,16,101]{3,2,1,0:T(8,128)(8,1)E(4)}", "s4[3,2,16,101]{3,2,1,0:T(8,8)E(4)}"},
 	} {
 		checkSlabPath(t, 5, tc.from, tc.to, "no grid of (8,1) tiles", func(st *staged) int64 { return st.grids.Load() })
 	}
