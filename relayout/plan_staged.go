@@ -194,7 +194,11 @@ func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
 		return nil
 	}
 
-	if ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
+	// Direct slabs cut along the source's rows (the kernel's, each a
+	// run of a source row: 4 rows of 21309696 fields to (8,1) tiles)
+	// read a run of each row; they unpack nothing.
+	runs := sl.direct && l == mid.outer && l.src == 1 && len(mid.loops) == 0
+	if !runs && ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
 		if st.unpack {
 			return nil
 		}

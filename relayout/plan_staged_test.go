@@ -344,6 +344,9 @@ func TestStagedPartialTiles(t *testing.T) {
 		{"s4[3,3,5,2,95]{4,1,0,2,3:E(4)}", "s4[3,3,5,2,95]{4,1,2,3,0:T(8,128)(8,1)E(4)}"},
 		// 20 rows: the third tile holds 4.
 		{"u4[20,256]{1,0:E(4)}", "u4[20,256]{1,0:T(8,128)(8,1)E(4)}"},
+		// Rows far apart, so that a slab spans the source: direct
+		// slabs read a run of each row all the same.
+		{"u4[4,4096]{1,0:E(4)}", "u4[4,4096]{1,0:T(8,128)(8,1)E(4)}"},
 		// One byte a value on the source side (PackRows8).
 		{"u4[20,256]{1,0}", "u4[20,256]{1,0:T(8,128)(8,1)E(4)}"},
 		{"s4[2,5,300]{2,1,0}", "s4[2,5,300]{2,1,0:T(8,128)(8,1)E(4)}"},
