@@ -130,8 +130,12 @@ type walkPlan struct {
 	partHeld   bool
 	splitOuter bool // Threads and RunRange split the kernel's rows, not loops[0]
 
-	mode    planMode
-	dims    []pdim  // planner dimensions: logical ones, then the destination's prepended ones
+	mode planMode
+	dims []pdim // planner dimensions: logical ones, then the destination's prepended ones
+	// folded, in a walk that unmerged cut (for a blocked plan), is the
+	// dim whose merged loop each of the last len(folded) dims came out
+	// of: the full dims folded into it, as one.
+	folded  []int
 	loops   []ploop // the outer loops, outermost first
 	kern    kernelKind
 	outer   *ploop       // the kernel's outer loop (rows), nil for a single row
@@ -144,7 +148,7 @@ type walkPlan struct {
 	tail    [2]int64     // destination elements [tail[0], tail[1]) are tail padding
 	spans   [][]dimSpan  // per loop level: what each dim below must hold for a dense box
 	why     []string     // explanation lines for String
-	walkers sync.Pool    // walkers that Runs are done with (newWalker)
+	walkers *sync.Pool   // walkers that Runs are done with (newWalker); shared by unmerged's copy
 }
 
 // compiled returns p's executor, or for a plan that copies the buffer
@@ -318,7 +322,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 // newWalkPlan returns a walk for p, not yet built, with padding element
 // pat; widens says whether build may widen.
 func newWalkPlan(p *Plan, pat []byte, widens bool) *walkPlan {
-	return &walkPlan{header: &p.header, pat: pat, widens: widens, unit: 1, step: 1,
+	return &walkPlan{header: &p.header, pat: pat, widens: widens, unit: 1, step: 1, walkers: new(sync.Pool),
 		width: int64(p.to.dtype.ByteWidth()),
 		tail:  [2]int64{product(p.tm.PhysicalDims()), p.tm.Elements()}}
 }

@@ -255,11 +255,7 @@ func newBlocked(w *walkPlan) *blocked {
 	if w.mode != modeStrided || w.swap != nil || w.step != 1 || w.part != 0 || w.unit != 1 {
 		return nil
 	}
-	all := slices.Clone(w.loops)
-	if w.outer != nil {
-		all = append(all, *w.outer)
-	}
-	all = append(all, w.inner)
+	w, all := w.unmerged()
 	for _, l := range all {
 		if l.scale != 1 || l.size < 1 {
 			return nil
@@ -271,6 +267,41 @@ func newBlocked(w *walkPlan) *blocked {
 		}
 	}
 	return nil
+}
+
+// unmerged returns w's loops, outermost first, then its kernel's, with
+// each merged loop (scale > 1: full dims folded into the loop of a dim)
+// cut back into the loop of its dim and one of the dims folded in, and
+// the walk they belong to: w, or where it cut, a copy of w whose dims
+// go on with one for each such loop (the folded dims, full, as one).
+// The blocks count a dim's values by its loops' weights, which a merged
+// loop's do not: s8[128,128,48,17,3] to {0,2,1,4,3:T(8,128)(4,1)},
+// whose kernel rows fold d4 into d3, walked blocks of 4 bytes a row.
+func (w *walkPlan) unmerged() (*walkPlan, []ploop) {
+	all := slices.Clone(w.loops)
+	if w.outer != nil {
+		all = append(all, *w.outer)
+	}
+	all = append(all, w.inner)
+	if !slices.ContainsFunc(all, func(l ploop) bool { return l.scale > 1 }) {
+		return w, all
+	}
+	c := *w
+	c.dims = slices.Clone(w.dims)
+	var cut []ploop
+	for _, l := range all {
+		if l.scale <= 1 || l.w != 1 || l.size%l.scale != 0 {
+			cut = append(cut, l)
+			continue
+		}
+		d := len(c.dims)
+		c.dims = append(c.dims, pdim{n: l.scale, e: l.scale})
+		c.folded = append(c.folded, l.dim)
+		cut = append(cut,
+			ploop{dim: l.dim, w: 1, size: l.size / l.scale, scale: 1, dst: l.dst * l.scale, src: l.src * l.scale},
+			ploop{dim: d, w: 1, size: l.scale, scale: 1, dst: l.dst, src: l.src})
+	}
+	return &c, cut
 }
 
 // blockOf builds a blocked plan whose block gives each side runs of

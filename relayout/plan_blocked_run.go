@@ -346,6 +346,9 @@ func (b *blocked) explain(bld *strings.Builder) {
 		b.elems, b.elems*b.width)
 	b.explainDims(bld)
 	bld.WriteString("\n")
+	for i, d := range b.folded {
+		fmt.Fprintf(bld, "  d%d: the full dims that d%d's loop of the walk merged in, as one dim\n", len(b.dims)-len(b.folded)+i, d)
+	}
 	digit := func(l ploop) string {
 		return fmt.Sprintf("d%d weight %d ×%d  dst %d  src %d", l.dim, l.w, l.size, l.dst, l.src)
 	}

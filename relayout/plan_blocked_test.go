@@ -101,6 +101,11 @@ func TestBlockedChosen(t *testing.T) {
 		{"f16[150,103,34,4]{2,0,3,1:T(8,8)}", "f16[150,103,34,4]{0,3,2,1:T(4,128)}", false},
 		// Streamed (28 MiB): the same 4-byte rows.
 		{"s8[505,128,214]{2,1,0}", "s8[505,128,214]{0,1,2:T(8,128)(4,1)}", true},
+		// Kernel rows that merge d4 into d3 (a loop of scale 3), and an
+		// outer loop that merges d2 into d0: blocked all the same, the
+		// loops cut back (unmerged).
+		{"s8[128,128,48,17,3]{4,3,2,1,0}", "s8[128,128,48,17,3]{0,2,1,4,3:T(8,128)(4,1)}", true},
+		{"u8[3,128,4,288,90]{4,3,2,0,1:T(8,128)(4,1)}", "u8[3,128,4,288,90]{3,1,4,2,0:T(8,128)(4,1)}", true},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)
@@ -113,6 +118,35 @@ func TestBlockedChosen(t *testing.T) {
 		}
 		if got && !strings.Contains(p.String(), "mode: blocked") {
 			t.Errorf("%s -> %s: String does not say the plan is blocked\n%s", c.from, c.to, p)
+		}
+	}
+}
+
+// TestBlockedUnmerged runs walks whose loops merge full dims into
+// another's (scale > 1), blocked, against the reference, and checks that
+// the blocks cut those loops back (walkPlan.unmerged) and say so.
+func TestBlockedUnmerged(t *testing.T) {
+	for _, c := range [][2]string{
+		{"s8[8,16,48,17,3]{4,3,2,1,0}", "s8[8,16,48,17,3]{0,2,1,4,3:T(8,128)(4,1)}"},
+		{"u8[3,8,4,40,90]{4,3,2,0,1:T(8,128)(4,1)}", "u8[3,8,4,40,90]{3,1,4,2,0:T(8,128)(4,1)}"},
+		{"f32[6,5,7,64]{3,2,1,0}", "f32[6,5,7,64]{1,0,3,2:T(8,128)}"},
+	} {
+		from, to := parsePair(t, c[0], c[1])
+		for _, threads := range []int{1, 3} {
+			opts := Options{Threads: threads, Pad: PadWith(3), forceBlocked: true}
+			var plan *Plan
+			checkPairWith(t, 7, from, to, opts, -1, func(p *Plan) {
+				plan = p
+				p.parallelMin = 0
+			})
+			b, ok := plan.exec.(*blocked)
+			if !ok || len(b.folded) == 0 {
+				t.Errorf("%s -> %s: no blocked plan of loops cut back\n%s", c[0], c[1], plan)
+				continue
+			}
+			if !strings.Contains(plan.String(), "the full dims that") {
+				t.Errorf("%s -> %s: String does not say which dims the blocks cut out\n%s", c[0], c[1], plan)
+			}
 		}
 	}
 }
