@@ -249,6 +249,25 @@ func block2(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1
 
 func block1(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1 int) {
 	j := j0
+	if i1-i0 == 4 {
+		// Four rows: the 4 bytes of each of 8 source rows, a word
+		// each, are a 4×8 matrix of bytes, which transposeBytes4 turns
+		// as two 4×4 ones (columns j..j+3 in the low halves, j+4..j+7
+		// in the high). The (4,1) tiles of 8-bit types, untiled, take
+		// such blocks, 4 rows of many columns.
+		for ; j+8 <= j1; j += 8 {
+			var r [4]uint64
+			for k := range r {
+				lo := *(*uint32)(unsafe.Add(sp, (j+k)*ss+i0))
+				hi := *(*uint32)(unsafe.Add(sp, (j+k+4)*ss+i0))
+				r[k] = uint64(lo) | uint64(hi)<<32
+			}
+			r[0], r[1], r[2], r[3] = transposeBytes4(r[0], r[1], r[2], r[3])
+			for k, v := range r {
+				*(*uint64)(unsafe.Add(dp, (i0+k)*ds+j)) = v
+			}
+		}
+	}
 	for ; j+8 <= j1; j += 8 {
 		var s [8]unsafe.Pointer
 		for k := range s {
