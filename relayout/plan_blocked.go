@@ -135,7 +135,13 @@ const tinyBlocksElems = 32
 //   - source rows (16 bytes of each of 8 rows 3804 bytes apart) past the
 //     caches for a transpose that the walk reads on along only after
 //     more lines than the L2 keeps for it (linesKept): each line comes
-//     from memory as many times.
+//     from memory as many times; or, in arrays that outgrow the L2,
+//     where more than crowdedRows of them share a set of the L1 (4
+//     bytes of each of 384 rows 64 KiB apart, an 8-bit (4,1) tile's
+//     words untiled), of elements of 1 or 2 bytes: the walk comes back
+//     to them at once, but they have left the caches, whose sets they
+//     crowd. (Of 4-byte elements, such walks ran as fast as their
+//     blocked plans or faster: relayout bench, docs/perf.)
 func (w *walkPlan) tinyBlocks() bool {
 	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
 		return false
@@ -154,7 +160,13 @@ func (w *walkPlan) tinyBlocks() bool {
 			return true
 		}
 	}
-	return w.transposePast() && l.src != srcRow && o.size*w.width <= tinyRowBytes && w.linesBack(srcOf, srcRow, l.size) > linesKept()
+	if l.src == srcRow || o.size*w.width > tinyRowBytes {
+		return false
+	}
+	if w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && rowsPerSet(l.src*w.width, l.size) > crowdedRows {
+		return true
+	}
+	return w.transposePast() && w.linesBack(srcOf, srcRow, l.size) > linesKept()
 }
 
 // linesBack returns how many bytes of lines a walk whose steps touch

@@ -101,6 +101,11 @@ func TestBlockedChosen(t *testing.T) {
 		{"f16[150,103,34,4]{2,0,3,1:T(8,8)}", "f16[150,103,34,4]{0,3,2,1:T(4,128)}", false},
 		// Streamed (28 MiB): the same 4-byte rows.
 		{"s8[505,128,214]{2,1,0}", "s8[505,128,214]{0,1,2:T(8,128)(4,1)}", true},
+		// 4 bytes of each of 384 source rows 64 KiB apart, which the
+		// next step goes on along but which crowd one set of the L1: 1-
+		// byte elements blocked, 4-byte ones not.
+		{"s8[252,181,384,1]{1,0,3,2:T(8,128)(4,1)}", "s8[252,181,384,1]{3,2,1,0}", true},
+		{"s32[256,1,81,512]{2,0,3,1:T(16,128)}", "s32[256,1,81,512]{3,2,1,0:T(4,128)}", false},
 		// Kernel rows that merge d4 into d3 (a loop of scale 3), and an
 		// outer loop that merges d2 into d0: blocked all the same, the
 		// loops cut back (unmerged).
