@@ -143,6 +143,9 @@ const tinyBlocksElems = 32
 //     crowd. (Of 4-byte elements, such walks ran as fast as their
 //     blocked plans or faster: relayout bench, docs/perf.)
 func (w *walkPlan) tinyBlocks() bool {
+	if w.tinyRuns() {
+		return true
+	}
 	if w.mode != modeStrided || w.kern != kernTranspose || w.outer == nil {
 		return false
 	}
@@ -167,6 +170,20 @@ func (w *walkPlan) tinyBlocks() bool {
 		return true
 	}
 	return w.transposePast() && w.linesBack(srcOf, srcRow, l.size) > linesKept()
+}
+
+// tinyRuns reports whether the walk copies runs of tinyRowBytes or less
+// from source rows apart, in arrays that outgrow the L2: a few bytes of
+// a line a run, the walk back to the rest only many runs later (s4
+// [128,325,138,21] to T(8,8)E(4) tiles, whose byte plan copies 8 bytes
+// of each of 8 source rows 873600 bytes apart a call). Runs from
+// source rows one after another (T(8,8) tiles untiled) ran faster
+// walked (relayout bench, docs/perf).
+func (w *walkPlan) tinyRuns() bool {
+	if w.mode != modeStrided || w.kern != kernRun || w.outer == nil || w.dstBytes+w.srcBytes < 2*linesKept() {
+		return false
+	}
+	return w.inner.size*w.width <= tinyRowBytes && w.outer.src != w.inner.size*w.step
 }
 
 // linesBack returns how many bytes of lines a walk whose steps touch

@@ -157,8 +157,8 @@ func TestBlockedUnmerged(t *testing.T) {
 }
 
 // TestStagedBlocked checks which byte plans of packed pairs run
-// blocked: one that runs whole may, one whose slabs read its loops may
-// not.
+// blocked: one that runs whole may (tiny blocks, or tiny runs from rows
+// apart), one whose slabs read its loops may not.
 func TestStagedBlocked(t *testing.T) {
 	for _, c := range []struct {
 		from, to string
@@ -167,6 +167,11 @@ func TestStagedBlocked(t *testing.T) {
 		{"u4[63,2,930,768]{3,2,1,0:T(8,128)(8,1)E(4)}", "u4[63,2,930,768]{0,3,2,1:T(8,128)(8,1)E(4)}", true},
 		{"s4[4821,2560,3]{0,2,1:E(4)}", "s4[4821,2560,3]{2,1,0:T(8,8)E(4)}", false},             // its rows go on from step to step
 		{"s4[128,19,128,128,3]{4,3,2,1,0:E(4)}", "s4[128,19,128,128,3]{1,4,2,3,0:E(4)}", false}, // slabs
+		// A run copy of 8 bytes of each of 8 source rows 873600 bytes
+		// apart a call (tinyRuns); runs of rows one after another stay
+		// a walk.
+		{"s4[128,325,138,21]{3,1,0,2:L(1024)E(4)}", "s4[128,325,138,21]{3,2,1,0:T(8,8)E(4)}", true},
+		{"s4[3,128,909,173]{3,2,1,0:T(8,8)E(4)}", "s4[3,128,909,173]{3,2,1,0:E(4)}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		p, err := Compile(from, to, nil)
@@ -273,5 +278,24 @@ func TestBlockedRunAllocations(t *testing.T) {
 	dst := make([]byte, p.DestinationSize())
 	if n := testing.AllocsPerRun(20, func() { p.Run(dst, src) }); n != 0 {
 		t.Errorf("%v allocations a Run\n%s", n, p)
+	}
+}
+
+// TestTinyRunsBlocked runs a packed pair whose byte plan copies runs of
+// 8 bytes from source rows apart (tinyRuns), its byte plan blocked,
+// against the reference, on one and three threads.
+func TestTinyRunsBlocked(t *testing.T) {
+	from, to := parsePair(t, "s4[16,25,18,21]{3,1,0,2:L(1024)E(4)}", "s4[16,25,18,21]{3,2,1,0:T(8,8)E(4)}")
+	for _, threads := range []int{1, 3} {
+		opts := Options{Threads: threads, Pad: PadWith(2), forceBlocked: true}
+		var plan *Plan
+		checkPairWith(t, 9, from, to, opts, -1, func(p *Plan) { plan = p })
+		st := plan.stages()
+		if st == nil {
+			t.Fatalf("not staged:\n%s", plan)
+		}
+		if b, ok := st.mid.exec.(*blocked); !ok || b.kern != kernRun {
+			t.Errorf("the byte plan is not a blocked run copy:\n%s", plan)
+		}
 	}
 }
