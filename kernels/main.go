@@ -196,6 +196,7 @@ func (g *gen) file() {
 	g.copyRepMOVSB()
 	g.permuteBlocks()
 	g.transposeNibbles8()
+	g.packRows8x8()
 	g.unpack4()
 	g.pack4()
 	for _, bits := range []int{1, 2, 4} {

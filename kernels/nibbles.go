@@ -612,3 +612,56 @@ func (g *gen) rows4(base, stride reg.Register, v, t reg.VecPhysical, load bool) 
 		}
 	}
 }
+
+// packRows8x8 emits packRows8x8AVX512, PackRows8 of 8 fields on count
+// blocks at once:
+//
+//	func(dst *byte, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+//
+// Block b reads 8 bytes of each of 8 rows, row r from src + b*srcStep +
+// r*srcStride (one 4-bit value a byte, its low nibble), and writes 8
+// words of (8,1) fields to dst + b*dstStep. The rows go into one Z
+// register (two to an X, VPINSRQ, VINSERTI64X2), byte 8r+j the value of
+// row r at column j; kept to their low nibbles, two VPERMB by the
+// table's first and second 64 indexes gather the values of the even and
+// the odd rows into output order, joined by a shift and an or. table's
+// third 64 bytes are 0x0f (packRowsTable).
+func (g *gen) packRows8x8() {
+	g.text("packRows8x8AVX512", "func(dst *byte, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)")
+	g.params([]string{"dst", "dstStep", "src", "srcStride", "srcStep", "count", "table"}, di, r13, si, r14, bx, cx, ax)
+	z := avx512.vs(0, 4)
+	idxE, idxO, mask := avx512.v(29), avx512.v(30), avx512.v(31)
+	g.VMOVDQU64(at(ax, 0), idxE)
+	g.VMOVDQU64(at(ax, 64), idxO)
+	g.VMOVDQU64(at(ax, 128), mask)
+	g.LEAQ(atIdx(r14, r14, 2, 0), r10) // 3 × srcStride
+	g.Label("pr8")
+	g.LEAQ(atIdx(si, r14, 4, 0), r9) // row 4
+	for pair := range 4 {
+		b := si
+		if pair >= 2 {
+			b = r9
+		}
+		r0 := (pair % 2) * 2 // the pair's first row past b
+		x := z[pair].AsX()
+		first := at(b, 0)
+		second := atIdx(b, r14, 1, 0)
+		if r0 == 2 {
+			first, second = atIdx(b, r14, 2, 0), atIdx(b, r10, 1, 0)
+		}
+		g.VMOVQ(first, x)
+		g.VPINSRQ(operand.U8(1), second, x, x)
+	}
+	for i := 1; i < 4; i++ {
+		g.VINSERTI64X2(operand.U8(i), z[i].AsX(), z[0], z[0])
+	}
+	g.VPANDQ(mask, z[0], z[0])
+	g.VPERMB(z[0], idxE, z[1])
+	g.VPERMB(z[0], idxO, z[2])
+	g.VPSLLW(operand.U8(4), z[1], z[1])
+	g.VPORQ(z[1], z[2], z[2])
+	g.VMOVDQU(z[2].AsY(), at(di, 0))
+	g.ADDQ(bx, si)
+	g.ADDQ(r13, di)
+	g.loopEnd("pr8")
+}

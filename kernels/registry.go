@@ -209,6 +209,11 @@ tile of 8 fields and the 8 rows it interleaves are such a transpose of
 each other. table holds the two VPERMI2B index vectors and 32 bytes of
 0x0f (nibbleTable). Preconditions: AVX-512 VBMI; count ≥ 1; srcStride
 or dstStride 4 (with neither it does nothing); ` + inside + `.`},
+	{name: "packRows8x8AVX512", kind: "packRows8x8", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} is PackRows8 of 8 fields on count blocks: block b reads 8
+bytes of each of 8 rows, row r from src + b*srcStep + r*srcStride, and
+writes their 8 words of (8,1) fields to dst + b*dstStep. table holds
+the two VPERMB index vectors and 64 bytes of 0x0f (packRowsTable).
+Preconditions: AVX-512 VBMI; count ≥ 1; ` + inside + `.`},
 	{name: "copyRepMOVSB", kind: "copyRepMOVSB", flags: []string{"erms"}, doc: `{name} copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes lie
 inside both buffers, which do not overlap.`},
 	{name: "unpack{b}{L}", kind: "unpack", doc: `{name} unpacks n bytes of {b}-bit fields (two to a byte, the first in

@@ -277,6 +277,35 @@ func transposeNibbles8Asm(dst []byte, dstStride, dstStep int, src []byte, srcStr
 	return true
 }
 
+// packRows8x8Asm packs count blocks of 8 fields of 8 byte rows into
+// (8,1) words with packRows8x8AVX512 (its arguments' meaning) and
+// reports true, or reports false where the level in use lacks AVX-512
+// VBMI.
+func packRows8x8Asm(dst []byte, dstStep int, src []byte, srcStride, srcStep, count int) bool {
+	if !useVBMI || count == 0 {
+		return false
+	}
+	packRows8x8AVX512(&dst[0], dstStep, &src[0], srcStride, srcStep, count, &packRowsTable[0])
+	return true
+}
+
+// packRowsTable is packRows8x8AVX512's table. Output byte p of a block
+// (word j = p/4, its byte m = p%4) holds the values of rows 2m (high
+// nibble) and 2m+1 at column j, input bytes 8·2m + j and 8·(2m+1) + j:
+// the first 64 bytes index the former, the next 64 the latter (those
+// past 32 unused), the last 64 are 0x0f.
+var packRowsTable = func() (t [192]byte) {
+	for p := range 32 {
+		j, m := p/4, p%4
+		t[p] = byte(16*m + j)
+		t[64+p] = byte(16*m + 8 + j)
+	}
+	for i := 128; i < 192; i++ {
+		t[i] = 0x0f
+	}
+	return t
+}()
+
 // nibbleTable is transposeNibbles8AVX512's table. The output byte p of
 // a block holds fields 2m and 2m+1 of column c (c = p/4, m = p%4), that
 // is of rows 2m and 2m+1; field c of row r is the high nibble of input

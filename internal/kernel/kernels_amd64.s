@@ -12501,6 +12501,47 @@ tn8struedfalsenext:
 	VZEROUPPER
 	RET
 
+// func packRows8x8AVX512(dst *byte, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VBMI
+TEXT ·packRows8x8AVX512(SB), NOSPLIT, $0-56
+	MOVQ      dst+0(FP), DI
+	MOVQ      dstStep+8(FP), R13
+	MOVQ      src+16(FP), SI
+	MOVQ      srcStride+24(FP), R14
+	MOVQ      srcStep+32(FP), BX
+	MOVQ      count+40(FP), CX
+	MOVQ      table+48(FP), AX
+	VMOVDQU64 (AX), Z29
+	VMOVDQU64 64(AX), Z30
+	VMOVDQU64 128(AX), Z31
+	LEAQ      (R14)(R14*2), R10
+
+pr8:
+	LEAQ         (SI)(R14*4), R9
+	VMOVQ        (SI), X0
+	VPINSRQ      $0x01, (SI)(R14*1), X0, X0
+	VMOVQ        (SI)(R14*2), X1
+	VPINSRQ      $0x01, (SI)(R10*1), X1, X1
+	VMOVQ        (R9), X2
+	VPINSRQ      $0x01, (R9)(R14*1), X2, X2
+	VMOVQ        (R9)(R14*2), X3
+	VPINSRQ      $0x01, (R9)(R10*1), X3, X3
+	VINSERTI64X2 $0x01, X1, Z0, Z0
+	VINSERTI64X2 $0x02, X2, Z0, Z0
+	VINSERTI64X2 $0x03, X3, Z0, Z0
+	VPANDQ       Z31, Z0, Z0
+	VPERMB       Z0, Z29, Z1
+	VPERMB       Z0, Z30, Z2
+	VPSLLW       $0x04, Z1, Z1
+	VPORQ        Z1, Z2, Z2
+	VMOVDQU      Y2, (DI)
+	ADDQ         BX, SI
+	ADDQ         R13, DI
+	DECQ         CX
+	JNZ          pr8
+	VZEROUPPER
+	RET
+
 // func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 // Requires: AVX, AVX2
 TEXT ·unpack4AVX2(SB), NOSPLIT, $0-26

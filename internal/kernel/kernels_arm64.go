@@ -364,6 +364,12 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 // 8 packed rows as words with the NEON kernel and returns how many fields
 // it did; deinterleaveNibbles8Asm lays them out as rows again. st
 // changes nothing (see packRows8Asm).
+// packRows8x8Asm has no kernel here: the grids of 8-field blocks take
+// the generic code.
+func packRows8x8Asm(dst []byte, dstStep int, src []byte, srcStride, srcStep, count int) bool {
+	return false
+}
+
 // transposeNibbles8Asm has no kernel here: the grids of 8-field (8,1)
 // tiles take the generic code.
 func transposeNibbles8Asm(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep, count int) bool {

@@ -57,6 +57,12 @@ func unpackRows8Asm(dst []byte, dstStride int, src []byte, n int, mask, sign byt
 
 // interleaveNibbles8Asm and deinterleaveNibbles8Asm have no kernel here:
 // they do none of the fields.
+// packRows8x8Asm has no kernel here: the grids of 8-field blocks take
+// the generic code.
+func packRows8x8Asm(dst []byte, dstStep int, src []byte, srcStride, srcStep, count int) bool {
+	return false
+}
+
 // transposeNibbles8Asm has no kernel here: the grids of 8-field (8,1)
 // tiles take the generic code.
 func transposeNibbles8Asm(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep, count int) bool {

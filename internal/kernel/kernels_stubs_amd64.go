@@ -1574,6 +1574,16 @@ func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps i
 //go:noescape
 func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
 
+// packRows8x8AVX512 is PackRows8 of 8 fields on count blocks: block b
+// reads 8 bytes of each of 8 rows, row r from src + b*srcStep +
+// r*srcStride, and writes their 8 words of (8,1) fields to dst +
+// b*dstStep. table holds the two VPERMB index vectors and 64 bytes of 0x0f
+// (packRowsTable). Preconditions: AVX-512 VBMI; count ≥ 1; every byte
+// read and written lies inside the caller's slices.
+//
+//go:noescape
+func packRows8x8AVX512(dst *byte, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
+
 // unpack4AVX2 unpacks n bytes of 4-bit fields (two to a byte, the first in
 // the high nibble) from src into 2n bytes at dst, one field a byte: the
 // bits under mask, sign-extended from the bit sign (0 for zero-extended).
@@ -2085,6 +2095,7 @@ const (
 	asmCopyPartsMasked
 	asmPermuteBlocks
 	asmTransposeNibbles8
+	asmPackRows8x8
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
@@ -2270,6 +2281,7 @@ const (
 	idCopyRepMOVSB
 	idPermuteBlocksAVX512
 	idTransposeNibbles8AVX512
+	idPackRows8x8AVX512
 	idUnpack4AVX2
 	idPack4AVX2
 	idSplitFields1NTPrefetchAVX512
@@ -2463,6 +2475,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
+	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},
 	idPack4AVX2:                        {name: "pack4AVX2", fn: pack4AVX2, kind: asmPack, level: levelAVX2, bits: 4},
 	idSplitFields1NTPrefetchAVX512:     {name: "splitFields1NTPrefetchAVX512", fn: splitFields1NTPrefetchAVX512, kind: asmSplitFields, level: levelAVX512, bits: 1, flags: asmStream | asmVBMI},

@@ -151,6 +151,36 @@ func (s Stream) DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n in
 	}
 }
 
+// PackRows8Grid is PackRows8 on count blocks at once: block b reads its
+// 8 rows from src[b*srcStep:] and writes its n words to
+// dst[b*dstStep:]. Blocks of 8 fields (T(8,8)E(4) tiles packed from
+// byte rows) take one kernel call where the level has AVX-512 VBMI.
+func PackRows8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
+	packRows8Grid(dst, dstStep, src, srcStride, srcStep, n, count, nil)
+}
+
+// PackRows8Grid is PackRows8Grid (the function) with s's stores.
+func (s Stream) PackRows8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
+	packRows8Grid(dst, dstStep, src, srcStride, srcStep, n, count, &s)
+}
+
+func packRows8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int, st *Stream) {
+	if n < 0 || n > math.MaxInt/8 || count < 0 {
+		panic(fmt.Sprintf("tilecopy: %d blocks of %d fields a row", count, n))
+	}
+	if count == 0 || n == 0 {
+		return
+	}
+	checkBlocks("source", src, 1, 0, count, srcStep, 8, srcStride, n)
+	checkBlocks("destination", dst, 1, 0, count, dstStep, 1, 0, 4*n)
+	if n == 8 && packRows8x8Asm(dst, dstStep, src, srcStride, srcStep, count) {
+		return
+	}
+	for b := range count {
+		packRows8Fast(dst[b*dstStep:], src[b*srcStep:], srcStride, n, st)
+	}
+}
+
 // InterleaveNibbles8Grid is InterleaveNibbles8 on count blocks at once:
 // block b reads its 8 rows from src[b*srcStep:] and writes its n words
 // to dst[b*dstStep:]. A walk of small (8,1) tiles (T(8,8)E(4), 8 fields

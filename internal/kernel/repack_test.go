@@ -559,3 +559,66 @@ func TestNibbles8Grid(t *testing.T) {
 		}()
 	}
 }
+
+// TestPackRows8Grid runs PackRows8Grid at every level, in guarded
+// buffers, against PackRows8 on each block, streaming and not: blocks
+// of 8 fields (the AVX-512 VBMI kernel's) at several strides and steps,
+// values with their high nibbles set (sign-extended), longer blocks, and
+// bad arguments.
+func TestPackRows8Grid(t *testing.T) {
+	tests := []struct{ n, stride, srcStep, dstStep, count int }{
+		{8, 8, 64, 32, 1},
+		{8, 8, 64, 32, 29},
+		{8, 1054, 8, 32, 17},  // rows far apart, blocks along them
+		{8, 20, 160, 96, 5},   // every third tile
+		{9, 13, 121, 40, 3},   // an odd field count
+		{64, 64, 512, 256, 3}, // long blocks
+		{0, 8, 64, 32, 4},
+		{8, 8, 64, 32, 0},
+	}
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(9, 10))
+		for _, tc := range tests {
+			for _, stream := range []bool{false, true} {
+				name := fmt.Sprintf("%+v/stream=%v", tc, stream)
+				src := guarded(t, span(tc.count, tc.srcStep, span(8, tc.stride, tc.n)), true)
+				for i := range src {
+					src[i] = byte(r.Uint32()) // high nibbles set: PackRows8 keeps the low
+				}
+				dst := guarded(t, span(tc.count, tc.dstStep, 4*tc.n), !stream)
+				for i := range dst {
+					dst[i] = 0xa5
+				}
+				want := slices.Clone(dst)
+				for b := range tc.count * min(tc.n, 1) {
+					PackRows8(want[b*tc.dstStep:], src[b*tc.srcStep:], tc.stride, tc.n)
+				}
+				if stream {
+					streamed(r, func(s Stream) { s.PackRows8Grid(dst, tc.dstStep, src, tc.stride, tc.srcStep, tc.n, tc.count) })
+				} else {
+					PackRows8Grid(dst, tc.dstStep, src, tc.stride, tc.srcStep, tc.n, tc.count)
+				}
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%s: PackRows8Grid differs from its blocks", name)
+				}
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"source short", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 127), 8, 64, 8, 2) }},
+		{"destination short", func() { PackRows8Grid(make([]byte, 63), 32, make([]byte, 128), 8, 64, 8, 2) }},
+		{"negative count", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 128), 8, 64, 8, -1) }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", c.name)
+				}
+			}()
+			c.f()
+		}()
+	}
+}
