@@ -506,7 +506,7 @@ func (w *walker) gridLoops() int {
 		return 2
 	case w.p.stream && w.outer != nil && w.rows8 == nil, w.outer == nil && w.p.kern == kernRun, w.runGrid():
 		return 1
-	case w.rows8 != nil && w.rows8.direct:
+	case w.rows8 != nil && (w.rows8.direct || w.rows8.mode == rows8Pack):
 		return 1 // rows8Walk.blockGrid
 	}
 	return 0
@@ -567,8 +567,8 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	if w.rows8 != nil {
 		w.ahead = next
 	}
-	// A rows8 walk between packed sides takes the innermost loop's
-	// values as one grid call (rows8Walk.grids).
+	// A rows8 walk between packed sides, or packing, takes the
+	// innermost loop's values as one grid call (rows8Walk.grids).
 	var blocks *ploop
 	if w.rows8 != nil && len(loops) > 0 && w.rows8.grids(&loops[len(loops)-1]) {
 		blocks = &loops[len(loops)-1]

@@ -831,20 +831,36 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 
 // grids reports whether runDense hands block the values of the box's
 // innermost loop l as one blockGrid call: where the walk moves fields
-// between two packed sides and each block of l's values starts on a
-// byte on both.
+// between two packed sides, or packs byte rows into a packed
+// destination, and each block of l's values starts on a byte of the
+// packed sides.
 func (r *rows8Walk) grids(l *ploop) bool {
-	return r.direct && l.dst%2 == 0 && l.src%2 == 0
+	switch {
+	case r.direct:
+		return l.dst%2 == 0 && l.src%2 == 0
+	case r.mode == rows8Pack:
+		return l.dst%2 == 0
+	}
+	return false
 }
 
 // blockGrid is block on the count blocks at steps (dStep, sStep) from
-// (dOff, sOff): whole (8,1) tiles between packed sides, every block on
-// whole bytes, in one kernel call (kernel.InterleaveNibbles8Grid,
-// DeinterleaveNibbles8Grid); the others one block call each.
+// (dOff, sOff): whole (8,1) tiles between packed sides, or packed from
+// byte rows, every block on whole bytes of the packed sides, in one
+// kernel call (kernel.InterleaveNibbles8Grid, DeinterleaveNibbles8Grid,
+// PackRows8Grid); the others one block call each.
 func (r *rows8Walk) blockGrid(w *walker, dOff, sOff, rows, cols, count, dStep, sStep int64) {
 	in := &w.p.inner
 	switch {
-	case r.mode == rows8Pack && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
+	case !r.direct && r.mode == rows8Pack && cols == 8 && dOff%2 == 0:
+		d, s := w.dst[dOff/2:], w.src[sOff:]
+		if r.stream {
+			w.stream(w.ahead).PackRows8Grid(d, int(dStep/2), s, int(in.src), int(sStep), int(rows), int(count))
+		} else {
+			kernel.PackRows8Grid(d, int(dStep/2), s, int(in.src), int(sStep), int(rows), int(count))
+		}
+		r.gridCalls++
+	case r.direct && r.mode == rows8Pack && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
 		d, s := w.dst[dOff/2:], w.src[sOff/2:]
 		if r.stream {
 			w.stream(w.ahead/2).InterleaveNibbles8Grid(d, int(dStep/2), s, int(in.src/2), int(sStep/2), int(rows), int(count))
@@ -852,7 +868,7 @@ func (r *rows8Walk) blockGrid(w *walker, dOff, sOff, rows, cols, count, dStep, s
 			kernel.InterleaveNibbles8Grid(d, int(dStep/2), s, int(in.src/2), int(sStep/2), int(rows), int(count))
 		}
 		r.gridCalls++
-	case r.mode == rows8Unpack && rows == 8 && dOff%2 == 0:
+	case r.direct && r.mode == rows8Unpack && rows == 8 && dOff%2 == 0:
 		d, s, oDst := w.dst[dOff/2:], w.src[sOff/2:], w.outer.dst
 		if r.stream {
 			w.stream(0).DeinterleaveNibbles8Grid(d, int(oDst/2), int(dStep/2), s, int(sStep/2), int(cols), int(count))

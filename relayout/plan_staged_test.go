@@ -424,7 +424,8 @@ func TestSlabsKeepKernelRows(t *testing.T) {
 }
 
 // TestStagedRows8Grids runs pairs whose byte plans move (8,1) tiles of
-// 8 fields between packed sides, T(8,8)E(4) on one side, against the
+// 8 fields between packed sides or pack them from byte rows, T(8,8)E(4)
+// on one side, against the
 // reference, streamed or not, on one and two threads, and checks that
 // their walks moved rows of tiles in grid calls (rows8Walk.blockGrid).
 func TestStagedRows8Grids(t *testing.T) {
@@ -439,6 +440,9 @@ func TestStagedRows8Grids(t *testing.T) {
 		// a grid (a corner), the rest a tile at a time.
 		{"u4[21,200]{1,0:T(8,8)E(4)}", "u4[21,200]{1,0:T(8,128)(8,1)E(4)}"},
 		{"s4[3,2,16,101]{3,2,1,0:T(8,128)(8,1)E(4)}", "s4[3,2,16,101]{3,2,1,0:T(8,8)E(4)}"},
+		// Packing from byte rows: a packed source whose rows start
+		// inside bytes, unpacked by the slabs first (PackRows8Grid).
+		{"s4[4,16,17,6]{2,3,1,0:E(4)}", "s4[4,16,17,6]{1,2,3,0:T(8,8)E(4)}"},
 	} {
 		checkSlabPath(t, 5, tc.from, tc.to, "no grid of (8,1) tiles", func(st *staged) int64 { return st.grids.Load() })
 	}
