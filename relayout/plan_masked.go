@@ -118,8 +118,16 @@ func (p *Plan) masked(opts *Options) *Plan {
 		}
 		m.segs = append(m.segs, maskSeg{off: off, n: n * m.unit, mask: i})
 	}
-	// walk emits the units from grid dim j on, those before at ext.
+	// walk emits the units from grid dim j on, those before at ext;
+	// whole sets the dims from j on at their tiles' extents (or their
+	// own, where smaller), as their units have them where every value
+	// of those dims is alike.
 	ext := make([]int64, grid)
+	whole := func(j int) {
+		for i := j; i < grid; i++ {
+			ext[i] = min(g.tiles[i], p.to.dims[g.dims[i]])
+		}
+	}
 	var walk func(j int)
 	walk = func(j int) {
 		if fail || len(m.segs) > maxMaskSegs {
@@ -136,9 +144,7 @@ func (p *Plan) masked(opts *Options) *Plan {
 		case c == 1 || n%t == 0:
 			// Every value of the dim alike: its units repeat.
 			if g.uniform(j+1, grid, p.to.dims) {
-				for i := j + 1; i < grid; i++ {
-					ext[i] = min(g.tiles[i], p.to.dims[g.dims[i]])
-				}
+				whole(j + 1)
 				emit(ext, g.units(j, grid))
 				return
 			}
@@ -148,9 +154,7 @@ func (p *Plan) masked(opts *Options) *Plan {
 		default:
 			// Every value but the last alike, the last partial.
 			if g.uniform(j+1, grid, p.to.dims) {
-				for i := j + 1; i < grid; i++ {
-					ext[i] = min(g.tiles[i], p.to.dims[g.dims[i]])
-				}
+				whole(j + 1)
 				emit(ext, g.units(j+1, grid)*(c-1))
 			} else {
 				for range c - 1 {
@@ -162,9 +166,7 @@ func (p *Plan) masked(opts *Options) *Plan {
 		}
 	}
 	if g.uniform(0, grid, p.to.dims) {
-		for i := range grid {
-			ext[i] = min(g.tiles[i], p.to.dims[g.dims[i]])
-		}
+		whole(0)
 		emit(ext, outer*g.units(0, grid))
 	} else {
 		for o := int64(0); o < outer && !fail; o++ {

@@ -35,8 +35,9 @@ type staged struct {
 	// packed whole (rows8Walk.partialTiles), so that tests can tell the
 	// path ran.
 	partials atomic.Int64
-	// grids counts the grid calls of (8,1) tiles between packed sides
-	// (rows8Walk.blockGrid), for the tests as well.
+	// grids counts the grid calls of (8,1) tiles, between packed sides
+	// or packed from byte rows (rows8Walk.blockGrid), for the tests as
+	// well.
 	grids atomic.Int64
 
 	// fields, when set, runs the relayout instead of the three stages: a

@@ -58,9 +58,6 @@ func gcd(a, b int) int {
 	return a
 }
 
-// Period returns m's period in bytes.
-func (m *Mask) Period() int { return m.period }
-
 // Copy copies min(len(dst), len(src)) bytes of src to dst through m,
 // dst[0] at byte phase of the pattern (taken modulo its period), and
 // returns that count. With stream, where the level in use has
