@@ -154,7 +154,8 @@ func (s Stream) DeinterleaveNibbles8(dst []byte, dstStride int, src []byte, n in
 // PackRows8Grid is PackRows8 on count blocks at once: block b reads its
 // 8 rows from src[b*srcStep:] and writes its n words to
 // dst[b*dstStep:]. Blocks of 8 fields (T(8,8)E(4) tiles packed from
-// byte rows) take one kernel call where the level has AVX-512 VBMI.
+// byte rows) take one kernel call where the level has AVX-512 VBMI
+// (through the caches, also with a Stream).
 func PackRows8Grid(dst []byte, dstStep int, src []byte, srcStride, srcStep, n, count int) {
 	packRows8Grid(dst, dstStep, src, srcStride, srcStep, n, count, nil)
 }
