@@ -284,8 +284,8 @@ func FuzzPackRows8(f *testing.F) {
 	})
 }
 
-// TestPackedPanics checks that the packed calls refuse bad arguments
-// with a panic, before any write.
+// TestPackedPanics checks that the packed calls, their grids too, refuse
+// bad arguments with a panic, before any write.
 func TestPackedPanics(t *testing.T) {
 	buf := make([]byte, 64)
 	for _, tc := range []struct {
@@ -303,6 +303,13 @@ func TestPackedPanics(t *testing.T) {
 		{"interleave huge", func() { InterleaveNibbles8(buf, buf, 0, math.MaxInt/4) }},
 		{"deinterleave rows short", func() { DeinterleaveNibbles8(buf[:31], 4, buf, 8) }},
 		{"deinterleave stride", func() { DeinterleaveNibbles8(buf, math.MaxInt/2, buf, 8) }},
+		{"interleave grid rows short", func() { InterleaveNibbles8Grid(make([]byte, 64), 32, make([]byte, 63), 4, 32, 8, 2) }},
+		{"interleave grid words short", func() { InterleaveNibbles8Grid(make([]byte, 63), 32, make([]byte, 64), 4, 32, 8, 2) }},
+		{"deinterleave grid negative count", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, 32, make([]byte, 64), 32, 8, -1) }},
+		{"deinterleave grid huge step", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, math.MaxInt/2, make([]byte, 64), 32, 8, 3) }},
+		{"pack grid source short", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 127), 8, 64, 8, 2) }},
+		{"pack grid destination short", func() { PackRows8Grid(make([]byte, 63), 32, make([]byte, 128), 8, 64, 8, 2) }},
+		{"pack grid negative count", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 128), 8, 64, 8, -1) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -474,7 +481,7 @@ func checkPackedTranspose(t *testing.T, r *rand.Rand, bits, rows, cols, dstStrid
 // src[b*srcStep:] into dst[b*dstStep:], and back), streaming and not:
 // T(8,8)E(4) tiles (8 fields, rows 4 bytes apart, blocks 32), longer
 // blocks that reach the kernels, and blocks that overlap in the rows
-// they read.
+// they read. TestPackedPanics has their bad arguments.
 func TestNibbles8Grid(t *testing.T) {
 	tests := []struct{ n, stride, srcStep, dstStep, count int }{
 		{8, 4, 32, 32, 1},
@@ -540,31 +547,13 @@ func TestNibbles8Grid(t *testing.T) {
 			}
 		}
 	})
-	for _, c := range []struct {
-		name string
-		f    func()
-	}{
-		{"rows short", func() { InterleaveNibbles8Grid(make([]byte, 64), 32, make([]byte, 63), 4, 32, 8, 2) }},
-		{"words short", func() { InterleaveNibbles8Grid(make([]byte, 63), 32, make([]byte, 64), 4, 32, 8, 2) }},
-		{"negative count", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, 32, make([]byte, 64), 32, 8, -1) }},
-		{"huge step", func() { DeinterleaveNibbles8Grid(make([]byte, 64), 4, math.MaxInt/2, make([]byte, 64), 32, 8, 3) }},
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", c.name)
-				}
-			}()
-			c.f()
-		}()
-	}
 }
 
 // TestPackRows8Grid runs PackRows8Grid at every level, in guarded
 // buffers, against PackRows8 on each block, streaming and not: blocks
 // of 8 fields (the AVX-512 VBMI kernel's) at several strides and steps,
-// values with their high nibbles set (sign-extended), longer blocks, and
-// bad arguments.
+// values with their high nibbles set (sign-extended), and longer blocks.
+// TestPackedPanics has its bad arguments.
 func TestPackRows8Grid(t *testing.T) {
 	tests := []struct{ n, stride, srcStep, dstStep, count int }{
 		{8, 8, 64, 32, 1},
@@ -604,21 +593,4 @@ func TestPackRows8Grid(t *testing.T) {
 			}
 		}
 	})
-	for _, c := range []struct {
-		name string
-		f    func()
-	}{
-		{"source short", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 127), 8, 64, 8, 2) }},
-		{"destination short", func() { PackRows8Grid(make([]byte, 63), 32, make([]byte, 128), 8, 64, 8, 2) }},
-		{"negative count", func() { PackRows8Grid(make([]byte, 64), 32, make([]byte, 128), 8, 64, 8, -1) }},
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", c.name)
-				}
-			}()
-			c.f()
-		}()
-	}
 }
