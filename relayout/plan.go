@@ -36,6 +36,10 @@ type Options struct {
 	// forceBlocked makes Compile take a blocked plan wherever it can
 	// build one (tests).
 	forceBlocked bool
+	// sliceElems, where more than 0, is the places a slice of a sliced
+	// plan holds instead of sliceTarget, with runs of any length (tests,
+	// to slice small arrays).
+	sliceElems int64
 	// byteUnits, where more than 1, lets a walk whose innermost loop
 	// is contiguous on both sides move it as runs of units of that many
 	// elements (widen): packedUnits asks for the fields of a byte.
@@ -245,6 +249,9 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 		return q, nil
 	}
 	if q := p.masked(opts); q != nil {
+		return q, nil
+	}
+	if q := p.sliced(opts); q != nil {
 		return q, nil
 	}
 	p.block(opts)

@@ -174,7 +174,8 @@ func TestStagedBlocked(t *testing.T) {
 		{"s4[3,128,909,173]{3,2,1,0:T(8,8)E(4)}", "s4[3,128,909,173]{3,2,1,0:E(4)}", false},
 	} {
 		from, to := parsePair(t, c.from, c.to)
-		p, err := Compile(from, to, nil)
+		// The stages as Compile plans them before it slices them.
+		p, err := compile(from, to, &Options{}, int64(currentTuning().RunStreamBytes), true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,378 @@
+package relayout
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/tilecopy/tilecopy/internal/kernel"
+)
+
+// sliced is the plan of a relayout run a slice of the array at a time:
+// the values of one dim cut into ranges, each range a sub-array that
+// lies in each buffer as a few runs (one run where the dim is the
+// slowest; else one for each value of the slower dims). A slice's
+// source runs are unpacked (or, unpacked already, copied where they are
+// several) side by side into a temporary, the slice's byte plan
+// relayouts that into a second one, and that is packed into the
+// destination's runs (or copied out, with non-temporal stores past the
+// caches, where they are several). A side that holds the slice as one
+// unpacked run is read or written in place.
+//
+// It serves the packed plans that would otherwise run their stages
+// whole (unpack, byte plan, pack), each a pass over the whole array
+// through temporaries twice its size: u4[3,512,112,128]{0,3,2,1:E(4)}
+// to {3,2,1,0:T(32,32)E(4)}, whose slices of d1 are one run of the
+// source and three of the destination. A slice's stages then run in
+// the caches.
+type sliced struct {
+	*parallelism
+	dim    int
+	per    int64    // values of dim a slice
+	extent int64    // values of dim in the array
+	count  int64    // slices
+	parts  [2]*Plan // a whole slice's byte plan, then the last's where it is shorter
+	src    sliceRuns
+	dst    sliceRuns
+	stream bool // the destination's runs are written past the caches
+
+	unpack, pack bool // whether the source, the destination are packed
+	natural      int  // the type's bits
+	signed       bool // whether unpacking sign-extends
+
+	temp  int64 // bytes of the temporaries a slice needs
+	temps sync.Pool
+}
+
+// sliceRuns is how the slices of a dim lie in one buffer: n runs a
+// slice, stride bytes apart; a granule (step values of the dim) is
+// granule bytes of each run.
+type sliceRuns struct {
+	n, stride int64 // runs a slice, bytes apart
+	step      int64 // values of the dim from which a slice may start: whole tiles of whole bytes
+	tile      int64 // values of the dim a tile of it (1 where no tile covers it)
+	places    int64 // places of a run a tile
+	bits      int64 // a place's
+}
+
+// unpackedBytes is the bytes of the runs of a slice of v values with a
+// byte for each place where they pack places in fewer bits.
+func (r sliceRuns) unpackedBytes(v int64) int64 {
+	return r.n * ceilDiv(v, r.tile) * r.places * max(r.bits/8, 1)
+}
+
+// at returns where the slice of v values from value a starts and the
+// bits of each of its runs; a is a multiple of step.
+func (r sliceRuns) at(a, v int64) (start, bits int64) {
+	return a / r.tile * r.places * r.bits / 8, ceilDiv(v, r.tile) * r.places * r.bits
+}
+
+// runBytes returns the bytes of each run of a slice of v values, or false
+// where they are no whole bytes.
+func (r sliceRuns) runBytes(v int64) (int64, bool) {
+	_, b := r.at(0, v)
+	return b / 8, b%8 == 0
+}
+
+// sliceRunsOf returns how the values of dim d of s lie in its buffer,
+// or false where they do not lie in runs of whole bytes: s must be a
+// static array with a layout of every dim, whose tiles (if any) combine
+// no dims and keep later tiles within the first (tileExtent), without
+// tail alignment. Its buffer is then a row-major grid of blocks (a first
+// tile each, or an element): the physical dims not tiled, then the tile
+// counts of those the first tile covers.
+func sliceRunsOf(s Shape, d int) (sliceRuns, bool) {
+	rank := s.Rank()
+	if s.IsTuple() || s.HasDynamicDims() || rank == 0 {
+		return sliceRuns{}, false
+	}
+	l, has := s.Layout()
+	mtm := l.MinorToMajor
+	if !has {
+		mtm = make([]int, rank)
+		for i := range mtm {
+			mtm[i] = rank - 1 - i
+		}
+	}
+	if len(mtm) != rank || l.TailPaddingAlignment > 1 {
+		return sliceRuns{}, false
+	}
+	if _, ok := tileExtent(l, rank); !ok {
+		return sliceRuns{}, false
+	}
+	var first Tile
+	if len(l.Tiles) > 0 {
+		first = l.Tiles[0]
+	}
+	k := len(first)
+	grid := make([]int64, rank) // physical, slowest first
+	j := -1
+	for i := range grid {
+		dim := mtm[rank-1-i]
+		grid[i] = s.dims[dim]
+		if i >= rank-k {
+			grid[i] = ceilDiv(s.dims[dim], first[i-(rank-k)])
+		}
+		if dim == d {
+			j = i
+		}
+	}
+	r := sliceRuns{n: product(grid[:j]), tile: 1, bits: s.elementBits()}
+	if j >= rank-k {
+		r.tile = first[j-(rank-k)]
+	}
+	r.places = product(grid[j+1:]) * product(first)
+	m, err := s.denseMap()
+	if err != nil || r.n*grid[j]*r.places != m.Elements() {
+		return sliceRuns{}, false // padding the grid does not account for
+	}
+	// A slice starts on a whole tile, and on a byte: as many tiles as
+	// that takes. The runs must start on bytes too.
+	r.step = r.tile * (8 / gcd(8, r.places*r.bits%8+8))
+	if r.n > 1 && grid[j]*r.places*r.bits%8 != 0 {
+		return sliceRuns{}, false
+	}
+	r.stride = grid[j] * r.places * r.bits / 8
+	return r, true
+}
+
+// sliceTarget is about how many elements a slice holds: the slices of a
+// packed plan then run its stages through temporaries of about
+// slabBytes, as its own slabs do.
+const sliceTarget = slabBytes
+
+// sliceMinRun is the shortest run of a buffer a slice copies in or out:
+// a slice whose runs are shorter reads or writes too little of each row
+// of the buffer for the copies to keep up with memory.
+const sliceMinRun = 4 << 10
+
+// sliced returns p, a plan Compile has just compiled whole, as a sliced
+// plan, or nil where it does not take one: where p is not a packed plan
+// that runs its stages whole over an array of several slices, or no dim
+// cuts both buffers in runs of sliceMinRun bytes or more (or one run).
+func (p *Plan) sliced(opts *Options) *Plan {
+	st := p.stages()
+	if st == nil || st.fields != nil || st.units != nil || st.slabs != nil && !st.slabs.rangeOnly ||
+		opts != nil && opts.Pad.Widths != nil {
+		return nil
+	}
+	target, minRun := int64(sliceTarget), int64(sliceMinRun)
+	if opts != nil && opts.sliceElems > 0 {
+		target, minRun = opts.sliceElems, 0
+	}
+	elements := max(p.fm.Elements(), p.tm.Elements()) // places on the larger side
+	if elements < 4*target {
+		return nil
+	}
+	best, bestScore := (*sliced)(nil), int64(-1)
+	for d := range p.from.Rank() {
+		s, ok := p.sliceAlong(d, elements, target, minRun)
+		if !ok {
+			continue
+		}
+		score := int64(1) << 62 // a slice that is one run on both sides
+		for _, r := range [2]sliceRuns{s.src, s.dst} {
+			if run, _ := r.runBytes(s.per); r.n > 1 {
+				score = min(score, run)
+			}
+		}
+		if score > bestScore {
+			best, bestScore = s, score
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	o := Options{Threads: 1}
+	if opts != nil {
+		o = *opts
+		o.Threads = 1
+	}
+	last := best.extent - (best.count-1)*best.per
+	for i, v := range [2]int64{best.per, last} {
+		if i == 1 && v == best.per {
+			break
+		}
+		// The byte plan of a slice, which runs in the caches: it never
+		// streams.
+		from, to := bytesOf(p.from.withDim(best.dim, v)), bytesOf(p.to.withDim(best.dim, v))
+		q, err := compile(from, to, &o, math.MaxInt64, true)
+		if err != nil {
+			return nil
+		}
+		q.block(&o)
+		// It must fill exactly the slice's runs, whole bytes.
+		rs, ok1 := best.src.runBytes(v)
+		rd, ok2 := best.dst.runBytes(v)
+		if !ok1 || !ok2 || q.srcBytes != best.src.unpackedBytes(v) || q.dstBytes != best.dst.unpackedBytes(v) ||
+			!p.from.isPacked() && q.srcBytes != best.src.n*rs || !p.to.isPacked() && q.dstBytes != best.dst.n*rd {
+			return nil
+		}
+		best.parts[i] = q
+	}
+	best.unpack, best.pack = p.from.isPacked(), p.to.isPacked()
+	best.natural, best.signed = p.dtype.Bits(), p.dtype.IsSigned()
+	a, b := best.parts[0].srcBytes, best.parts[0].dstBytes
+	if !best.unpack && best.src.n == 1 {
+		a = 0
+	}
+	if !best.pack && best.dst.n == 1 {
+		b = 0
+	}
+	best.temp = a + b
+	best.parallelism = &p.parallelism
+	best.stream = p.pastCaches()
+	p.exec = best
+	return p
+}
+
+// bytesOf returns s with one byte per element, where it packs them.
+func bytesOf(s Shape) Shape {
+	if s.isPacked() {
+		return unpacked(s)
+	}
+	return s
+}
+
+// sliceAlong returns the slices of dim d for p, whose larger side holds
+// elements places, of about target places each, or false where d does
+// not cut both buffers in runs of whole bytes, minRun bytes or more each
+// (or one run), into two slices at least.
+func (p *Plan) sliceAlong(d int, elements, target, minRun int64) (*sliced, bool) {
+	src, ok1 := sliceRunsOf(p.from, d)
+	dst, ok2 := sliceRunsOf(p.to, d)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	step := src.step / gcd(src.step, dst.step) * dst.step
+	n := p.from.dims[d]
+	if n < 2 {
+		return nil, false
+	}
+	perValue := elements / n // places a value of d
+	per := max(target/max(perValue, 1)/step, 1) * step
+	if per >= n || perValue*per > 4*target {
+		return nil, false
+	}
+	for _, r := range [2]sliceRuns{src, dst} {
+		if run, _ := r.runBytes(per); r.n > 1 && run < minRun {
+			return nil, false
+		}
+	}
+	return &sliced{dim: d, per: per, extent: n, count: ceilDiv(n, per), src: src, dst: dst}, true
+}
+
+// run runs the slices, shared out among the plan's goroutines.
+func (s *sliced) run(dst, src []byte) error {
+	shareOut(s.count, min(s.goroutines(), s.count), func(lo, hi int64) { s.runChunks(dst, src, lo, hi) })
+	return nil
+}
+
+// chunks is the slices.
+func (s *sliced) chunks() int64 { return s.count }
+
+// runChunks runs slices [lo, hi) one after another through one
+// temporary.
+func (s *sliced) runChunks(dst, src []byte, lo, hi int64) {
+	tmp := getTemp(&s.temps, s.temp)
+	defer s.temps.Put(tmp)
+	for c := lo; c < hi; c++ {
+		s.slice(dst, src, *tmp, c)
+	}
+	if s.stream && s.dst.n > 1 {
+		kernel.StoreFence()
+	}
+}
+
+// slice runs slice c through tmp.
+func (s *sliced) slice(dst, src, tmp []byte, c int64) {
+	a := c * s.per
+	v := min(s.per, s.extent-a)
+	q := s.parts[0]
+	if v != s.per {
+		q = s.parts[1]
+	}
+	sa, _ := s.src.at(a, v)
+	da, _ := s.dst.at(a, v)
+	rs, _ := s.src.runBytes(v)
+	rd, _ := s.dst.runBytes(v)
+	in, out := src[sa:sa+rs], dst[da:da+rd]
+	if s.unpack || s.src.n > 1 {
+		in, tmp = tmp[:q.srcBytes], tmp[q.srcBytes:]
+		es := q.srcBytes / s.src.n // elements (bytes) a run
+		for r := range s.src.n {
+			run := src[sa+r*s.src.stride:]
+			if s.unpack {
+				kernel.UnpackBits(in[r*es:], run, int(es), int(s.src.bits), s.natural, s.signed)
+			} else {
+				copy(in[r*es:(r+1)*es], run)
+			}
+		}
+	}
+	if s.pack || s.dst.n > 1 {
+		out = tmp[:q.dstBytes]
+	}
+	q.exec.run(out, in) // the buffers are checked, a byte plan has no error of its own
+	if !s.pack && s.dst.n == 1 {
+		return
+	}
+	ed := q.dstBytes / s.dst.n
+	for r := range s.dst.n {
+		run := dst[da+r*s.dst.stride:]
+		switch {
+		case s.pack:
+			kernel.PackBits(run, out[r*ed:], int(ed), int(s.dst.bits))
+		case s.stream:
+			kernel.CopyRunsStreamingUnfenced(run, 0, 0, out[r*ed:], 0, 0, int(ed), 1, 1)
+		default:
+			copy(run[:ed], out[r*ed:])
+		}
+	}
+}
+
+// chunkRange returns the destination bytes slices [lo, hi) write into:
+// from the first one's first run to the last one's last.
+func (s *sliced) chunkRange(lo, hi int64) (from, to int64) {
+	from, _ = s.dst.at(lo*s.per, 0)
+	a := (hi - 1) * s.per
+	start, _ := s.dst.at(a, 0)
+	run, _ := s.dst.runBytes(min(s.per, s.extent-a))
+	return from, start + (s.dst.n-1)*s.dst.stride + run
+}
+
+// padding is the slices' plan's.
+func (s *sliced) padding() string { return s.parts[0].exec.padding() }
+
+// explain says how the plan cuts the array, then explains a slice's plan.
+func (s *sliced) explain(b *strings.Builder) {
+	side := func(r sliceRuns) string {
+		run, _ := r.runBytes(s.per)
+		if r.n == 1 {
+			return fmt.Sprintf("one run of %d bytes, in place", run)
+		}
+		return fmt.Sprintf("%d runs of %d bytes, %d apart, through a temporary", r.n, run, r.stride)
+	}
+	fmt.Fprintf(b, "  sliced: d%d in %d slices of %d values, each a sub-array that the caches hold, so that its plan's stages run in them\n", s.dim, s.count, s.per)
+	fmt.Fprintf(b, "    a slice's source: %s\n", side(s.src))
+	fmt.Fprintf(b, "    a slice's destination: %s\n", side(s.dst))
+	if s.stream && s.dst.n > 1 {
+		b.WriteString("    the destination's runs are written with non-temporal stores (past the caches)\n")
+	}
+	if g := min(s.goroutines(), s.count); g > 1 {
+		fmt.Fprintf(b, "    the slices shared out among %d goroutines\n", g)
+	}
+	for i, q := range s.parts {
+		if q == nil {
+			continue
+		}
+		what := "a slice's plan"
+		if i == 1 {
+			what = "the last slice's plan"
+		}
+		fmt.Fprintf(b, "  %s:\n", what)
+		for line := range strings.Lines(q.String()) {
+			b.WriteString("    " + line)
+		}
+	}
+}

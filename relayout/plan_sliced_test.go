@@ -1,0 +1,106 @@
+package relayout
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestSliced checks which plans run slice by slice, along which dim, and
+// how their slices lie in the buffers.
+func TestSliced(t *testing.T) {
+	cases := []struct {
+		from, to string
+		dim      int   // -1: not sliced
+		per      int64 // values of dim a slice
+		src, dst int64 // runs a slice on each side
+	}{
+		// d1 is the source's slowest dim; the destination's d0 is slower.
+		{"u4[3,512,112,128]{0,3,2,1:E(4)}", "u4[3,512,112,128]{3,2,1,0:T(32,32)E(4)}", 1, 21, 1, 3},
+		// A 4x padded destination: slices count its places.
+		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", 0, 3, 2, 1},
+		// Odd rows of 4-bit fields: slices of whole bytes take two rows.
+		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83},
+		// Too small to slice.
+		{"u4[64,1024]{1,0:E(4)}", "u4[64,1024]{0,1:T(8,128)(8,1)E(4)}", -1, 0, 0, 0},
+		// A transpose whose destination runs would be short: 2-D,
+		// column-major to row-major tiles (its field plan serves).
+		{"s4[2432,13665]{0,1:E(4)}", "s4[2432,13665]{1,0:T(8,8)E(4)}", -1, 0, 0, 0},
+		// Unpacked sides take their own plans.
+		{"f32[64,1024,1024]{2,1,0}", "f32[64,1024,1024]{1,2,0}", -1, 0, 0, 0},
+	}
+	for _, c := range cases {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, &Options{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := p.exec.(*sliced)
+		if c.dim < 0 {
+			if ok {
+				t.Errorf("%s -> %s: sliced along d%d, want no slices", c.from, c.to, s.dim)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s -> %s: not sliced, want slices of d%d", c.from, c.to, c.dim)
+			continue
+		}
+		if s.dim != c.dim || s.per != c.per || s.src.n != c.src || s.dst.n != c.dst {
+			t.Errorf("%s -> %s: slices of %d values of d%d, %d source runs and %d destination runs; want %d of d%d, %d and %d",
+				c.from, c.to, s.per, s.dim, s.src.n, s.dst.n, c.per, c.dim, c.src, c.dst)
+		}
+		if !strings.Contains(p.String(), "sliced: d") {
+			t.Errorf("%s -> %s: String does not say it slices:\n%s", c.from, c.to, p)
+		}
+	}
+}
+
+// TestSlicedMatchesReference runs random packed relayouts slice by
+// slice, in slices of a few places, against the reference: on one to
+// three goroutines, streamed or not, and through RunRange in random
+// pieces, each of which must write inside its DestinationRange.
+func TestSlicedMatchesReference(t *testing.T) {
+	n := uint64(3000)
+	if testing.Short() {
+		n = 1000
+	}
+	took := 0
+	for seed := range n {
+		r := rand.New(rand.NewPCG(seed, 0x511ce))
+		from, to, opts := randomPackedPair(r)
+		if r.IntN(3) == 0 {
+			// An unpacked side now and then.
+			if r.IntN(2) == 0 {
+				from = bytesOf(from)
+			} else {
+				to = bytesOf(to)
+			}
+		}
+		opts.Threads = 1 + r.IntN(3)
+		// Slices of a few places: a fourth to an eleventh of the larger side's.
+		whole, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		opts.sliceElems = max(whole.fm.Elements(), whole.tm.Elements()) / int64(4+r.IntN(8))
+		p, err := Compile(from, to, &opts)
+		if err != nil {
+			continue
+		}
+		if _, ok := p.exec.(*sliced); !ok {
+			continue
+		}
+		took++
+		stream := seed%2 == 0
+		checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) {
+			p.exec.(*sliced).stream, p.parallelMin = stream, 0
+		})
+		if seed%4 == 0 {
+			checkRangesAgainstReference(t, seed, p, opts.Pad)
+		}
+	}
+	if took < int(n)/10 {
+		t.Errorf("only %d of %d draws ran sliced", took, n)
+	}
+}
