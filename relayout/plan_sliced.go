@@ -142,10 +142,11 @@ func sliceRunsOf(s Shape, d int) (sliceRuns, bool) {
 // slabBytes, as its own slabs do.
 const sliceTarget = slabBytes
 
-// sliceMinRun is the shortest run of a buffer a slice copies in or out:
-// a slice whose runs are shorter reads or writes too little of each row
-// of the buffer for the copies to keep up with memory.
-const sliceMinRun = 4 << 10
+// sliceMinRun is the shortest run of a buffer a slice copies in or out,
+// four lines: of the random pairs (relayout bench --random, seeds 1-3)
+// that slice with runs from 256 bytes up, none ran slower sliced than
+// with its stages whole (docs/perf).
+const sliceMinRun = 256
 
 // sliced returns p, a plan Compile has just compiled whole, as a sliced
 // plan, or nil where it does not take one: where p is not a packed plan
@@ -153,7 +154,10 @@ const sliceMinRun = 4 << 10
 // cuts both buffers in runs of sliceMinRun bytes or more (or one run).
 func (p *Plan) sliced(opts *Options) *Plan {
 	st := p.stages()
-	if st == nil || st.fields != nil || st.units != nil || st.slabs != nil && !st.slabs.rangeOnly ||
+	// Slabs that only RunRange takes read a little of every source row
+	// a slab, as would slices (s4 4096² row-major bytes to packed
+	// column-major ran faster whole than sliced).
+	if st == nil || st.fields != nil || st.units != nil || st.slabs != nil ||
 		opts != nil && opts.Pad.Widths != nil {
 		return nil
 	}
@@ -195,12 +199,15 @@ func (p *Plan) sliced(opts *Options) *Plan {
 			break
 		}
 		// The byte plan of a slice, which runs in the caches: it never
-		// streams.
+		// streams, and runs blocked where the whole array's did (whose
+		// rules see the array's size: a slice's 8×8 byte blocks walked
+		// ran at a fifth of their speed blocked).
 		from, to := bytesOf(p.from.withDim(best.dim, v)), bytesOf(p.to.withDim(best.dim, v))
 		q, err := compile(from, to, &o, math.MaxInt64, true)
 		if err != nil {
 			return nil
 		}
+		_, o.forceBlocked = st.mid.exec.(*blocked)
 		q.block(&o)
 		// It must fill exactly the slice's runs, whole bytes.
 		rs, ok1 := best.src.runBytes(v)

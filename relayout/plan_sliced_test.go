@@ -23,9 +23,13 @@ func TestSliced(t *testing.T) {
 		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83},
 		// Too small to slice.
 		{"u4[64,1024]{1,0:E(4)}", "u4[64,1024]{0,1:T(8,128)(8,1)E(4)}", -1, 0, 0, 0},
-		// A transpose whose destination runs would be short: 2-D,
-		// column-major to row-major tiles (its field plan serves).
-		{"s4[2432,13665]{0,1:E(4)}", "s4[2432,13665]{1,0:T(8,8)E(4)}", -1, 0, 0, 0},
+		// A 2-D transpose: slices of the source's slowest dim are runs
+		// of 424 fields (1696 bytes) of each row of the destination's
+		// tiles.
+		{"s4[2432,13665]{0,1:E(4)}", "s4[2432,13665]{1,0:T(8,8)E(4)}", 1, 424, 1, 304},
+		// Slabs that RunRange alone takes: a slice would read 256
+		// bytes of every source row too.
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", -1, 0, 0, 0},
 		// Unpacked sides take their own plans.
 		{"f32[64,1024,1024]{2,1,0}", "f32[64,1024,1024]{1,2,0}", -1, 0, 0, 0},
 	}
