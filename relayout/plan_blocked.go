@@ -153,6 +153,22 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.size*l.size <= tinyBlocksElems {
 		return true
 	}
+	// Blocks of a few source rows apart (each in lines of its own), in
+	// arrays the caches do not hold, that are too narrow for the level's kernels, which move them an element
+	// at a time: u8[3,22283110] to T(8,128)(4,1) tiles, whose calls
+	// interleave the 3 rows of a tile's values into groups of 4, or
+	// s8[42,473,181,4]{2,0,1,3} to {3,0,1,2}, 4 rows into rows of 4 far
+	// apart. Such blocks of 1- and 2-byte elements whose source rows are
+	// shorter than the L1 block of a transpose (Tuning.Band) ran faster
+	// blocked; those whose source lies in a line or two (u8 (4,1) tiles
+	// from T(32,32), a de-interleave of 2 rows of 59 bytes) or whose rows
+	// are long (3 rows of 4821 bytes, 4 of 8138), and those of 8-byte
+	// elements, no faster or slower (relayout bench, docs/perf).
+	B := w.offBytes()
+	if w.step == 1 && w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && l.src*B > lineBytes && o.size*B < int64(currentTuning().Band) &&
+		kernel.Elementwise(int(w.width), int(w.calls(o)), int(w.calls(l)), int(o.dst*B), int(l.src*B)) {
+		return true
+	}
 	if len(w.loops) == 0 {
 		return false
 	}
@@ -170,6 +186,18 @@ func (w *walkPlan) tinyBlocks() bool {
 		return true
 	}
 	return w.transposePast() && w.linesBack(srcOf, srcRow, l.size) > linesKept()
+}
+
+// calls returns the values of kernel loop l that most of the walk's
+// kernel calls take: all of them, or the valid elements of its dim where
+// those are fewer (every call then takes that many, its rectangle cut by
+// padding).
+func (w *walkPlan) calls(l *ploop) int64 {
+	if l.scale != 1 || l.w != 1 {
+		return l.size
+	}
+	valid, _ := w.dimElements(l.dim)
+	return max(min(l.size, valid), 1)
 }
 
 // tinyRuns reports whether the walk copies runs of tinyRowBytes or less

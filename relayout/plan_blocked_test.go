@@ -90,6 +90,15 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 		// 4-byte rows whose next step goes on along them.
 		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
+		// Blocks of a few rows far apart, too narrow for the kernels: 3
+		// rows of 128 bytes into groups of 4, 4 rows of 181 into rows
+		// of 4. Rows that make one stretch of source, or long rows, or
+		// 8-byte elements stay a walk.
+		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}", true},
+		{"s8[42,473,181,4]{2,0,1,3}", "s8[42,473,181,4]{3,0,1,2}", true},
+		{"s8[640,593,59,2]{3,2,1,0}", "s8[640,593,59,2]{2,3,1,0}", false},
+		{"u8[2,325,574,40]{3,2,1,0:T(32,32)}", "u8[2,325,574,40]{3,2,1,0:T(8,128)(4,1)}", false},
+		{"f64[512,3,933]{1,2,0}", "f64[512,3,933]{2,1,0:T(8,128)}", false},
 		// 16 bytes of each of 8 source rows a step, read on along them
 		// 1872 steps later (a MiB of lines on); and of 128 rows, 15
 		// steps later (120 KiB), which the L2 holds.

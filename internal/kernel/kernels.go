@@ -185,6 +185,32 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	fillRunsFast(dst, dstStride, n, rows, pattern)
 }
 
+// Elementwise reports whether Transpose moves a rows × cols block of
+// width-byte elements, the rows of its source srcStride bytes apart and
+// of its destination dstStride, an element at a time, where the level in
+// use has a kernel for such elements: the block is too narrow for it
+// (fewer rows or columns than its register block, and no interleave or
+// de-interleave of a few rows into one stream). It reports false where
+// the level has no kernel for the width, which moves every block so.
+func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
+	k := transposeKernel(width)
+	if k == kNone || rows <= 0 || cols <= 0 {
+		return false
+	}
+	weave := width <= 4 && pow2(width)
+	few := func(n int) bool { return (n == 2 || n == 3 || n == 4) && weave || n == 8 && width == 1 }
+	if u := weaveUnit(width); u > 0 {
+		if few(rows) && srcStride == rows*width && cols >= u || few(cols) && dstStride == cols*width && rows >= u {
+			return false
+		}
+	}
+	if rows >= shapes[k].bi && cols >= shapes[k].bj {
+		return false
+	}
+	n := fitKernel(width, rows, cols)
+	return n == kNone || rows < shapes[n].bi || cols < shapes[n].bj
+}
+
 // Transpose moves a rows × cols block of width-byte elements:
 //
 //	dst[i*dstStride + j*width : +width] = src[j*srcStride + i*width : +width]

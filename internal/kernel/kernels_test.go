@@ -1039,3 +1039,32 @@ func TestGatherWeave(t *testing.T) {
 		}
 	}
 }
+
+// TestElementwise checks which blocks Elementwise says the level moves
+// an element at a time: none at the generic level, which has no kernels
+// to compare with; at the others, those too narrow for their register
+// blocks and for their interleaves.
+func TestElementwise(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		generic := Level() == levelGeneric
+		for _, c := range []struct {
+			width, rows, cols, dstStride, srcStride int
+			want                                    bool
+		}{
+			{1, 128, 3, 4, 1 << 20, true},  // 3 rows into groups of 4
+			{1, 128, 4, 4, 1 << 20, false}, // an interleave of 4 rows
+			{1, 8, 4, 4, 1 << 20, true},    // too short for one
+			{1, 128, 2, 2, 1 << 20, false}, // of 2
+			{1, 3, 128, 1 << 20, 3, false}, // a de-interleave of 3
+			{4, 64, 64, 256, 256, false},   // whole register blocks
+			{1, 3, 5, 1 << 20, 1 << 20, true},
+			{2, 2, 100, 1 << 20, 1 << 20, true},
+			{4, 0, 8, 32, 32, false}, // no block
+		} {
+			want := c.want && !generic
+			if got := Elementwise(c.width, c.rows, c.cols, c.dstStride, c.srcStride); got != want {
+				t.Errorf("Elementwise(%d, %d, %d, %d, %d) = %v, want %v", c.width, c.rows, c.cols, c.dstStride, c.srcStride, got, want)
+			}
+		}
+	})
+}
