@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"bytes"
+	"github.com/tilecopy/tilecopy/internal/kernel"
 	"slices"
 	"strings"
 	"testing"
@@ -90,12 +91,9 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 		// 4-byte rows whose next step goes on along them.
 		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
-		// Blocks of a few rows far apart, too narrow for the kernels: 3
-		// rows of 128 bytes into groups of 4, 4 rows of 181 into rows
-		// of 4. Rows that make one stretch of source, or long rows, or
-		// 8-byte elements stay a walk.
-		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}", true},
-		{"s8[42,473,181,4]{2,0,1,3}", "s8[42,473,181,4]{3,0,1,2}", true},
+		// Blocks too narrow for the kernels whose source lies in a line
+		// or two, and those of 8-byte elements, stay a walk (see
+		// TestBlockedNarrow).
 		{"s8[640,593,59,2]{3,2,1,0}", "s8[640,593,59,2]{2,3,1,0}", false},
 		{"u8[2,325,574,40]{3,2,1,0:T(32,32)}", "u8[2,325,574,40]{3,2,1,0:T(8,128)(4,1)}", false},
 		{"f64[512,3,933]{1,2,0}", "f64[512,3,933]{2,1,0:T(8,128)}", false},
@@ -161,6 +159,28 @@ func TestBlockedUnmerged(t *testing.T) {
 			if !strings.Contains(plan.String(), "the full dims that") {
 				t.Errorf("%s -> %s: String does not say which dims the blocks cut out\n%s", c[0], c[1], plan)
 			}
+		}
+	}
+}
+
+// TestBlockedNarrow checks that walks of blocks of a few source rows far
+// apart, too narrow for the level's kernels, run blocked: 3 rows of 128
+// bytes into groups of 4, 4 rows of 181 bytes into rows of 4. At a level
+// without kernels (the generic one) every block moves an element at a
+// time, blocked or not, and they stay walks.
+func TestBlockedNarrow(t *testing.T) {
+	want := kernel.Elementwise(1, 128, 3, 4, 1<<20)
+	for _, c := range [][2]string{
+		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}"},
+		{"s8[42,473,181,4]{2,0,1,3}", "s8[42,473,181,4]{3,0,1,2}"},
+	} {
+		from, to := parsePair(t, c[0], c[1])
+		p, err := Compile(from, to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := p.exec.(*blocked); got != want {
+			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c[0], c[1], got, want, p)
 		}
 	}
 }
