@@ -154,12 +154,28 @@ const sliceMinRun = 256
 // cuts both buffers in runs of sliceMinRun bytes or more (or one run).
 func (p *Plan) sliced(opts *Options) *Plan {
 	st := p.stages()
-	// Slabs that only RunRange takes read a little of every source row
-	// a slab, as would slices (s4 4096² row-major bytes to packed
-	// column-major ran faster whole than sliced).
-	if st == nil || st.fields != nil || st.units != nil || st.slabs != nil ||
-		opts != nil && opts.Pad.Widths != nil {
+	if st == nil || st.fields != nil || st.units != nil || opts != nil && opts.Pad.Widths != nil {
 		return nil
+	}
+	// A slice's byte plan runs blocked where the whole array's does, or
+	// where slabs would walk one that moves its blocks an element at a
+	// time (tinyBlocks: slabs read a walk's loops, so theirs cannot run
+	// blocked): s4[2576,16896] from T(4,128) to T(8,128)(8,1) tiles,
+	// whose slabs interleaved 4 rows into groups of 8 bytes a call.
+	// Slabs that only RunRange takes read a little of every source row a
+	// slab, as would slices (s4 4096² row-major bytes to packed
+	// column-major ran faster whole than sliced); other slabs stay.
+	var blocks bool
+	switch sl := st.slabs; {
+	case sl == nil:
+		_, blocks = st.mid.exec.(*blocked)
+	case sl.rangeOnly || sl.identity || sl.rows8 != rows8None:
+		return nil
+	default:
+		if w := sl.mid.walk(); w == nil || !w.tinyBlocks() {
+			return nil
+		}
+		blocks = true
 	}
 	target, minRun := int64(sliceTarget), int64(sliceMinRun)
 	if opts != nil && opts.sliceElems > 0 {
@@ -199,15 +215,15 @@ func (p *Plan) sliced(opts *Options) *Plan {
 			break
 		}
 		// The byte plan of a slice, which runs in the caches: it never
-		// streams, and runs blocked where the whole array's did (whose
-		// rules see the array's size: a slice's 8×8 byte blocks walked
-		// ran at a fifth of their speed blocked).
+		// streams, and runs blocked as said above, whatever its own size
+		// (a slice's 8×8 byte blocks walked ran at a fifth of their speed
+		// blocked).
 		from, to := bytesOf(p.from.withDim(best.dim, v)), bytesOf(p.to.withDim(best.dim, v))
 		q, err := compile(from, to, &o, math.MaxInt64, true)
 		if err != nil {
 			return nil
 		}
-		_, o.forceBlocked = st.mid.exec.(*blocked)
+		o.forceBlocked = blocks
 		q.block(&o)
 		// It must fill exactly the slice's runs, whole bytes.
 		rs, ok1 := best.src.runBytes(v)
