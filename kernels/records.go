@@ -192,29 +192,32 @@ func (g *gen) transposeRecordAVX2(w int) {
 
 // permuteBlocks emits permuteBlocksAVX512, the batched byte permutation
 // of small blocks that a block's turns of tiny dims are (a batch of
-// 4×4 blocks of bytes, of 2×4 of 16-bit elements):
+// 4×4 blocks of bytes, of 2×4 of 16-bit elements), and of the runs of a
+// few bytes that lie in groups on one side and side by side on the
+// other (CopyRuns of the 3 bytes held of each 8-byte group):
 //
-//	func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+//	func(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)
 //
-// Each of steps steps loads 64 bytes from src (the bytes under mask,
+// Each of steps steps loads 64 bytes from src (the bytes under srcMask,
 // the rest zero), permutes them by the 64 indexes at table (VPERMB) and
-// stores the bytes under mask to dst, then moves both on by step bytes.
-// The caller fills the table so that one step turns the whole blocks
-// that fit in step bytes, and sets mask to step's low bits. No byte
-// outside a step's mask is read or written.
+// stores the bytes under dstMask to dst, then moves src on by srcStep
+// bytes and dst by dstStep. The caller fills the table and the masks so
+// that one step moves whole blocks or groups. No byte outside a step's
+// masks is read or written.
 func (g *gen) permuteBlocks() {
-	g.text("permuteBlocksAVX512", "func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)")
-	g.params([]string{"dst", "src", "table", "mask", "steps", "step"}, di, si, r8, ax, cx, dx)
-	k1 := reg.K1
+	g.text("permuteBlocksAVX512", "func(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)")
+	g.params([]string{"dst", "src", "table", "srcMask", "dstMask", "steps", "srcStep", "dstStep"}, di, si, r8, ax, bx, cx, dx, r9)
+	k1, k2 := reg.K1, reg.K2
 	g.KMOVQ(ax, k1)
+	g.KMOVQ(bx, k2)
 	idx := avx512.v(31)
 	g.VMOVDQU64(at(r8, 0), idx)
 	v := avx512.v(0)
 	g.Label("permb")
 	g.VMOVDQU8_Z(at(si, 0), k1, v)
 	g.VPERMB(v, idx, v)
-	g.VMOVDQU8(v, k1, at(di, 0))
+	g.VMOVDQU8(v, k2, at(di, 0))
 	g.ADDQ(dx, si)
-	g.ADDQ(dx, di)
+	g.ADDQ(r9, di)
 	g.loopEnd("permb")
 }

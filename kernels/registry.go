@@ -197,10 +197,11 @@ prefetch; maskLen a multiple of 256 and partLen of maskLen (where
 parts > 1); 0 ≤ phase < maskLen; mask and pat hold 2 × maskLen bytes
 each, their period twice; p has no bit of m.`},
 	{name: "permuteBlocksAVX512", kind: "permuteBlocks", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} permutes bytes: steps times, it loads the 64 bytes at src under
-mask (the rest zero), permutes them by the 64 indexes at table (VPERMB)
-and stores those under mask to dst, then moves src and dst on by step
-bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte under a step's
-mask lies inside both buffers, which do not overlap.`},
+srcMask (the rest zero), permutes them by the 64 indexes at table
+(VPERMB) and stores those under dstMask to dst, then moves src on by
+srcStep bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps ≥
+1; every byte under a step's masks lies inside its buffer, and the
+buffers do not overlap.`},
 	{name: "transposeNibbles8AVX512", kind: "transposeNibbles8", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} transposes count 8×8 blocks of 4-bit fields, each row 4 bytes
 with its first field in the high nibble of its first byte: row r of
 block b, from src + b*srcStep + r*srcStride, becomes column r of the

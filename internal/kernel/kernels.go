@@ -61,7 +61,17 @@ func checkBlocks(what string, buf []byte, outer, outerStep, inner, innerStep, ro
 func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
 	checkSpan("destination", dst, rows, dstStride, n)
 	checkSpan("source", src, rows, srcStride, n)
-	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
+	copyRunsShort(dst, dstStride, src, srcStride, n, rows)
+}
+
+// copyRunsShort is CopyRuns once the spans are checked: runs of a few
+// bytes in groups on one side and side by side on the other through
+// copyRunsPermuted where it takes them, the rest generic.
+func copyRunsShort(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
+	done := copyRunsPermuted(dst, dstStride, src, srcStride, n, rows)
+	if done < rows {
+		copyRunsGeneric(dst[done*dstStride:], dstStride, src[done*srcStride:], srcStride, n, rows-done)
+	}
 }
 
 // CopyRunsGrid is CopyRuns steps times, each step's runs dstStep and

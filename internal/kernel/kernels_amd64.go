@@ -15,7 +15,7 @@ import (
 // the generic copy the rest.
 func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
 	if !useAVX2 || n < 64 {
-		copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
+		copyRunsShort(dst, dstStride, src, srcStride, n, rows)
 		return
 	}
 	m := n &^ 31

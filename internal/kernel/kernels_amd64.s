@@ -12366,24 +12366,27 @@ TEXT ·copyRepMOVSB(SB), NOSPLIT, $0-24
 	MOVSB
 	RET
 
-// func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+// func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
-TEXT ·permuteBlocksAVX512(SB), NOSPLIT, $0-48
+TEXT ·permuteBlocksAVX512(SB), NOSPLIT, $0-64
 	MOVQ      dst+0(FP), DI
 	MOVQ      src+8(FP), SI
 	MOVQ      table+16(FP), R8
-	MOVQ      mask+24(FP), AX
-	MOVQ      steps+32(FP), CX
-	MOVQ      step+40(FP), DX
+	MOVQ      srcMask+24(FP), AX
+	MOVQ      dstMask+32(FP), BX
+	MOVQ      steps+40(FP), CX
+	MOVQ      srcStep+48(FP), DX
+	MOVQ      dstStep+56(FP), R9
 	KMOVQ     AX, K1
+	KMOVQ     BX, K2
 	VMOVDQU64 (R8), Z31
 
 permb:
 	VMOVDQU8.Z (SI), K1, Z0
 	VPERMB     Z0, Z31, Z0
-	VMOVDQU8   Z0, K1, (DI)
+	VMOVDQU8   Z0, K2, (DI)
 	ADDQ       DX, SI
-	ADDQ       DX, DI
+	ADDQ       R9, DI
 	DECQ       CX
 	JNZ        permb
 	VZEROUPPER

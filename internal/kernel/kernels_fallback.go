@@ -111,3 +111,8 @@ func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, str
 // permuteBlocksFast has no kernel here: PermuteBlocks moves every block
 // in Go.
 func permuteBlocksFast(dst, src []byte, perm []byte, n int) int { return 0 }
+
+// copyRunsPermuted moves no runs here: CopyRuns moves them all.
+func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) int {
+	return 0
+}

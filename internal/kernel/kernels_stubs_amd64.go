@@ -1553,13 +1553,14 @@ func copyPartsMaskedAVX2(dst *byte, src *byte, partLen int, parts int, blocks in
 func copyRepMOVSB(dst *byte, src *byte, n int)
 
 // permuteBlocksAVX512 permutes bytes: steps times, it loads the 64 bytes
-// at src under mask (the rest zero), permutes them by the 64 indexes at
-// table (VPERMB) and stores those under mask to dst, then moves src and
-// dst on by step bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every
-// byte under a step's mask lies inside both buffers, which do not overlap.
+// at src under srcMask (the rest zero), permutes them by the 64 indexes at
+// table (VPERMB) and stores those under dstMask to dst, then moves src on
+// by srcStep bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps
+// ≥ 1; every byte under a step's masks lies inside its buffer, and the
+// buffers do not overlap.
 //
 //go:noescape
-func permuteBlocksAVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)
 
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first

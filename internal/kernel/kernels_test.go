@@ -636,6 +636,17 @@ func TestCopyRuns(t *testing.T) {
 					if k%4 == 0 {
 						g.ds, g.ss = g.n, g.n
 					}
+					if k%6 == 1 {
+						// Runs of a few bytes in groups of a power of two
+						// on one side, side by side on the other
+						// (copyRunsPermuted), several groups a vector.
+						group := 2 << r.IntN(6)
+						g.n, g.rows = 1+r.IntN(group-1), r.IntN(300)
+						g.ds, g.ss = g.n, group
+						if r.IntN(2) == 0 {
+							g.ds, g.ss = group, g.n
+						}
+					}
 					g.ahead = r.IntN(1<<20) - 1<<19
 					if kern.grid {
 						// Steps beside the rows, or past them.

@@ -21,6 +21,53 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int {
 	if step == 64 {
 		mask = ^uint64(0)
 	}
-	permuteBlocksAVX512(&dst[0], &src[0], &table[0], mask, steps, step)
+	permuteBlocksAVX512(&dst[0], &src[0], &table[0], mask, mask, steps, step, step)
+	return steps * per
+}
+
+// copyRunsPermuted runs the whole steps of a CopyRuns of runs of n < 64
+// bytes that lie side by side on one side and in groups of a power of
+// two bytes, more than n, on the other (the 3 bytes held of each 8-byte
+// group of (8,1) tiles' rows, gathered by a blocked plan) in
+// permuteBlocksAVX512, where the level has VBMI: a step moves the 64
+// bytes of 64/group groups. It returns how many runs it moved (a
+// multiple of those a step moves); the caller moves the rest.
+func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) int {
+	if !useVBMI || n <= 0 {
+		return 0
+	}
+	var gather bool
+	var group int
+	switch {
+	case dstStride == n && srcStride > n && srcStride <= 64 && pow2(srcStride):
+		gather, group = true, srcStride
+	case srcStride == n && dstStride > n && dstStride <= 64 && pow2(dstStride):
+		group = dstStride
+	default:
+		return 0
+	}
+	per := 64 / group // groups a step
+	steps := rows / per
+	if steps < 4 {
+		return 0 // the table costs more than a few steps save
+	}
+	var table [64]byte
+	packed := uint64(1)<<(per*n) - 1 // the runs side by side
+	var grouped uint64               // the runs' bytes in their groups
+	for g := range per {
+		for j := range n {
+			grouped |= 1 << (g*group + j)
+			if gather {
+				table[g*n+j] = byte(g*group + j)
+			} else {
+				table[g*group+j] = byte(g*n + j)
+			}
+		}
+	}
+	if gather {
+		permuteBlocksAVX512(&dst[0], &src[0], &table[0], grouped, packed, steps, 64, per*n)
+	} else {
+		permuteBlocksAVX512(&dst[0], &src[0], &table[0], packed, grouped, steps, per*n, 64)
+	}
 	return steps * per
 }
