@@ -452,7 +452,12 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	srcRun := b.runDigits(srcOf)
 	dstRun := b.runDigits(dstOf)
 	byDst := reversed(byStride(b.digits, dstOf))
-	gather := b.heaviestFirst(append(without(byDst, srcRun), reversed(srcRun)...))
+	// Runs shorter than the groups the source's next digit steps over
+	// (the 3 bytes held of each 8-byte group of (8,1) tiles' rows) take
+	// that digit just outside them: the gather then moves whole groups
+	// a vector (kernel.CopyRuns), not a run a call.
+	inner := b.groupDigit(srcRun)
+	gather := b.heaviestFirst(append(append(without(byDst, append(srcRun, inner...)), inner...), reversed(srcRun)...))
 	scatter := b.heaviestFirst(append(without(gather, dstRun), reversed(dstRun)...))
 	if slices.Equal(gather, scatter) {
 		return nil // nothing to turn: the walk's run copies do as well
@@ -541,6 +546,32 @@ func (b *blocked) runDigits(stride func(ploop) int64) []int {
 		n *= b.digits[i].size
 	}
 	return run
+}
+
+// groupDigit returns, as a list of none or one, the digit of the block
+// with the least source stride past the source's run digits run, where
+// that stride is a power of two of 64 bytes or less, longer than the
+// runs, and its groups make four vectors or more: kernel.CopyRuns
+// gathers a vector of such groups at once.
+func (b *blocked) groupDigit(run []int) []int {
+	n := int64(1)
+	for _, i := range run {
+		n *= b.digits[i].size
+	}
+	for _, i := range byStride(b.digits, srcOf) {
+		if slices.Contains(run, i) {
+			continue
+		}
+		// A few vectors of groups a move at least: each move pays for
+		// its kernel call (u8 T(8,8) tiles' rows of 4 bytes, 20 groups a
+		// move, gathered slower so).
+		g := b.digits[i].src * b.width
+		if g > n*b.width && g <= lineBytes && g&(g-1) == 0 && g*b.digits[i].size >= 4*lineBytes {
+			return []int{i}
+		}
+		break
+	}
+	return nil
 }
 
 // without returns order without the entries in drop.

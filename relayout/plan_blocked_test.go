@@ -185,6 +185,36 @@ func TestBlockedNarrow(t *testing.T) {
 	}
 }
 
+// TestBlockedGroups checks the gather order of blocks whose source runs
+// are shorter than the groups the next digit steps over: that digit
+// goes just outside the runs where its groups make four vectors or more
+// (64 of the 8-byte groups of (8,1) tiles' rows, 3 bytes held of each),
+// so that kernel.CopyRuns gathers them a vector at a time; 20 groups of
+// T(8,8) tiles' rows stay outside the next digit of the destination.
+func TestBlockedGroups(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		next     int // the dim of the digit just outside the runs
+	}{
+		{"u8[2176,3,128]{2,1,0:T(8,128)(8,1)}", "u8[2176,3,128]{0,2,1}", 2},
+		{"u8[551,3,7079,4]{3,2,1,0:T(8,8)}", "u8[551,3,7079,4]{0,3,1,2}", 0},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, &Options{Threads: 1, forceBlocked: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := p.exec.(*blocked)
+		if !ok {
+			t.Fatalf("%s -> %s: not blocked\n%s", c.from, c.to, p)
+		}
+		at := b.gather.at
+		if n := len(at); n < 2 || b.digits[at[n-2]].dim != c.next {
+			t.Errorf("%s -> %s: gather order %v, want d%d just outside the runs\n%s", c.from, c.to, at, c.next, p)
+		}
+	}
+}
+
 // TestStagedBlocked checks which byte plans of packed pairs run
 // blocked: one that runs whole may (tiny blocks, or tiny runs from rows
 // apart), one whose slabs read its loops may not.
