@@ -154,11 +154,11 @@ func (w *walkPlan) tinyBlocks() bool {
 		return true
 	}
 	// Blocks of a few source rows apart (each in lines of its own), in
-	// arrays the caches do not hold, that are too narrow for the level's kernels, which move them an element
-	// at a time: u8[3,22283110] to T(8,128)(4,1) tiles, whose calls
-	// interleave the 3 rows of a tile's values into groups of 4, or
-	// s8[42,473,181,4]{2,0,1,3} to {3,0,1,2}, 4 rows into rows of 4 far
-	// apart. Such blocks of 1- and 2-byte elements whose source rows are
+	// arrays the caches do not hold, that are too narrow for the level's
+	// kernels, which move them an element at a time: u8[3,22283110] to
+	// T(8,128)(4,1) tiles, whose calls interleave the 3 rows of a tile's
+	// values into groups of 4, or s8[42,473,181,4]{2,0,1,3} to
+	// {3,0,1,2}, 4 rows into rows of 4 far apart. Such blocks of 1- and 2-byte elements whose source rows are
 	// shorter than the L1 block of a transpose (Tuning.Band) ran faster
 	// blocked; those whose source lies in a line or two (u8 (4,1) tiles
 	// from T(32,32), a de-interleave of 2 rows of 59 bytes) or whose rows
@@ -178,6 +178,13 @@ func (w *walkPlan) tinyBlocks() bool {
 		if w.transposePast() || crowded {
 			return true
 		}
+	}
+	// Destination rows of a few bytes that the next step goes on along,
+	// but only after more lines than the caches keep: s32[2,2,128,256,128]
+	// to {0,2,4,3,1} writes 8 bytes of each of 32768 rows a call, the
+	// next step the 8 after them, 2 MiB of lines later.
+	if o.dst != dstRow && l.size*w.width <= tinyRowBytes && w.transposePast() && w.linesBack(dstOf, dstRow, o.size) > linesKept() {
+		return true
 	}
 	if l.src == srcRow || o.size*w.width > tinyRowBytes {
 		return false

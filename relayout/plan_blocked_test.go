@@ -91,6 +91,9 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 		// 4-byte rows whose next step goes on along them.
 		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
+		// Destination rows of 8 bytes that the next step goes on
+		// along 2 MiB of lines later.
+		{"s32[2,2,128,256,128]{4,3,2,1,0}", "s32[2,2,128,256,128]{0,2,4,3,1}", true},
 		// Blocks too narrow for the kernels whose source lies in a line
 		// or two, and those of 8-byte elements, stay a walk (see
 		// TestBlockedNarrow).
