@@ -186,13 +186,16 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.dst != dstRow && l.size*w.width <= tinyRowBytes && w.transposePast() && w.linesBack(dstOf, dstRow, o.size) > linesKept() {
 		return true
 	}
-	if l.src == srcRow || o.size*w.width > tinyRowBytes {
+	if l.src == srcRow || o.size*w.width >= lineBytes {
 		return false
 	}
-	if w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && rowsPerSet(l.src*w.width, l.size) > crowdedRows {
+	if o.size*w.width <= tinyRowBytes && w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && rowsPerSet(l.src*w.width, l.size) > crowdedRows {
 		return true
 	}
-	return w.transposePast() && w.linesBack(srcOf, srcRow, l.size) > linesKept()
+	// Rows of up to tinyRowBytes whose lines come back too late, or
+	// never; longer rows, up to a line, only where they do come back.
+	back := w.linesBack(srcOf, srcRow, l.size)
+	return w.transposePast() && back > linesKept() && (o.size*w.width <= tinyRowBytes || back < math.MaxInt64)
 }
 
 // calls returns the values of kernel loop l that most of the walk's
@@ -277,7 +280,10 @@ func rowsPerSet(stride, rows int64) int64 {
 // make it take a blocked plan where the rows lie apart: a quarter of a
 // 64-byte line. Walks of such rows ran several times slower than their
 // blocked plans; rows of 32 bytes ran as fast walked as blocked, or
-// faster (docs/perf).
+// faster (docs/perf), but for source rows whose lines the walk comes
+// back to only after more than linesKept: s8[4705,11235] column-major to
+// T(32,32) tiles, 32 bytes of each of 32 rows a block and the next 32
+// bytes 704 KiB of lines on, ran 2.6 times faster blocked.
 const tinyRowBytes = 16
 
 // block makes p blocked where its walk moves tiny blocks (or, for

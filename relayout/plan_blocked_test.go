@@ -91,6 +91,15 @@ func TestBlockedChosen(t *testing.T) {
 		{"f32[64,128,256,32]{3,2,1,0}", "f32[64,128,256,32]{0,1,2,3}", false},
 		// 4-byte rows whose next step goes on along them.
 		{"s8[4,1,770,2,8138]{4,3,2,1,0}", "s8[4,1,770,2,8138]{0,3,1,4,2}", false},
+		// Source rows shorter than a line whose lines come back only
+		// after more than the caches keep (32 bytes of each of 32 rows
+		// a block, the next 32 bytes 704 KiB of lines on; 17 bytes,
+		// 573 KiB on) run blocked; rows of 57 bytes whose lines never
+		// come back (the rest of each is a T(1,128) tile's padding)
+		// stay a walk.
+		{"s8[4705,11235]{0,1}", "s8[4705,11235]{1,0:T(32,32)}", true},
+		{"u8[128,70,128,17]{3,2,1,0:L(1024)}", "u8[128,70,128,17]{0,3,1,2}", true},
+		{"s8[57,34,127,106]{0,1,3,2:T(1,128)}", "s8[57,34,127,106]{1,0,2,3}", false},
 		// Destination rows of 8 bytes that the next step goes on
 		// along 2 MiB of lines later.
 		{"s32[2,2,128,256,128]{4,3,2,1,0}", "s32[2,2,128,256,128]{0,2,4,3,1}", true},
