@@ -315,6 +315,26 @@ func (p *Plan) block(opts *Options) {
 	}
 	if b := newBlocked(w); b != nil {
 		p.exec = b
+		return
+	}
+	if w.unit > 1 && w.byteUnits == 0 && p.dtype.ByteWidth() == 2 && w.outer != nil && w.outer.size*w.inner.size <= tinyBlocksElems &&
+		w.dstBytes+w.srcBytes >= 2*linesKept() {
+		// A walk of 16-bit elements widened into units (the (2,1) tiles'
+		// pairs) whose kernel blocks of units are tiny, in an array the
+		// caches do not hold: block the walk
+		// of the elements as they are, whose blocks gather and scatter
+		// the units' runs all the same (bf16[1445,19833] from
+		// T(8,128)(2,1) tiles transposed into T(4,128): 4×4 blocks of
+		// 2-element units, the last of each column of tiles partial).
+		// Units of 1-byte elements (four to a unit) ran slower so
+		// (relayout bench, docs/perf).
+		e := newWalkPlan(p, p.padPat, false)
+		e.build()
+		if e.mode == modeStrided && e.swap == nil {
+			if b := newBlocked(e); b != nil {
+				p.exec = b
+			}
+		}
 	}
 }
 

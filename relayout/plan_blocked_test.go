@@ -197,6 +197,36 @@ func TestBlockedNarrow(t *testing.T) {
 	}
 }
 
+// TestBlockedUnits checks that walks of 16-bit elements widened into
+// units whose kernel blocks are tiny, in arrays the caches do not hold
+// (the smaller ones of about a MiB), run blocked over the elements as
+// they are, and match the reference: (2,1) tiles transposed into
+// T(4,128) and T(8,8), whose units' last pair of a column of tiles is
+// partial. Units of 1-byte elements keep their walks.
+func TestBlockedUnits(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"bf16[1445,19833]{1,0:T(8,128)(2,1)}", "bf16[1445,19833]{0,1:T(4,128)}", true},
+		{"bf16[333,700]{1,0:T(8,128)(2,1)}", "bf16[333,700]{0,1:T(4,128)}", true},
+		{"f16[2,700,300]{1,2,0:T(8,128)(2,1)}", "f16[2,700,300]{2,1,0:T(8,8)}", true},
+		{"u8[11136,1920]{0,1:T(16,128)}", "u8[11136,1920]{1,0:T(8,128)(4,1)}", false},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, got := p.exec.(*blocked); got != c.want {
+			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
+		}
+		if b, _ := from.ByteSize(); b <= maxPairBytes {
+			checkPair(t, 1, from, to, Options{})
+		}
+	}
+}
+
 // TestBlockedGroups checks the gather order of blocks whose source runs
 // are shorter than the groups the next digit steps over: that digit
 // goes just outside the runs where its groups make four vectors or more
