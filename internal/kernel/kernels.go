@@ -209,7 +209,7 @@ func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
 	}
 	weave := width <= 4 && pow2(width)
 	few := func(n int) bool { return (n == 2 || n == 3 || n == 4) && weave || n == 8 && width == 1 }
-	if u := weaveUnit(width); u > 0 {
+	if u := weaveLeast(width); u > 0 {
 		if few(rows) && srcStride == rows*width && cols >= u || few(cols) && dstStride == cols*width && rows >= u {
 			return false
 		}

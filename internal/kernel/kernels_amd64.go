@@ -478,13 +478,38 @@ func weaveUnit(width int) int {
 	return chunk
 }
 
+// weaveLeast is the fewest elements a row the interleave and
+// de-interleave kernels move: the AVX2 kernels' chunk, which the AVX-512
+// level also runs on a rest of one (interleaveAsm); 0 for none.
+func weaveLeast(width int) int {
+	if chunk, _ := weaveChunk(width); chunk > 0 {
+		return min(chunk, 32/width)
+	}
+	return 0
+}
+
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) at the level in use over
 // rows elements, and returns how many it did (a multiple of its chunk),
 // or 0 if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
-	if chunk == 0 || rows < chunk {
+	if chunk == 0 {
+		return 0
+	}
+	done := interleaveChunks(width, chunk, avx512, dst, src, srcStride, rows, cols)
+	// The AVX2 kernels, whose chunk is half the AVX-512 ones', take a
+	// rest of one (rows of 32 bytes: T(32,32) tiles' rows).
+	if half := 32 / width; avx512 && rows-done >= half {
+		done += interleaveChunks(width, half, false, (*byte)(unsafe.Add(unsafe.Pointer(dst), done*cols*width)), (*byte)(unsafe.Add(unsafe.Pointer(src), done*width)), srcStride, rows-done, cols)
+	}
+	return done
+}
+
+// interleaveChunks is interleaveAsm over the whole chunks of rows with the
+// AVX-512 kernels (avx512) or the AVX2 ones, of chunk elements.
+func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcStride int, rows, cols int) int {
+	if rows < chunk {
 		return 0
 	}
 	n := rows / chunk
@@ -627,7 +652,22 @@ func fenceGrid(g Grid, stream bool) {
 // chunk), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
-	if chunk == 0 || cols < chunk {
+	if chunk == 0 {
+		return 0
+	}
+	done := deinterleaveChunks(width, chunk, avx512, dst, dstStride, src, rows, cols)
+	// The AVX2 kernels, whose chunk is half the AVX-512 ones', take a
+	// rest of one (rows of 32 bytes: T(32,32) tiles' rows).
+	if half := 32 / width; avx512 && cols-done >= half {
+		done += deinterleaveChunks(width, half, false, (*byte)(unsafe.Add(unsafe.Pointer(dst), done*width)), dstStride, (*byte)(unsafe.Add(unsafe.Pointer(src), done*rows*width)), rows, cols-done)
+	}
+	return done
+}
+
+// deinterleaveChunks is deinterleaveAsm over the whole chunks of cols with
+// the AVX-512 kernels (avx512) or the AVX2 ones, of chunk elements.
+func deinterleaveChunks(width, chunk int, avx512 bool, dst *byte, dstStride int, src *byte, rows, cols int) int {
+	if cols < chunk {
 		return 0
 	}
 	n := cols / chunk

@@ -211,6 +211,9 @@ func weaveUnit(width int) int {
 	return 16 / width
 }
 
+// weaveLeast is weaveUnit: the NEON kernels have one chunk.
+func weaveLeast(width int) int { return weaveUnit(width) }
+
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of bytes) with NEON over rows
 // elements, and returns how many it did (a multiple of 16/width), or 0

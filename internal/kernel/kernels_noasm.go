@@ -38,6 +38,9 @@ func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols in
 // weaveUnit is 0: there are no interleave kernels here.
 func weaveUnit(width int) int { return 0 }
 
+// weaveLeast is 0 as well.
+func weaveLeast(width int) int { return 0 }
+
 // deinterleaveAsm has no kernel here: it does none of the columns.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	return 0

@@ -549,6 +549,33 @@ func TestTransposeNarrow(t *testing.T) {
 	})
 }
 
+// TestWeaveRests checks interleaves of a few rows into one stream, and
+// de-interleaves back, of every length from 16 to 140 elements: the
+// whole chunks of the level's kernels, the rest of a half chunk that the
+// AVX2 kernels take on an AVX-512 level, and the last chunk run again
+// to end at the edge (weaveRest), in guarded buffers.
+func TestWeaveRests(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 31))
+		for _, w := range []int{1, 2, 4} {
+			for _, ways := range []int{2, 3, 4, 8} {
+				if ways == 8 && w != 1 {
+					continue
+				}
+				for n := 16; n <= 140; n++ {
+					pad := []int{0, 4, 64}[r.IntN(3)]
+					in := geometry{width: w, rows: n, cols: ways, dstStride: ways * w, srcStride: n*w + pad}
+					in.dstAtEnd, in.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+					checkTranspose(t, r, in)
+					out := geometry{width: w, rows: ways, cols: n, dstStride: n*w + pad, srcStride: ways * w}
+					out.dstAtEnd, out.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+					checkTranspose(t, r, out)
+				}
+			}
+		}
+	})
+}
+
 // TestFillRuns compares FillRuns at each level with the generic fill on
 // random run lengths, strides and patterns, in guarded buffers.
 func TestFillRuns(t *testing.T) {
@@ -1065,6 +1092,7 @@ func TestElementwise(t *testing.T) {
 			{1, 128, 3, 4, 1 << 20, true},  // 3 rows into groups of 4
 			{1, 128, 4, 4, 1 << 20, false}, // an interleave of 4 rows
 			{1, 8, 4, 4, 1 << 20, true},    // too short for one
+			{1, 40, 4, 4, 1 << 20, false},  // a half chunk of AVX-512's
 			{1, 128, 2, 2, 1 << 20, false}, // of 2
 			{1, 3, 128, 1 << 20, 3, false}, // a de-interleave of 3
 			{4, 64, 64, 256, 256, false},   // whole register blocks

@@ -424,13 +424,22 @@ func transposeEdges(width int, dst []byte, dstStride int, src []byte, srcStride 
 // rest an element at a time: s8 [1000,1000] to T(8,128)(4,1), whose last
 // tiles interleave 104 of their 128 columns, spent a good part of its Run
 // there.
+//
+// A row shorter than weaveUnit, whose first done elements the AVX2
+// kernels moved on an AVX-512 level (weaveLeast), takes their chunk.
 func weaveRest(width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols, done int, inverse bool) {
+	chunk := func(n int) int {
+		if u := weaveUnit(width); n >= u {
+			return u
+		}
+		return weaveLeast(width)
+	}
 	switch {
 	case inverse && done < cols:
-		e := cols - weaveUnit(width)
+		e := cols - chunk(cols)
 		deinterleaveAsm(width, (*byte)(unsafe.Add(dp, e*width)), dstStride, (*byte)(unsafe.Add(sp, e*srcStride)), rows, cols-e)
 	case !inverse && done < rows:
-		e := rows - weaveUnit(width)
+		e := rows - chunk(rows)
 		interleaveAsm(width, (*byte)(unsafe.Add(dp, e*dstStride)), (*byte)(unsafe.Add(sp, e*width)), srcStride, rows-e, cols)
 	}
 }
