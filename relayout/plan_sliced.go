@@ -172,10 +172,13 @@ func (p *Plan) sliced(opts *Options) *Plan {
 	case sl.rangeOnly || sl.identity || sl.rows8 != rows8None:
 		return nil
 	default:
-		if w := sl.mid.walk(); w == nil || !w.tinyBlocks() {
+		w := sl.mid.walk()
+		blocks = w != nil && w.tinyBlocks()
+		// Slabs too large for the caches (a slab of each value of a dim
+		// of 2) are no better than the whole stages: slices may be.
+		if !blocks && sl.tempA+sl.tempB <= 4*slabBytes {
 			return nil
 		}
-		blocks = true
 	}
 	target, minRun := int64(sliceTarget), int64(sliceMinRun)
 	if opts != nil && opts.sliceElems > 0 {

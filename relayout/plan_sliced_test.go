@@ -24,6 +24,9 @@ func TestSliced(t *testing.T) {
 		// Slabs would walk 4 rows into groups of 8 bytes a call: slices
 		// run the byte plan blocked.
 		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1},
+		// Slabs of a value of a dim of 2 each, too large for the caches,
+		// give way to slices.
+		{"u4[2,1,11941,896]{2,3,1,0:E(4)}", "u4[2,1,11941,896]{3,2,1,0:T(32,32)E(4)}", 3, 32, 2, 748},
 		// Slabs of (8,1) tiles that move the fields direct stay.
 		{"s4[8192,8192]{1,0:E(4)}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", -1, 0, 0, 0},
 		// Too small to slice.
