@@ -158,12 +158,13 @@ func (w *walkPlan) tinyBlocks() bool {
 	// kernels, which move them an element at a time: u8[3,22283110] to
 	// T(8,128)(4,1) tiles, whose calls interleave the 3 rows of a tile's
 	// values into groups of 4, or s8[42,473,181,4]{2,0,1,3} to
-	// {3,0,1,2}, 4 rows into rows of 4 far apart. Such blocks of 1- and 2-byte elements whose source rows are
-	// shorter than the L1 block of a transpose (Tuning.Band) ran faster
-	// blocked; those whose source lies in a line or two (u8 (4,1) tiles
-	// from T(32,32), a de-interleave of 2 rows of 59 bytes) or whose rows
-	// are long (3 rows of 4821 bytes, 4 of 8138), and those of 8-byte
-	// elements, no faster or slower (relayout bench, docs/perf).
+	// {3,0,1,2}, 4 rows into rows of 4 far apart. Such blocks of 1- and
+	// 2-byte elements whose source rows are shorter than the L1 block of
+	// a transpose (Tuning.Band) ran faster blocked; those whose source
+	// lies in a line or two (u8 (4,1) tiles from T(32,32), a
+	// de-interleave of 2 rows of 59 bytes) or whose rows are long (3 rows
+	// of 4821 bytes, 4 of 8138), and those of 8-byte elements, no faster
+	// or slower (relayout bench, docs/perf).
 	B := w.offBytes()
 	if w.step == 1 && w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && l.src*B > lineBytes && o.size*B < int64(currentTuning().Band) &&
 		kernel.Elementwise(int(w.width), int(w.calls(o)), int(w.calls(l)), int(o.dst*B), int(l.src*B)) {
@@ -321,13 +322,12 @@ func (p *Plan) block(opts *Options) {
 		w.dstBytes+w.srcBytes >= 2*linesKept() {
 		// A walk of 16-bit elements widened into units (the (2,1) tiles'
 		// pairs) whose kernel blocks of units are tiny, in an array the
-		// caches do not hold: block the walk
-		// of the elements as they are, whose blocks gather and scatter
-		// the units' runs all the same (bf16[1445,19833] from
-		// T(8,128)(2,1) tiles transposed into T(4,128): 4×4 blocks of
-		// 2-element units, the last of each column of tiles partial).
-		// Units of 1-byte elements (four to a unit) ran slower so
-		// (relayout bench, docs/perf).
+		// caches do not hold: block the walk of the elements as they
+		// are, whose blocks gather and scatter the units' runs all the
+		// same (bf16[1445,19833] from T(8,128)(2,1) tiles transposed
+		// into T(4,128): 4×4 blocks of 2-element units, the last of each
+		// column of tiles partial). Units of 1-byte elements (four to a
+		// unit) ran slower so (relayout bench, docs/perf).
 		e := newWalkPlan(p, p.padPat, false)
 		e.build()
 		if e.mode == modeStrided && e.swap == nil {
@@ -490,7 +490,7 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	// that digit just outside them: the gather then moves whole groups
 	// a vector (kernel.CopyRuns), not a run a call.
 	inner := b.groupDigit(srcRun)
-	gather := b.heaviestFirst(append(append(without(byDst, append(srcRun, inner...)), inner...), reversed(srcRun)...))
+	gather := b.heaviestFirst(slices.Concat(without(byDst, slices.Concat(srcRun, inner)), inner, reversed(srcRun)))
 	scatter := b.heaviestFirst(append(without(gather, dstRun), reversed(dstRun)...))
 	if slices.Equal(gather, scatter) {
 		return nil // nothing to turn: the walk's run copies do as well

@@ -25,7 +25,8 @@ import (
 // through temporaries twice its size: u4[3,512,112,128]{0,3,2,1:E(4)}
 // to {3,2,1,0:T(32,32)E(4)}, whose slices of d1 are one run of the
 // source and three of the destination. A slice's stages then run in
-// the caches.
+// the caches. It serves as well those whose slabs would walk blocks
+// an element at a time, or outgrow the caches (Plan.sliced).
 type sliced struct {
 	*parallelism
 	dim    int
@@ -46,8 +47,8 @@ type sliced struct {
 }
 
 // sliceRuns is how the slices of a dim lie in one buffer: n runs a
-// slice, stride bytes apart; a granule (step values of the dim) is
-// granule bytes of each run.
+// slice, stride bytes apart, each of places places (of bits bits) for
+// each tile of the dim (tile values; 1 where no tile covers it).
 type sliceRuns struct {
 	n, stride int64 // runs a slice, bytes apart
 	step      int64 // values of the dim from which a slice may start: whole tiles of whole bytes
@@ -150,7 +151,8 @@ const sliceMinRun = 256
 
 // sliced returns p, a plan Compile has just compiled whole, as a sliced
 // plan, or nil where it does not take one: where p is not a packed plan
-// that runs its stages whole over an array of several slices, or no dim
+// that runs its stages whole, or in slabs that walk tiny blocks or
+// outgrow the caches, over an array of several slices; or where no dim
 // cuts both buffers in runs of sliceMinRun bytes or more (or one run).
 func (p *Plan) sliced(opts *Options) *Plan {
 	st := p.stages()
