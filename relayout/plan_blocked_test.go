@@ -131,16 +131,8 @@ func TestBlockedChosen(t *testing.T) {
 		{"s8[128,128,48,17,3]{4,3,2,1,0}", "s8[128,128,48,17,3]{0,2,1,4,3:T(8,128)(4,1)}", true},
 		{"u8[3,128,4,288,90]{4,3,2,0,1:T(8,128)(4,1)}", "u8[3,128,4,288,90]{3,1,4,2,0:T(8,128)(4,1)}", true},
 	} {
-		from, to := parsePair(t, c.from, c.to)
-		p, err := Compile(from, to, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, got := p.exec.(*blocked)
-		if got != c.want {
-			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
-		}
-		if got && !strings.Contains(p.String(), "mode: blocked") {
+		p := checkBlocked(t, c.from, c.to, c.want)
+		if _, got := p.exec.(*blocked); got && !strings.Contains(p.String(), "mode: blocked") {
 			t.Errorf("%s -> %s: String does not say the plan is blocked\n%s", c.from, c.to, p)
 		}
 	}
@@ -186,15 +178,23 @@ func TestBlockedNarrow(t *testing.T) {
 		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}"},
 		{"s8[42,473,181,4]{2,0,1,3}", "s8[42,473,181,4]{3,0,1,2}"},
 	} {
-		from, to := parsePair(t, c[0], c[1])
-		p, err := Compile(from, to, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, got := p.exec.(*blocked); got != want {
-			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c[0], c[1], got, want, p)
-		}
+		checkBlocked(t, c[0], c[1], want)
 	}
+}
+
+// checkBlocked compiles from → to as Compile plans it and fails the test
+// unless the plan is blocked just where want says; it returns the plan.
+func checkBlocked(t *testing.T, from, to string, want bool) *Plan {
+	t.Helper()
+	f, g := parsePair(t, from, to)
+	p, err := Compile(f, g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, got := p.exec.(*blocked); got != want {
+		t.Errorf("%s -> %s: blocked %v, want %v\n%s", from, to, got, want, p)
+	}
+	return p
 }
 
 // TestBlockedUnits checks that walks of 16-bit elements widened into
@@ -213,16 +213,9 @@ func TestBlockedUnits(t *testing.T) {
 		{"f16[2,700,300]{1,2,0:T(8,128)(2,1)}", "f16[2,700,300]{2,1,0:T(8,8)}", true},
 		{"u8[11136,1920]{0,1:T(16,128)}", "u8[11136,1920]{1,0:T(8,128)(4,1)}", false},
 	} {
-		from, to := parsePair(t, c.from, c.to)
-		p, err := Compile(from, to, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, got := p.exec.(*blocked); got != c.want {
-			t.Errorf("%s -> %s: blocked %v, want %v\n%s", c.from, c.to, got, c.want, p)
-		}
-		if b, _ := from.ByteSize(); b <= maxPairBytes {
-			checkPair(t, 1, from, to, Options{})
+		p := checkBlocked(t, c.from, c.to, c.want)
+		if b, _ := p.from.ByteSize(); b <= maxPairBytes {
+			checkPair(t, 1, p.from, p.to, Options{})
 		}
 	}
 }
