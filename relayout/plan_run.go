@@ -1124,7 +1124,7 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 			n, rows = n*rows, 1
 		}
 		B := p.offBytes()
-		if w.streams() && n*p.width >= streamFillBytes && kernel.Streaming() {
+		if w.streams() && kernel.Streaming() && (n*p.width >= streamFillBytes || wholeLines(w.dst, dOff*B, rowStride*B, n*p.width, rows)) {
 			w.streamFill(dOff*B, rowStride*B, n*p.width, rows)
 			return
 		}
@@ -1143,6 +1143,17 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 // line at a time at full speed, as the transposes' staged tiles take it
 // (Tuning.StageCol's floor).
 const streamFillBytes = 512
+
+// wholeLines reports whether rows runs of n bytes at byte offset off of
+// dst, rowStride bytes apart, are whole cache lines: each starts and ends
+// on a line boundary, so no line holds both padding and elements, and
+// non-temporal stores write every line they touch whole (the padding
+// half of each row of a [..., 128] u8 array held as 256 places, whose
+// other half the streamed kernel writes).
+func wholeLines(dst []byte, off, rowStride, n, rows int64) bool {
+	at := uintptr(unsafe.Pointer(unsafe.SliceData(dst))) + uintptr(off)
+	return n%64 == 0 && at%64 == 0 && (rows == 1 || rowStride%64 == 0)
+}
 
 // streamFill writes padding into rows runs of n bytes at byte offset off
 // of the destination, rowStride bytes apart, as a streamed copy of a

@@ -1463,7 +1463,7 @@ func TestPadValues(t *testing.T) {
 
 // TestStreamFill runs streamed plans whose padding comes in runs of
 // streamFillBytes or more (the empty rows of tiles a narrow array
-// leaves, a row's padded end) against the reference, on one and two
+// leaves, a row's padded end), or in whole lines, against the reference, on one and two
 // threads, whole and by chunks, and checks that a whole walk streamed
 // them from the pattern buffer (streamFill).
 func TestStreamFill(t *testing.T) {
@@ -1472,6 +1472,8 @@ func TestStreamFill(t *testing.T) {
 		{"u8[3,5000]{1,0}", "u8[3,5000]{1,0:T(8,128)(4,1)}"},
 		{"bf16[2,3,4000]{2,1,0}", "bf16[2,3,4000]{2,1,0:T(8,128)(2,1)}"},
 		{"f32[3,5000]{0,1}", "f32[3,5000]{1,0:T(8,128)}"},
+		// Runs of 128 bytes, whole lines: each row's second half.
+		{"u8[8,4,128,128]{2,0,1,3:T(1,128)}", "u8[8,4,128,128]{3,2,0,1:T(256)}"},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
