@@ -123,3 +123,25 @@ func (g *gen) copyRepMOVSB() {
 	g.Instruction(&ir.Instruction{Opcode: "MOVSB"})
 	g.RET()
 }
+
+// prefetchRuns emits prefetchRuns, which prefetches the lines of rows
+// runs of n bytes:
+//
+//	func(p uintptr, stride int, n int, rows int)
+//
+// SI walks the runs, AX the offset in one: a prefetch every 64 bytes
+// from the run's start, and one of its last byte, whose line the steps
+// miss where the run starts inside a line.
+func (g *gen) prefetchRuns() {
+	g.text("prefetchRuns", "func(p uintptr, stride int, n int, rows int)")
+	g.params([]string{"p", "stride", "n", "rows"}, si, bx, r8, cx)
+	g.Label("prow")
+	g.XORQ(ax, ax)
+	g.Label("pline")
+	g.PREFETCHT0(atIdx(si, ax, 1, 0))
+	g.addBelow(ax, 64, r8, "pline")
+	g.PREFETCHT0(atIdx(si, r8, 1, -1))
+	g.ADDQ(bx, si)
+	g.countDown("prow")
+	g.RET()
+}

@@ -194,6 +194,7 @@ func (g *gen) file() {
 	g.copyPartsMasked(avx512)
 	g.copyPartsMasked(avx2)
 	g.copyRepMOVSB()
+	g.prefetchRuns()
 	g.permuteBlocks()
 	g.transposeNibbles8()
 	g.packRows8x8()

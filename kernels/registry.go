@@ -215,6 +215,10 @@ bytes of each of 8 rows, row r from src + b*srcStep + r*srcStride, and
 writes their 8 words of (8,1) fields to dst + b*dstStep. table holds
 the two VPERMB index vectors and 64 bytes of 0x0f (packRowsTable).
 Preconditions: AVX-512 VBMI; count ≥ 1; ` + inside + `.`},
+	{name: "prefetchRuns", kind: "prefetchRuns", doc: `{name} prefetches into the caches (PREFETCHT0) every line that rows
+runs of n bytes touch, run k at p+k*stride. It reads and writes no
+memory: a prefetch of an address outside the caller's buffers never
+faults. Preconditions: n ≥ 1; rows ≥ 1.`},
 	{name: "copyRepMOVSB", kind: "copyRepMOVSB", flags: []string{"erms"}, doc: `{name} copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes lie
 inside both buffers, which do not overlap.`},
 	{name: "unpack{b}{L}", kind: "unpack", doc: `{name} unpacks n bytes of {b}-bit fields (two to a byte, the first in

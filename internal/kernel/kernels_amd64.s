@@ -12366,6 +12366,28 @@ TEXT ·copyRepMOVSB(SB), NOSPLIT, $0-24
 	MOVSB
 	RET
 
+// func prefetchRuns(p uintptr, stride int, n int, rows int)
+// Requires: MMX+
+TEXT ·prefetchRuns(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ stride+8(FP), BX
+	MOVQ n+16(FP), R8
+	MOVQ rows+24(FP), CX
+
+prow:
+	XORQ AX, AX
+
+pline:
+	PREFETCHT0 (SI)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, R8
+	JB         pline
+	PREFETCHT0 -1(SI)(R8*1)
+	ADDQ       BX, SI
+	DECQ       CX
+	JNZ        prow
+	RET
+
 // func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·permuteBlocksAVX512(SB), NOSPLIT, $0-64

@@ -115,6 +115,28 @@ func BenchmarkCopy(b *testing.B) {
 	}
 }
 
+// BenchmarkCopyRunsAheadGrouped gathers, from the first half of each
+// 1 KiB tile of a source past the caches, the first 2 bytes of each
+// 4-byte group (the 2 rows of 4 that a u8 array of 2 rows holds in
+// T(8,128)(4,1) tiles) into a buffer the caches hold, a tile a call, as
+// a blocked plan's gather does: without a prefetch, and prefetching the
+// tile a box of 64 tiles on. The hardware prefetchers lose such a walk.
+func BenchmarkCopyRunsAheadGrouped(b *testing.B) {
+	const tiles, box = 1 << 16, 64
+	src := benchBuffer(tiles << 10)
+	buf := make([]byte, box*256)
+	for _, ahead := range []int{0, box << 10} {
+		b.Run(fmt.Sprintf("ahead=%d", ahead), func(b *testing.B) {
+			b.SetBytes(tiles * 256 * 2)
+			for b.Loop() {
+				for t := range tiles {
+					kernel.CopyRunsAhead(buf[t%box*256:], 2, src[t<<10:], 4, 2, 128, ahead)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCopyRunsGrouped gathers runs of 3 bytes held of each 8-byte
 // group into a packed buffer, and scatters them back (the (8,1) tiles'
 // rows that a blocked plan gathers), 4096 groups a call. Throughput

@@ -1552,6 +1552,14 @@ func copyPartsMaskedAVX2(dst *byte, src *byte, partLen int, parts int, blocks in
 //go:noescape
 func copyRepMOVSB(dst *byte, src *byte, n int)
 
+// prefetchRuns prefetches into the caches (PREFETCHT0) every line that
+// rows runs of n bytes touch, run k at p+k*stride. It reads and writes no
+// memory: a prefetch of an address outside the caller's buffers never
+// faults. Preconditions: n ≥ 1; rows ≥ 1.
+//
+//go:noescape
+func prefetchRuns(p uintptr, stride int, n int, rows int)
+
 // permuteBlocksAVX512 permutes bytes: steps times, it loads the 64 bytes
 // at src under srcMask (the rest zero), permutes them by the 64 indexes at
 // table (VPERMB) and stores those under dstMask to dst, then moves src on
@@ -2097,6 +2105,7 @@ const (
 	asmPermuteBlocks
 	asmTransposeNibbles8
 	asmPackRows8x8
+	asmPrefetchRuns
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
@@ -2280,6 +2289,7 @@ const (
 	idCopyPartsMaskedAVX512
 	idCopyPartsMaskedAVX2
 	idCopyRepMOVSB
+	idPrefetchRuns
 	idPermuteBlocksAVX512
 	idTransposeNibbles8AVX512
 	idPackRows8x8AVX512
@@ -2474,6 +2484,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyPartsMaskedAVX512:            {name: "copyPartsMaskedAVX512", fn: copyPartsMaskedAVX512, kind: asmCopyPartsMasked, level: levelAVX512, flags: asmStream},
 	idCopyPartsMaskedAVX2:              {name: "copyPartsMaskedAVX2", fn: copyPartsMaskedAVX2, kind: asmCopyPartsMasked, level: levelAVX2, flags: asmStream},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
+	idPrefetchRuns:                     {name: "prefetchRuns", fn: prefetchRuns, kind: asmPrefetchRuns, level: ""},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
 	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
