@@ -1085,15 +1085,15 @@ func (p *walkPlan) rowsGoOnOffLines() bool {
 		bytes%lineBytes != 0 && bytes >= 2*lineBytes && bytes < 16*lineBytes
 }
 
-// streamBlockBytes is the source block a streamed run copy reads for each
-// step where its rows continue the source runs. Of blocks of 1 to 8 KiB,
-// 4 KiB did best at 256 MiB against copy() in one process (relayout
-// bench), for f32 [64,128,256,32] perm (0,2,1,3) (128-byte runs) and
-// untiling f32 T(8,128) (512-byte runs, as fast at 8 KiB). But a block
-// of half the source's tiles reads each tile's first half on one step
-// and its second on the next, a pattern the hardware prefetchers lose:
-// untiling f64 and c64 T(8,128) (8 KiB tiles) and f32 T(16,128) ran
-// 1.3-2x faster with blocks of 8 KiB, and C5 as fast (docs/perf).
+// streamBlockBytes is the source block a streamed run copy reads a call
+// where its rows continue the source runs and no loop continues the
+// destination's (rows copied on their own, a row or two of T(128) or
+// T(1,128) tiles at a time, say; with such a loop each step reads the
+// rows' whole block: streamRuns). Of blocks of 1 to 8 KiB, 4 KiB did
+// best at 256 MiB against copy() in one process (relayout bench)
+// untiling f32 T(8,128) (512-byte runs, as fast at 8 KiB); s32 and bf16
+// rows of 4-5 KiB held in T(1,128) and T(128) ran faster 2 a call than
+// one (docs/perf).
 const streamBlockBytes = 8192
 
 // pastCaches reports whether the plan's source and destination together
@@ -1163,6 +1163,17 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 && !short {
 		rows := p.loops[i]
 		k := blockRows(rows.size, run, streamBlockBytes)
+		if slices.ContainsFunc(p.loops, dst) {
+			// Steps that continue the destination runs: each reads
+			// the rows' whole block of the source, which the steps
+			// then walk in order. Cut, each step would read a part of
+			// each block and skip the rest, which the hardware
+			// prefetchers lose: C5, whose blocks are 32 KiB, ran
+			// 1.5x faster whole, and blocks of 2 MiB (16384 rows of
+			// 128 bytes, as many destination rows a step) did as well
+			// (docs/perf).
+			k = rows.size
+		}
 		if k < rows.size {
 			// Split the loop: its heavy part stays where it was.
 			p.loops[i] = ploop{dim: rows.dim, w: k, size: rows.size / k, scale: 1, dst: rows.dst * k, src: rows.src * k}

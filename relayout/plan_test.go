@@ -847,6 +847,37 @@ func TestStreamingPlans(t *testing.T) {
 	}
 }
 
+// TestStreamStepsReadWholeBlocks checks that a streamed run copy whose
+// rows continue the source runs, and whose steps continue the
+// destination's, takes the rows' whole loop: each step then reads the
+// rows' whole block of the source (C5's shape, planes of 32 KiB; a plane
+// of 2 MiB), while rows copied on their own go in blocks of about
+// streamBlockBytes. Each runs against the reference too.
+func TestStreamStepsReadWholeBlocks(t *testing.T) {
+	if !kernel.Streaming() {
+		t.Skip("no streaming stores at this level")
+	}
+	for _, tc := range []struct {
+		from, to string
+		rows     int64
+	}{
+		{"f32[2,3,256,32]{3,2,1,0}", "f32[2,3,256,32]{3,1,2,0}", 256},
+		{"f32[1,2,16384,32]{3,2,1,0}", "f32[1,2,16384,32]{3,1,2,0}", 16384},
+		{"s32[8,1301]{1,0:T(1,128)}", "s32[8,1301]{1,0}", 2}, // rows of 5632 bytes, no steps: 2 a call
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		plan, err := compile(from, to, nil, 0, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := plan.walk()
+		if !w.stream || w.kern != kernRun || w.outer == nil || w.outer.size != tc.rows {
+			t.Errorf("%s -> %s: want a streamed run copy of %d rows a call\n%s", tc.from, tc.to, tc.rows, plan)
+		}
+		checkSplit(t, 5, from, to, Options{Threads: 2}, 0)
+	}
+}
+
 // TestTransposeThreshold checks that the block transposes of a plan
 // stream from kernel.Tuning.TransposeStreamBytes, and so do run copies
 // of 32-byte runs where the CPU has streaming stores, while longer runs
