@@ -25,10 +25,11 @@ import (
 type Tuning struct {
 	// CopyStreamBytes is the size from which Copy streams over parts
 	// with non-temporal stores; below it Copy copies through the caches.
-	// Default: a quarter of RunStreamBytes, so that a copy streams once
-	// its source and destination together pass half of the last-level
-	// cache: a copy runs among other traffic, and one of the whole cache
-	// keeps little of it.
+	// Default: a quarter of the last-level cache (half RunStreamBytes; a
+	// quarter of it on an Intel CPU), so that a copy streams once its
+	// source and destination together pass half of the cache: a copy
+	// runs among other traffic, and one of the whole cache keeps little
+	// of it.
 	CopyStreamBytes int `json:"copy_stream_bytes"`
 	// CopyParts is how many parts of the buffer Copy walks at once.
 	// Default: 4, enough walks to keep the misses in flight that reach
@@ -48,10 +49,14 @@ type Tuning struct {
 	// RunStreamBytes is the size of source and destination together
 	// from which a plan's run copies stream (non-temporal stores, with
 	// CopyRunsStreaming): a destination that large would only flush the
-	// caches. Default: the last-level cache (the largest data cache
-	// cpuid reports, or 32 MiB where it reports none of 4 MiB or more);
-	// on an Intel CPU at most 96 MiB, since cpuid there reports the L3
-	// of the whole socket, of which one process's cores hold a part.
+	// caches. Default: half the last-level cache (the largest data cache
+	// cpuid reports, or 32 MiB where it reports none of 4 MiB or more),
+	// where Copy streams a copy of the same bytes: run copies of 16 to
+	// 32 MiB that wrote through the caches ran at half the speed of
+	// streamed ones on a VM whose L3 cpuid reports as 32 MiB (relayout
+	// bench, docs/perf). On an Intel CPU the whole L3, at most 96 MiB,
+	// since cpuid there reports the L3 of the whole socket, of which
+	// one process's cores hold a part.
 	RunStreamBytes int `json:"run_stream_bytes"`
 	// TransposeStreamBytes is the destination size from which Transpose
 	// writes with non-temporal stores, and from which a plan transposes
@@ -180,7 +185,7 @@ func (m machine) lastLevel() int {
 func tuningFor(m machine) Tuning {
 	llc := m.lastLevel()
 	t := Tuning{
-		RunStreamBytes:       llc,
+		RunStreamBytes:       llc / 2,
 		TransposeStreamBytes: llc / 2,
 		LineStreamBytes:      2 << 20,
 		Band:                 1024,
@@ -210,7 +215,10 @@ func tuningFor(m machine) Tuning {
 		t.StageRow = min(max(floorPow2(m.l2/perRow), 256), 4096)
 		t.GridGroup = min(max(floorPow2(m.l2/8), 32<<10), 256<<10)
 	}
-	t.CopyStreamBytes = t.RunStreamBytes / 4
+	t.CopyStreamBytes = t.RunStreamBytes / 2
+	if m.intel {
+		t.CopyStreamBytes = t.RunStreamBytes / 4
+	}
 	t.PackedOnePassBytes = 1 << 20
 	if m.l2 > 0 {
 		t.PackedOnePassBytes = min(max(floorPow2(m.l2), 256<<10), 4<<20)

@@ -23,7 +23,7 @@ func setTuning(tb testing.TB, change func(*Tuning)) {
 func TestTuningFor(t *testing.T) {
 	base := Tuning{
 		CopyStreamBytes: 8 << 20, CopyParts: 4, CopyAhead: 1024,
-		RunStreamBytes: 32 << 20, TransposeStreamBytes: 16 << 20, LineStreamBytes: 2 << 20,
+		RunStreamBytes: 16 << 20, TransposeStreamBytes: 16 << 20, LineStreamBytes: 2 << 20,
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
 		PackedOnePassBytes: 1 << 20, FieldBandBytes: 8 << 20, UnpackRunBytes: 128 << 20,
@@ -37,7 +37,7 @@ func TestTuningFor(t *testing.T) {
 		{"unknown caches", machine{-1, -1, -1, false}, func(*Tuning) {}},
 		{"no L3 reported", machine{48 << 10, 1 << 20, 0, false}, func(*Tuning) {}},
 		{"large L3", machine{48 << 10, 1 << 20, 300 << 20, false}, func(t *Tuning) {
-			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 300<<20, 150<<20, 75<<20
+			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 150<<20, 150<<20, 75<<20
 			t.FieldBandBytes, t.UnpackRunBytes = 64<<20, 1200<<20
 		}},
 		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, true}, func(t *Tuning) {
@@ -54,6 +54,7 @@ func TestTuningFor(t *testing.T) {
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
 		}},
 		{"intel, unknown L2", machine{0, 0, 32 << 20, true}, func(t *Tuning) {
+			t.RunStreamBytes = 32 << 20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
 		}},
 		{"small caches", machine{16 << 10, 64 << 10, 0, false}, func(t *Tuning) {
@@ -64,13 +65,14 @@ func TestTuningFor(t *testing.T) {
 			t.StageRow, t.GridGroup, t.PackedOnePassBytes = 512, 64<<10, 512<<10
 		}},
 		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, true}, func(t *Tuning) {
+			t.RunStreamBytes = 32 << 20
 			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
 			t.PackedOnePassBytes = 512 << 10
 		}},
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, false}, func(t *Tuning) { t.Band = 2048 }},
 		{"huge caches", machine{1 << 20, 64 << 20, 0, false}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 2048, 4096, 256<<10
-			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 64<<20, 32<<20, 16<<20
+			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 32<<20, 32<<20, 16<<20
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 16<<20, 256<<20
 		}},
 	} {
