@@ -33,6 +33,14 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 
 func prefetching() bool { return useAVX2 }
 
+// prefetchBlock prefetches the source of the block a grid moves next,
+// at p: cols rows of n bytes, stride apart (prefetchSpan).
+func prefetchBlock(p unsafe.Pointer, stride, n, cols int) {
+	if useAVX2 {
+		prefetchSpan(uintptr(p), stride, n, cols)
+	}
+}
+
 // prefetchSpan prefetches the lines of rows runs of n bytes at p, stride
 // bytes apart: the runs' whole span where they are less than a line
 // apart (every line of it holds some), else run by run.

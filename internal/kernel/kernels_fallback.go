@@ -30,6 +30,9 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 
 func prefetching() bool { return false }
 
+// prefetchBlock has no prefetch instruction to run here.
+func prefetchBlock(p unsafe.Pointer, stride, n, cols int) {}
+
 // copyRunsStreamingFast is the generic grid copy: no streaming stores here.
 func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int, st *Stream) {
 	copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)

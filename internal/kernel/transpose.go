@@ -29,6 +29,10 @@ func weaveNote(width int, have bool) string {
 	return "; " + counts + " columns: interleave"
 }
 
+// prefetchBlockBytes bounds the blocks whose next block transposeFast's
+// plain kernels prefetch whole (the L1 holds both).
+const prefetchBlockBytes = 8 << 10
+
 // transposeFast is Transpose after its checks. Two, three or four
 // columns with a contiguous destination are an interleave, two, three or
 // four rows with a contiguous source a de-interleave. Kernels that write
@@ -48,7 +52,8 @@ func weaveNote(width int, have bool) string {
 // after is, for a block of a grid (TransposeGrid), the source of the
 // block that comes next, at the same strides, or nil: the streamed paths
 // prefetch its first tile while they finish this block's last, as they
-// prefetch each tile's next inside a block.
+// prefetch each tile's next inside a block; the others prefetch it whole
+// before they start, where the block is prefetchBlockBytes or less.
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool, after unsafe.Pointer) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
@@ -120,6 +125,13 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 				return
 			}
 		}
+	}
+	if after != nil && rows*width*cols <= prefetchBlockBytes && uintptr(after)-uintptr(sp) >= 64 {
+		// A small block of a grid whose next block the kernels would
+		// wait on: its source rows are a few lines each, far from this
+		// block's, and the hardware prefetchers start over at each.
+		// (A next block less than a line on reads this one's lines.)
+		prefetchBlock(after, srcStride, rows*width, cols)
 	}
 	k := transposeKernel(width)
 	sh := shapes[k]
