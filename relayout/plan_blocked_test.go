@@ -250,6 +250,38 @@ func TestBlockedGroups(t *testing.T) {
 	}
 }
 
+// TestBlockedContinuesSource checks which blocked plans take the loop
+// over blocks that continues the source runs innermost
+// (continueSource): one whose blocks were megabytes apart in the
+// source, not one whose source runs continue megabytes apart in the
+// destination; each runs against the reference where it is small.
+func TestBlockedContinuesSource(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"bf16[54,128,22,128,1]{4,3,2,1,0}", "bf16[54,128,22,128,1]{0,1,4,2,3:T(8,128)(2,1)}", true},
+		{"bf16[6,16,22,128,1]{4,3,2,1,0}", "bf16[6,16,22,128,1]{0,1,4,2,3:T(8,128)(2,1)}", true},
+		{"s8[256,320,156]{2,1,0:T(8,8)}", "s8[256,320,156]{1,0,2:T(16,128)}", false},
+	} {
+		p := checkBlocked(t, c.from, c.to, true)
+		b, ok := p.exec.(*blocked)
+		if !ok {
+			continue
+		}
+		run := int64(1)
+		for _, i := range b.runDigits(srcOf) {
+			run *= b.digits[i].size
+		}
+		if got := b.outer[len(b.outer)-1].src == run; got != c.want {
+			t.Errorf("%s -> %s: innermost loop continues the source runs %v, want %v\n%s", c.from, c.to, got, c.want, p)
+		}
+		if n, _ := p.from.ByteSize(); n <= maxPairBytes {
+			checkPair(t, 1, p.from, p.to, Options{})
+		}
+	}
+}
+
 // TestStagedBlocked checks which byte plans of packed pairs run
 // blocked: one that runs whole may (tiny blocks, or tiny runs from rows
 // apart), one whose slabs read its loops may not.
