@@ -32,11 +32,51 @@ func (p *walkPlan) threadChunks() int {
 	if p.goroutines() == 1 || (p.mode != modeStrided && p.mode != modeGather) {
 		return 1
 	}
+	if p.splitsColumns() {
+		return p.threads
+	}
 	l := p.threadLoop()
 	if l == nil {
 		return 1
 	}
 	return int(min(int64(p.threads), l.size/l.scale))
+}
+
+// splitsColumns reports whether a Run shares out the columns of the
+// walk's one block among goroutines (runColumns): a transpose that is a
+// single kernel call of a few rows, every place an element's (an
+// interleave of 3 planes of a long array, say). Shared out by its rows,
+// each goroutine would read the whole source for a row or two, which
+// the kernels then gather an element at a time: bf16[3,1600128]
+// de-interleaved ran 5x slower on 2 goroutines than on one (relayout
+// bench --threads 2, docs/perf).
+func (p *walkPlan) splitsColumns() bool {
+	o, in := p.outer, &p.inner
+	return p.goroutines() > 1 && p.mode == modeStrided && p.kern == kernTranspose && len(p.loops) == 0 && o != nil &&
+		o.size < 4*int64(p.threads) && o.scale == 1 && in.scale == 1 && p.unit == 1 && p.part == 0 &&
+		p.dims[o.dim].n == p.dims[o.dim].e && p.dims[in.dim].n == p.dims[in.dim].e &&
+		p.tail[1] <= p.tail[0] && in.size >= int64(p.threads)*columnPiece
+}
+
+// columnPiece is the granule, in columns, in which runColumns shares out
+// a block: a line of each destination row for 1-byte elements, more for
+// wider ones.
+const columnPiece = 64
+
+// runColumns runs the walk's one block as n blocks of its columns, on n
+// goroutines (splitsColumns).
+func (p *walkPlan) runColumns(dst, src []byte, n int) {
+	o, in := p.outer, &p.inner
+	shareOut(in.size/columnPiece, int64(n), func(lo, hi int64) {
+		lo *= columnPiece
+		hi *= columnPiece
+		if hi == in.size/columnPiece*columnPiece {
+			hi = in.size // the last share takes the ragged end
+		}
+		w := p.newWalker(dst, src)
+		w.block(lo*in.dst, lo*in.src, o.dst, o.src, o.size, hi-lo)
+		p.putWalker(w)
+	})
 }
 
 // threadLoop is the loop Run shares out among goroutines: splitLoop, but
@@ -233,6 +273,10 @@ func (p *walkPlan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 // runParallel runs the nest in n chunks of threadLoop, one goroutine
 // each.
 func (p *walkPlan) runParallel(dst, src []byte, n int) {
+	if p.splitsColumns() {
+		p.runColumns(dst, src, n)
+		return
+	}
 	l := p.threadLoop()
 	shareOut(l.size/l.scale, int64(n), func(lo, hi int64) {
 		w, dOff, sOff, ok := p.chunkWalker(dst, src, l, lo*l.scale, hi*l.scale)
@@ -296,6 +340,8 @@ func (p *walkPlan) explainChunks() string {
 	switch {
 	case n == 1:
 		return "chunks: one (the plan does not split)"
+	case p.splitsColumns():
+		return fmt.Sprintf("chunks: %d; a Run shares the block's %d columns among %d goroutines", n, p.inner.size, p.threadChunks())
 	case p.threadChunks() > 1:
 		l := p.threadLoop()
 		return fmt.Sprintf("chunks: %d values of d%d weight %d; a Run uses %d goroutines", l.size/l.scale, l.dim, l.w, p.threadChunks())

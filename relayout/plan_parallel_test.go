@@ -79,3 +79,37 @@ func nextIndex(idx, dims []int64) bool {
 	}
 	return false
 }
+
+// TestSplitColumns runs transposes that are one block of a few rows
+// (de-interleaves into 2 or 3 planes, one of odd length, a transpose
+// into 5 rows) on 1-3 goroutines, streamed or not, against the
+// reference, and checks that those of more than one goroutine share out
+// the block's columns (runColumns); an interleave (thousands of rows),
+// one with padding in its rows, and one of 12 rows share out their rows
+// as before.
+func TestSplitColumns(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		pad      Padding
+		columns  bool
+	}{
+		{"bf16[3,5000]{0,1}", "bf16[3,5000]{1,0}", Padding{}, true},
+		{"bf16[3,5000]{1,0}", "bf16[3,5000]{0,1}", Padding{}, false}, // 5000 destination rows
+		{"u8[2,7001]{0,1}", "u8[2,7001]{1,0}", Padding{}, true},
+		{"f32[5,3000]{0,1}", "f32[5,3000]{1,0}", Padding{}, true},
+		{"s8[1,1,3,9000]{2,3,0,1}", "s8[1,1,3,9000]{3,1,0,2}", Padding{}, true},
+		{"f32[3,3000]{0,1}", "f32[3,3000]{1,0:T(8,128)}", PadWith(2), false},
+		{"f32[12,3000]{0,1}", "f32[12,3000]{1,0}", Padding{}, false},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2, 3} {
+				p := checkSplit(t, 3, from, to, Options{Pad: c.pad, Threads: threads}, streamMin)
+				w := p.walk()
+				if got := w != nil && w.splitsColumns(); got != (c.columns && threads > 1) {
+					t.Errorf("%s -> %s on %d threads: columns shared %v, want %v\n%s", c.from, c.to, threads, got, c.columns && threads > 1, p)
+				}
+			}
+		}
+	}
+}
