@@ -86,13 +86,23 @@ func (p *walkPlan) runColumns(dst, src []byte, n int) {
 // whole. RunRange keeps splitLoop, whose chunks are contiguous parts of
 // the destination. (C6, f32 [64,128,256,32] reversed, on 2 threads ran
 // far faster with its 32-row blocks whole than cut in two; relayout bench
-// --threads 2 C6.)
+// --threads 2 C6.) So too for any kernel whose rows are too few to share
+// out evenly, where the outermost loop has values enough: the rows of a
+// tile's few rows, split, would each take part of every tile, a walk
+// the hardware prefetchers lose (bf16[1792,2,1,2863] from T(2,128) and
+// u8[4,11085868] from T(4,128) ran slower on 2 threads than on one,
+// docs/perf).
 func (p *walkPlan) threadLoop() *ploop {
 	l := p.splitLoop()
-	if l == nil || l != p.outer || len(p.loops) == 0 || p.kern != kernTranspose {
+	if l == nil || l != p.outer || len(p.loops) == 0 {
 		return l
 	}
-	if o := &p.loops[0]; o.size/o.scale >= 4*int64(p.threads) && o.dst*p.offBytes()%64 == 0 {
+	o := &p.loops[0]
+	enough := o.size/o.scale >= 4*int64(p.threads)
+	if enough && p.kern == kernTranspose && o.dst*p.offBytes()%64 == 0 {
+		return o
+	}
+	if enough && l.size/l.scale < 4*int64(p.threads) {
 		return o
 	}
 	return l

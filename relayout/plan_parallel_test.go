@@ -113,3 +113,23 @@ func TestSplitColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadLoopFewRows checks that a Run on 2 goroutines shares out
+// the outermost loop, not the kernel's rows, where those are too few to
+// share evenly (the 4 rows of T(4,128) tiles, the 2 of T(2,128)), and
+// runs the pairs against the reference.
+func TestThreadLoopFewRows(t *testing.T) {
+	for _, c := range []struct{ from, to string }{
+		{"u8[4,20000]{1,0:T(4,128)}", "u8[4,20000]{1,0:T(256)}"},
+		{"bf16[64,2,1,300]{3,1,0,2:T(2,128)}", "bf16[64,2,1,300]{2,3,0,1}"},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		for _, streamMin := range []int64{-1, 0} {
+			p := checkSplit(t, 4, from, to, Options{Threads: 2}, streamMin)
+			w := p.walk()
+			if w == nil || w.outer == nil || len(w.loops) == 0 || w.threadLoop() != &w.loops[0] {
+				t.Errorf("%s -> %s: a Run shares out the kernel's rows\n%s", c.from, c.to, p)
+			}
+		}
+	}
+}
