@@ -18,6 +18,13 @@ func (b *blocked) run(dst, src []byte) error {
 	n := b.chunks()
 	if g := min(int64(b.goroutines()), n); g > 1 {
 		shareOut(n, g, func(lo, hi int64) { b.runChunks(dst, src, lo, hi) })
+	} else if g := int64(b.goroutines()); n == 1 && g > 1 && len(b.outer) > 0 && b.outer[0].size >= 2*g {
+		// One chunk for RunRange, whose chunks write contiguous parts
+		// of the destination: the outermost loop's values write places
+		// of their own all the same, interleaved with the others', and
+		// a Run shares them out (s8[128,128,48,17,3] to
+		// {0,2,1,4,3:T(8,128)(4,1)} ran on one goroutine of two).
+		shareOut(b.outer[0].size, g, func(lo, hi int64) { b.runValues(dst, src, lo, hi) })
 	} else {
 		b.runChunks(dst, src, 0, n)
 	}
@@ -96,6 +103,16 @@ type blockBufs struct {
 // runChunks runs chunks [lo, hi) on the calling goroutine; the last
 // chunk writes the tail padding.
 func (b *blocked) runChunks(dst, src []byte, lo, hi int64) {
+	if len(b.outer) > 0 && b.chunks() == 1 {
+		lo, hi = 0, b.outer[0].size // one chunk: every value
+	}
+	b.runValues(dst, src, lo, hi)
+}
+
+// runValues runs values [lo, hi) of the outermost loop over blocks (all
+// of a plan without loops) on the calling goroutine; the last value
+// writes the tail padding.
+func (b *blocked) runValues(dst, src []byte, lo, hi int64) {
 	bb, _ := b.bufs.Get().(*blockBufs)
 	if bb == nil {
 		n := b.elems * b.width
@@ -106,9 +123,6 @@ func (b *blocked) runChunks(dst, src []byte, lo, hi int64) {
 		b.block(dst, src, 0, 0, bb)
 	} else {
 		l := b.outer[0]
-		if b.chunks() == 1 {
-			lo, hi = 0, l.size // one chunk: every value
-		}
 		for i := lo; i < hi; i++ {
 			bb.base[l.dim] = i * l.w
 			if bb.base[l.dim] >= b.dims[l.dim].e {
@@ -122,7 +136,7 @@ func (b *blocked) runChunks(dst, src []byte, lo, hi int64) {
 	if b.stream {
 		kernel.StoreFence()
 	}
-	if (hi == b.chunks() || len(b.outer) > 0 && hi == b.outer[0].size) && b.tail[1] > b.tail[0] {
+	if (len(b.outer) == 0 || hi == b.outer[0].size) && b.tail[1] > b.tail[0] {
 		b.fillElements(dst, b.tail[0], b.tail[1])
 	}
 }

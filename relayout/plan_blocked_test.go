@@ -282,6 +282,23 @@ func TestBlockedContinuesSource(t *testing.T) {
 	}
 }
 
+// TestBlockedValuesShared runs a blocked plan of one chunk (its
+// outermost loop's values write interleaved parts of the destination) on
+// 1-3 goroutines, streamed or not, against the reference: a Run shares
+// out the loop's values (blocked.runValues) all the same.
+func TestBlockedValuesShared(t *testing.T) {
+	from, to := parsePair(t, "s8[16,16,48,17,3]{4,3,2,1,0}", "s8[16,16,48,17,3]{0,2,1,4,3:T(8,128)(4,1)}")
+	for _, streamMin := range []int64{-1, 0} {
+		for _, threads := range []int{1, 2, 3} {
+			p := checkSplit(t, 6, from, to, Options{Threads: threads}, streamMin)
+			b, ok := p.exec.(*blocked)
+			if !ok || b.chunks() != 1 || len(b.outer) == 0 || b.outer[0].size < 2*int64(threads) {
+				t.Fatalf("want a blocked plan of one chunk whose outermost loop has %d values or more\n%s", 2*threads, p)
+			}
+		}
+	}
+}
+
 // TestStagedBlocked checks which byte plans of packed pairs run
 // blocked: one that runs whole may (tiny blocks, or tiny runs from rows
 // apart), one whose slabs read its loops may not.
