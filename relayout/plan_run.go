@@ -1145,14 +1145,17 @@ func (w *walker) fill(dOff, rowStride, n, rows int64) {
 const streamFillBytes = 512
 
 // wholeLines reports whether rows runs of n bytes at byte offset off of
-// dst, rowStride bytes apart, are whole cache lines: each starts and ends
-// on a line boundary, so no line holds both padding and elements, and
-// non-temporal stores write every line they touch whole (the padding
-// half of each row of a [..., 128] u8 array held as 256 places, whose
-// other half the streamed kernel writes).
+// dst, rowStride bytes apart, are whole cache lines, two runs or more:
+// each starts and ends on a line boundary, so no line holds both padding
+// and elements, and non-temporal stores write every line they touch
+// whole (the padding half of each row of a [..., 128] u8 array held as
+// 256 places, whose other half the streamed kernel writes). A run on its
+// own under streamFillBytes keeps plain stores: u8[2,325,574,40] to
+// T(8,128)(4,1), a call for each 256-byte run of a tile's padding, ran
+// slower streamed (docs/perf).
 func wholeLines(dst []byte, off, rowStride, n, rows int64) bool {
 	at := uintptr(unsafe.Pointer(unsafe.SliceData(dst))) + uintptr(off)
-	return n%64 == 0 && at%64 == 0 && (rows == 1 || rowStride%64 == 0)
+	return n%64 == 0 && at%64 == 0 && rows > 1 && rowStride%64 == 0
 }
 
 // streamFill writes padding into rows runs of n bytes at byte offset off
