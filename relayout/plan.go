@@ -1169,9 +1169,8 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 			// then walk in order. Cut, each step would read a part of
 			// each block and skip the rest, which the hardware
 			// prefetchers lose: C5, whose blocks are 32 KiB, ran
-			// 1.5x faster whole, and blocks of 2 MiB (16384 rows of
-			// 128 bytes, as many destination rows a step) did as well
-			// (docs/perf).
+			// faster whole, and so did blocks of 2 MiB (16384 rows of
+			// 128 bytes, as many destination rows a step; docs/perf).
 			k = rows.size
 		}
 		if k < rows.size {

@@ -48,7 +48,7 @@ func (p *walkPlan) threadChunks() int {
 // interleave of 3 planes of a long array, say). Shared out by its rows,
 // each goroutine would read the whole source for a row or two, which
 // the kernels then gather an element at a time: bf16[3,1600128]
-// de-interleaved ran 5x slower on 2 goroutines than on one (relayout
+// de-interleaved ran far slower on 2 goroutines than on one (relayout
 // bench --threads 2, docs/perf).
 func (p *walkPlan) splitsColumns() bool {
 	o, in := p.outer, &p.inner

@@ -51,12 +51,12 @@ type Tuning struct {
 	// CopyRunsStreaming): a destination that large would only flush the
 	// caches. Default: half the last-level cache (the largest data cache
 	// cpuid reports, or 32 MiB where it reports none of 4 MiB or more),
-	// where Copy streams a copy of the same bytes: run copies of 16 to
-	// 32 MiB that wrote through the caches ran at half the speed of
-	// streamed ones on a VM whose L3 cpuid reports as 32 MiB (relayout
-	// bench, docs/perf). On an Intel CPU the whole L3, at most 96 MiB,
-	// since cpuid there reports the L3 of the whole socket, of which
-	// one process's cores hold a part.
+	// where Copy streams a copy of the same bytes: run copies between
+	// half the cache and the whole of it that wrote through the caches
+	// ran far slower than streamed ones (relayout bench on a VM, which
+	// shares its L3 with other guests: docs/perf). On an Intel CPU the
+	// whole L3, at most 96 MiB, since cpuid there reports the L3 of the
+	// whole socket, of which one process's cores hold a part.
 	RunStreamBytes int `json:"run_stream_bytes"`
 	// TransposeStreamBytes is the destination size from which Transpose
 	// writes with non-temporal stores, and from which a plan transposes
