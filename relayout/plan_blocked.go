@@ -482,15 +482,15 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	// (in the source's order), the others outside them in the
 	// destination's; the scatter order: the destination's run digits
 	// innermost, the others as the gather has them.
-	srcRun := b.runDigits(srcOf)
-	dstRun := b.runDigits(dstOf)
-	b.continueSource(srcRun)
+	srcRun, srcRunElems := b.runDigits(srcOf)
+	dstRun, _ := b.runDigits(dstOf)
+	b.continueSource(srcRunElems)
 	byDst := reversed(byStride(b.digits, dstOf))
 	// Runs shorter than the groups the source's next digit steps over
 	// (the 3 bytes held of each 8-byte group of (8,1) tiles' rows) take
 	// that digit just outside them: the gather then moves whole groups
 	// a vector (kernel.CopyRuns), not a run a call.
-	inner := b.groupDigit(srcRun)
+	inner := b.groupDigit(srcRun, srcRunElems)
 	gather := b.heaviestFirst(slices.Concat(without(byDst, slices.Concat(srcRun, inner)), inner, reversed(srcRun)))
 	scatter := b.heaviestFirst(append(without(gather, dstRun), reversed(dstRun)...))
 	if slices.Equal(gather, scatter) {
@@ -515,7 +515,7 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 }
 
 // continueSource moves innermost the loop over blocks, if any, whose next
-// block's source runs start where this block's end (the run digits run),
+// block's source runs start where this block's end (runs of n elements),
 // where the innermost loop's blocks lie farther apart in the source than
 // that loop's would in the destination: the blocks then read each
 // stretch of the source whole, one after another, where in the
@@ -524,11 +524,7 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 // (bf16[54,128,22,128,1] to T(8,128)(2,1), whose blocks were 46 MiB
 // apart in the source, ran faster so: docs/perf). The loop must be the
 // lightest of its dim, which stays heaviest first.
-func (b *blocked) continueSource(run []int) {
-	n := int64(1)
-	for _, i := range run {
-		n *= b.digits[i].size
-	}
+func (b *blocked) continueSource(n int64) {
 	i := slices.IndexFunc(b.outer, func(l ploop) bool { return l.src == n })
 	if i < 0 || i == len(b.outer)-1 {
 		return
@@ -603,10 +599,10 @@ func dstOf(l ploop) int64 { return l.dst }
 
 // runDigits returns the digits that make one side's runs inside the
 // block, fastest first: the digit of stride 1, then each digit whose
-// stride is the product of the sizes before it.
-func (b *blocked) runDigits(stride func(ploop) int64) []int {
-	var run []int
-	n := int64(1)
+// stride is the product of the sizes before it; and the runs' length in
+// elements, the product of all their sizes.
+func (b *blocked) runDigits(stride func(ploop) int64) (run []int, n int64) {
+	n = 1
 	for _, i := range byStride(b.digits, stride) {
 		if stride(b.digits[i]) != n {
 			break
@@ -614,19 +610,15 @@ func (b *blocked) runDigits(stride func(ploop) int64) []int {
 		run = append(run, i)
 		n *= b.digits[i].size
 	}
-	return run
+	return run, n
 }
 
 // groupDigit returns, as a list of none or one, the digit of the block
-// with the least source stride past the source's run digits run, where
-// that stride is a power of two of 64 bytes or less, longer than the
-// runs, and its groups make four vectors or more: kernel.CopyRuns
-// gathers a vector of such groups at once.
-func (b *blocked) groupDigit(run []int) []int {
-	n := int64(1)
-	for _, i := range run {
-		n *= b.digits[i].size
-	}
+// with the least source stride past the source's run digits run (runs
+// of n elements), where that stride is a power of two of 64 bytes or
+// less, longer than the runs, and its groups make four vectors or more:
+// kernel.CopyRuns gathers a vector of such groups at once.
+func (b *blocked) groupDigit(run []int, n int64) []int {
 	for _, i := range byStride(b.digits, srcOf) {
 		if slices.Contains(run, i) {
 			continue

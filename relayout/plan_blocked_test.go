@@ -269,10 +269,7 @@ func TestBlockedContinuesSource(t *testing.T) {
 		if !ok {
 			continue
 		}
-		run := int64(1)
-		for _, i := range b.runDigits(srcOf) {
-			run *= b.digits[i].size
-		}
+		_, run := b.runDigits(srcOf)
 		if got := b.outer[len(b.outer)-1].src == run; got != c.want {
 			t.Errorf("%s -> %s: innermost loop continues the source runs %v, want %v\n%s", c.from, c.to, got, c.want, p)
 		}
