@@ -112,19 +112,23 @@ dstStride apart, {w} bytes an element. Preconditions: n ≥ 1; ` + inside + `;
 ` + feature + `.`},
 	{name: "interleave{k}x{w}Grid{L}", kind: "interleaveGrid", vbmi: true, doc: `{name} runs interleave{k}x{w}{level} on each block of a grid of outer ×
 inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and src +
-a*srcOuter + b*srcInner, each of n chunks). With stream it writes with
-VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
-stores. It prefetches each chunk's source rows ahead bytes on, unless
-ahead is 0 (a prefetch never faults). Preconditions: those of the
-plain kernel for every block; inner, outer ≥ 1; with stream, every
-destination vector store aligned.`},
+a*srcOuter + b*srcInner, each of n chunks; where back is not 0, each
+block's last chunk starts back bytes into its source rows and {k} times
+as far into its destination, overlapping the chunk before). With stream
+it writes with VMOVNTDQ, which its caller fences, otherwise with the
+plain kernel's stores. It prefetches each chunk's source rows ahead
+bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+those of the plain kernel for every block; inner, outer ≥ 1; with
+stream, every destination vector store aligned.`},
 	{name: "deinterleave{k}x{w}Grid{L}", kind: "deinterleaveGrid", vbmi: true, doc: `{name} runs deinterleave{k}x{w}{level} on each block of a grid of
 outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-with VMOVNTDQ, which its caller fences, otherwise with the plain
-kernel's stores. Preconditions: those of the plain kernel for every
-block; inner, outer ≥ 1; with stream, every destination vector store
-aligned.`},
+src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+each block's last chunk starts back bytes into its destination rows and
+{k} times as far into its source, overlapping the chunk before). With
+stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+the plain kernel's stores. Preconditions: those of the plain kernel for
+every block; inner, outer ≥ 1; with stream, every destination vector
+store aligned.`},
 	{name: "interleave8Pack4{S}{L}", kind: "packRows8", vbmi: true, vbmiAll: true, doc: `{name} packs n chunks of 8 source rows ({vec} bytes of each row a chunk)
 into words of nibbles (PackRows8).{stream} Preconditions: n ≥ 1; ` + inside + `; ` + feature + `.`},
 	{name: "unpack4Deinterleave8{S}{L}", kind: "unpackRows8", vbmi: true, vbmiAll: true, doc: `{name} unpacks n chunks of words of nibbles into 8 destination rows

@@ -37,13 +37,16 @@ import (
 // ones (one fence for many calls, where it makes many). The interleaves
 // prefetch each chunk's rows ahead bytes on (DX), unless ahead is 0:
 //
-//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //
 // block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
-// a*srcOuter + b*srcInner. R9 and R10 hold the outer row of blocks, R11
-// and R12 the block, R13 and AX count the inner and outer steps, R14
-// takes each step's stride from the frame.
+// a*srcOuter + b*srcInner. Where back is not 0, each block's last chunk
+// starts back bytes into its rows (backChunk), so that blocks whose rows
+// are no multiple of a chunk end at their edge. R9 and R10 hold the
+// outer row of blocks, R11 and R12 the block, R13 and AX count the inner
+// and outer steps, R14 takes each step's stride (and back) from the
+// frame.
 
 // A weaveSpec names one interleave or de-interleave kernel.
 type weaveSpec struct {
@@ -70,7 +73,7 @@ func (s weaveSpec) name() string {
 
 // gridArgs are the arguments a grid kernel takes after n: the
 // interleaves' ahead, then stream.
-const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
+const gridArgs = "back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
 
 // stageWidths returns the element width of each stage, in order.
 func (s weaveSpec) stageWidths() []int {
@@ -147,6 +150,9 @@ func (g *gen) weave(s weaveSpec) {
 	}
 
 	g.Label("loop")
+	if s.grid {
+		g.backChunk(s)
+	}
 	var vregs []reg.VecPhysical
 	if lanes {
 		vregs, widths = g.deweaveLanes(s.k, s.width), nil
@@ -227,6 +233,29 @@ func (g *gen) weave(s weaveSpec) {
 	g.gridStep(r11, r12, r13, "dstInner", "srcInner", "inner")
 	g.gridStep(r9, r10, ax, "dstOuter", "srcOuter", "outer")
 	g.ret()
+}
+
+// backChunk emits the start of a grid's chunk: where the chunk is the
+// block's last (CX is 1) and back is not 0, the chunk starts back bytes
+// into the block's rows (the side with rows: the source of an
+// interleave, the destination of a de-interleave) and K times as far
+// into the other side, in place of after the chunk before. A block
+// whose rows are no multiple of a chunk so ends with a chunk that ends
+// at its edge, overlapping the one before, in the same call.
+func (g *gen) backChunk(s weaveSpec) {
+	g.CMPQ(cx, imm(1))
+	g.JNE(operand.LabelRef("front"))
+	g.Load(g.Param("back"), r14)
+	g.TESTQ(r14, r14)
+	g.JZ(operand.LabelRef("front"))
+	rows, other := r12, r11 // source rows, destination stream
+	rd, od := si, di
+	if s.inverse {
+		rows, other, rd, od = r11, r12, di, si
+	}
+	g.LEAQ(atIdx(rows, r14, 1, 0), rd)
+	g.LEAQ(atIdx(other, r14, uint8(s.k), 0), od)
+	g.Label("front")
 }
 
 // rowsAhead emits the prefetch of a chunk's k source rows (from SI, and

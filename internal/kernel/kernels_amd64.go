@@ -587,8 +587,8 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 // interleaveGridFunc and deinterleaveGridFunc are the signatures of the
 // grid kernels.
 type (
-	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 )
 
 // The grid kernels by [rows or columns woven / 4][log2 width][AVX-512].
@@ -637,17 +637,44 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	d := int(uintptr(unsafe.Pointer(dst)))
 	switch {
 	case (rows == 2 || rows == 4) && srcStride == rows*width && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
-		n := cols / chunk
-		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
+		n, back := backChunk(cols, chunk, width, 1, aligned) // back bytes into the destination rows
+		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, back, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
 		fenceGrid(g, stream)
-		return n * chunk, true
+		return moved(n, back, cols, chunk), true
 	case (cols == 2 || cols == 4) && dstStride == cols*width && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):
-		n := rows / chunk
-		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, prefetchAhead(g.Ahead), stream)
+		n, back := backChunk(rows, chunk, width, cols, aligned) // cols*back into its stream
+		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, back, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, prefetchAhead(g.Ahead), stream)
 		fenceGrid(g, stream)
-		return n * chunk, false
+		return moved(n, back, rows, chunk), false
 	}
 	return 0, false
+}
+
+// backChunk returns the chunks a grid kernel moves of a block's m
+// elements a row, chunk a chunk, and its back: where m is no multiple of
+// chunk, a last chunk that ends at the block's edge, back bytes into its
+// rows, which the kernel takes in the same call; none (back 0) where
+// its stores there, k*back bytes into the destination, would not be
+// aligned (aligned says, of such offsets, whether they would be).
+func backChunk(m, chunk, width, k int, aligned func(...int) bool) (n, back int) {
+	n = m / chunk
+	if m%chunk == 0 {
+		return n, 0
+	}
+	back = (m - chunk) * width
+	if !aligned(k * back) {
+		return n, 0
+	}
+	return n + 1, back
+}
+
+// moved is how many of a block's m elements a row a grid kernel moved:
+// n chunks of chunk, or all m where it took a back chunk.
+func moved(n, back, m, chunk int) int {
+	if back != 0 {
+		return m
+	}
+	return n * chunk
 }
 
 // prefetchAhead is the distance the interleave grids prefetch at for a

@@ -7532,23 +7532,23 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+80(FP), DX
+	MOVQ      ahead+88(FP), DX
 	VMOVDQU64 ilLo1<>+0(SB), Z30
 	VMOVDQU64 ilHi1<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 1-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7556,6 +7556,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	TESTQ      DX, DX
@@ -7569,7 +7578,7 @@ fetched:
 	VPERMT2B  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2B  Z1, Z31, Z3
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -7584,37 +7593,37 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 1-byte elements into 256 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7622,6 +7631,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	VMOVDQU64  (SI)(BX*2), Z2
@@ -7655,7 +7673,7 @@ fetched:
 	VPERMT2W  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2W  Z7, Z31, Z11
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -7674,36 +7692,36 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 1-byte elements into 64 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7711,6 +7729,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	TESTQ      DX, DX
@@ -7724,7 +7751,7 @@ fetched:
 	VPUNPCKHBW Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -7739,37 +7766,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 1-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7777,6 +7804,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	VMOVDQU    (SI)(BX*2), Y2
@@ -7806,7 +7842,7 @@ fetched:
 	VPUNPCKHWD Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -7825,38 +7861,38 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+80(FP), DX
+	MOVQ      ahead+88(FP), DX
 	VMOVDQU64 ilLo2<>+0(SB), Z30
 	VMOVDQU64 ilHi2<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 2-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7864,6 +7900,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	TESTQ      DX, DX
@@ -7877,7 +7922,7 @@ fetched:
 	VPERMT2W  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2W  Z1, Z31, Z3
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -7892,37 +7937,37 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 2-byte elements into 256 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7930,6 +7975,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	VMOVDQU64  (SI)(BX*2), Z2
@@ -7963,7 +8017,7 @@ fetched:
 	VPERMT2D  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2D  Z7, Z31, Z11
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -7982,36 +8036,36 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 2-byte elements into 64 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8019,6 +8073,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	TESTQ      DX, DX
@@ -8032,7 +8095,7 @@ fetched:
 	VPUNPCKHWD Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -8047,37 +8110,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 2-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8085,6 +8148,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	VMOVDQU    (SI)(BX*2), Y2
@@ -8114,7 +8186,7 @@ fetched:
 	VPUNPCKHDQ Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -8133,38 +8205,38 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      src+8(FP), R10
 	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+80(FP), DX
+	MOVQ      ahead+88(FP), DX
 	VMOVDQU64 ilLo4<>+0(SB), Z30
 	VMOVDQU64 ilHi4<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 4-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8172,6 +8244,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	TESTQ      DX, DX
@@ -8185,7 +8266,7 @@ fetched:
 	VPERMT2D  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2D  Z1, Z31, Z3
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -8200,37 +8281,37 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 4-byte elements into 256 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8238,6 +8319,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  (SI)(BX*1), Z1
 	VMOVDQU64  (SI)(BX*2), Z2
@@ -8271,7 +8361,7 @@ fetched:
 	VPERMT2Q  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2Q  Z7, Z31, Z11
-	CMPB      stream+88(FP), $0x00
+	CMPB      stream+96(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -8290,36 +8380,36 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 4-byte elements into 64 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8327,6 +8417,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*2), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	TESTQ      DX, DX
@@ -8340,7 +8439,7 @@ fetched:
 	VPUNPCKHDQ Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -8355,37 +8454,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+80(FP), DX
+	MOVQ ahead+88(FP), DX
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 4-byte elements into 128 bytes.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8393,6 +8492,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R12)(R14*1), SI
+	LEAQ  (R11)(R14*4), DI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    (SI)(BX*1), Y1
 	VMOVDQU    (SI)(BX*2), Y2
@@ -8422,7 +8530,7 @@ fetched:
 	VPUNPCKHQDQ Y7, Y5, Y15
 	VPERM2I128  $0x20, Y15, Y14, Y10
 	VPERM2I128  $0x31, Y15, Y14, Y11
-	CMPB        stream+88(FP), $0x00
+	CMPB        stream+96(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y8, (DI)
 	VMOVNTDQ    Y9, 32(DI)
@@ -8441,24 +8549,24 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -8466,12 +8574,12 @@ TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-81
 	VMOVDQU64 deOdd1<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 1-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8479,6 +8587,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	PREFETCHT0 512(SI)
@@ -8487,7 +8604,7 @@ loop:
 	VPERMT2B   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2B   Z1, Z31, Z3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
@@ -8502,36 +8619,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 256 bytes of groups of 4 1-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8539,6 +8656,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	VMOVDQU64  128(SI), Z2
@@ -8567,7 +8693,7 @@ loop:
 	VPERMT2B   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2B   Z7, Z31, Z11
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
@@ -8586,36 +8712,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
 	VMOVDQU deShuf1<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 1-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8623,6 +8749,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    32(SI), Y1
 	PREFETCHT0 512(SI)
@@ -8633,7 +8768,7 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
@@ -8648,36 +8783,36 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 128 bytes of groups of 4 1-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8685,6 +8820,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU     (SI), X0
 	VINSERTI128 $0x01, 64(SI), Y0, Y0
 	VPSHUFB     deLanes4x1<>+0(SB), Y0, Y0
@@ -8709,7 +8853,7 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+80(FP), $0x00
+	CMPB        stream+88(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
@@ -8728,24 +8872,24 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -8753,12 +8897,12 @@ TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-81
 	VMOVDQU64 deOdd2<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 2-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8766,6 +8910,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	PREFETCHT0 512(SI)
@@ -8774,7 +8927,7 @@ loop:
 	VPERMT2W   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2W   Z1, Z31, Z3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
@@ -8789,36 +8942,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 256 bytes of groups of 4 2-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8826,6 +8979,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	VMOVDQU64  128(SI), Z2
@@ -8854,7 +9016,7 @@ loop:
 	VPERMT2W   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2W   Z7, Z31, Z11
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
@@ -8873,36 +9035,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
 	VMOVDQU deShuf2<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 2-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8910,6 +9072,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    32(SI), Y1
 	PREFETCHT0 512(SI)
@@ -8920,7 +9091,7 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
@@ -8935,36 +9106,36 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 128 bytes of groups of 4 2-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8972,6 +9143,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU     (SI), X0
 	VINSERTI128 $0x01, 64(SI), Y0, Y0
 	VPSHUFB     deLanes4x2<>+0(SB), Y0, Y0
@@ -8996,7 +9176,7 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+80(FP), $0x00
+	CMPB        stream+88(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
@@ -9015,24 +9195,24 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
@@ -9040,12 +9220,12 @@ TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-81
 	VMOVDQU64 deOdd4<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 4-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9053,6 +9233,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	PREFETCHT0 512(SI)
@@ -9061,7 +9250,7 @@ loop:
 	VPERMT2D   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2D   Z1, Z31, Z3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
 	VMOVNTDQ   Z3, (DI)(DX*1)
@@ -9076,36 +9265,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 256 bytes of groups of 4 4-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9113,6 +9302,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU64  (SI), Z0
 	VMOVDQU64  64(SI), Z1
 	VMOVDQU64  128(SI), Z2
@@ -9141,7 +9339,7 @@ loop:
 	VPERMT2D   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2D   Z7, Z31, Z11
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
 	VMOVNTDQ   Z9, (DI)(DX*1)
@@ -9160,36 +9358,36 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
 	VMOVDQU deShuf4<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 4-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9197,6 +9395,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*2), SI
+
+front:
 	VMOVDQU    (SI), Y0
 	VMOVDQU    32(SI), Y1
 	PREFETCHT0 512(SI)
@@ -9207,7 +9414,7 @@ loop:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+80(FP), $0x00
+	CMPB       stream+88(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, (DI)(DX*1)
@@ -9222,36 +9429,36 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-81
+TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-89
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
 
 	// A chunk: 128 bytes of groups of 4 4-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+40(FP), AX
+	MOVQ outer+48(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+32(FP), R13
+	MOVQ inner+40(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9259,6 +9466,15 @@ inner:
 	MOVQ n+24(FP), CX
 
 loop:
+	CMPQ  CX, $+1
+	JNE   front
+	MOVQ  back+32(FP), R14
+	TESTQ R14, R14
+	JZ    front
+	LEAQ  (R11)(R14*1), DI
+	LEAQ  (R12)(R14*4), SI
+
+front:
 	VMOVDQU     (SI), X0
 	VINSERTI128 $0x01, 64(SI), Y0, Y0
 	VMOVDQU     16(SI), X1
@@ -9279,7 +9495,7 @@ loop:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+80(FP), $0x00
+	CMPB        stream+88(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
 	VMOVNTDQ    Y1, (DI)(DX*1)
@@ -9298,15 +9514,15 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+48(FP), R14
+	MOVQ dstInner+56(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+56(FP), R14
+	MOVQ srcInner+64(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+64(FP), R14
+	MOVQ dstOuter+72(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+72(FP), R14
+	MOVQ srcOuter+80(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer

@@ -836,279 +836,327 @@ func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
 
 // interleave2x1GridAVX512 runs interleave2x1AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x1GridAVX512 runs interleave4x1AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x1GridAVX2 runs interleave2x1AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x1GridAVX2 runs interleave4x1AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x2GridAVX512 runs interleave2x2AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x2GridAVX512 runs interleave4x2AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x2GridAVX2 runs interleave2x2AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x2GridAVX2 runs interleave4x2AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x4GridAVX512 runs interleave2x4AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x4GridAVX512 runs interleave4x4AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x4GridAVX2 runs interleave2x4AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 2
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x4GridAVX2 runs interleave4x4AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
-// src + a*srcOuter + b*srcInner, each of n chunks). With stream it writes
-// with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. It prefetches each chunk's source rows ahead bytes on,
-// unless ahead is 0 (a prefetch never faults). Preconditions: those of the
-// plain kernel for every block; inner, outer ≥ 1; with stream, every
-// destination vector store aligned.
+// src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
+// each block's last chunk starts back bytes into its source rows and 4
+// times as far into its destination, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. It prefetches each chunk's source rows ahead
+// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
+// those of the plain kernel for every block; inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // deinterleave2x1GridAVX512 runs deinterleave2x1AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 2 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x1GridAVX512 runs deinterleave4x1AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 4 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x1GridAVX2 runs deinterleave2x1AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 2 times as far into its source, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. Preconditions: those of the plain kernel for
+// every block; inner, outer ≥ 1; with stream, every destination vector
+// store aligned.
 //
 //go:noescape
-func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x1GridAVX2 runs deinterleave4x1AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 4 times as far into its source, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. Preconditions: those of the plain kernel for
+// every block; inner, outer ≥ 1; with stream, every destination vector
+// store aligned.
 //
 //go:noescape
-func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x2GridAVX512 runs deinterleave2x2AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 2 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x2GridAVX512 runs deinterleave4x2AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 4 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x2GridAVX2 runs deinterleave2x2AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 2 times as far into its source, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. Preconditions: those of the plain kernel for
+// every block; inner, outer ≥ 1; with stream, every destination vector
+// store aligned.
 //
 //go:noescape
-func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x2GridAVX2 runs deinterleave4x2AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 4 times as far into its source, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. Preconditions: those of the plain kernel for
+// every block; inner, outer ≥ 1; with stream, every destination vector
+// store aligned.
 //
 //go:noescape
-func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x4GridAVX512 runs deinterleave2x4AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 2 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x4GridAVX512 runs deinterleave4x4AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
-// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks). With
+// b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
+// back is not 0, each block's last chunk starts back bytes into its
+// destination rows and 4 times as far into its source, overlapping the
+// chunk before). With stream it writes with VMOVNTDQ, which its caller
+// fences, otherwise with the plain kernel's stores. Preconditions: those
+// of the plain kernel for every block; inner, outer ≥ 1; with stream,
+// every destination vector store aligned.
+//
+//go:noescape
+func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+
+// deinterleave2x4GridAVX2 runs deinterleave2x4AVX2 on each block of a grid
+// of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 2 times as far into its source, overlapping the chunk before). With
 // stream it writes with VMOVNTDQ, which its caller fences, otherwise with
 // the plain kernel's stores. Preconditions: those of the plain kernel for
 // every block; inner, outer ≥ 1; with stream, every destination vector
 // store aligned.
 //
 //go:noescape
-func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
-
-// deinterleave2x4GridAVX2 runs deinterleave2x4AVX2 on each block of a grid
-// of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
-//
-//go:noescape
-func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x4GridAVX2 runs deinterleave4x4AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
-// and src + a*srcOuter + b*srcInner, each of n chunks). With stream it
-// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
-// kernel's stores. Preconditions: those of the plain kernel for every
-// block; inner, outer ≥ 1; with stream, every destination vector store
-// aligned.
+// and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
+// 0, each block's last chunk starts back bytes into its destination rows
+// and 4 times as far into its source, overlapping the chunk before). With
+// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
+// the plain kernel's stores. Preconditions: those of the plain kernel for
+// every block; inner, outer ≥ 1; with stream, every destination vector
+// store aligned.
 //
 //go:noescape
-func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // interleave8x1AVX512 is Transpose of 8 columns with a contiguous
 // destination: it reads n chunks of 8 source rows (64 bytes of each a
