@@ -135,7 +135,8 @@ type walker struct {
 	edge    []byte
 	staging bool
 	// edgePad is the geometry of kernelRow's rectangles whose padding
-	// edge holds (stageRow): n, l.dst, oDst, rowsV, rowsE, colsV, colsE.
+	// edge holds (stageRow): how many, l.dst, oDst, rowsV, rowsE, colsV,
+	// colsE.
 	// kernel stages run copies and kernelRow transposes, so a walk's
 	// plan uses edge for one or the other.
 	edgePad [7]int64
@@ -801,20 +802,31 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 		switch {
 		case w.stageRow(l, dOff+from*l.dst, n, rowsV, rowsE, colsV, colsE):
 			// The row's rectangles and their padding, staged in the
-			// edge buffer, then streamed out as one run.
-			kernel.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
-			if key := [...]int64{n, l.dst, oDst, rowsV, rowsE, colsV, colsE}; key != w.edgePad {
-				// The padding stays in the buffer from one row to the
-				// next of the same rectangles (the last tiles of the
-				// bands of a plane).
+			// edge buffer as many as it holds at a time, each such
+			// group then streamed out as one run.
+			per := edgeBytes / (l.dst * B)
+			if key := [...]int64{min(n, per), l.dst, oDst, rowsV, rowsE, colsV, colsE}; key[0] > w.edgePad[0] || [6]int64(key[1:]) != [6]int64(w.edgePad[1:]) {
+				// The padding stays in the buffer from one group to
+				// the next of the same rectangles (the last tiles of
+				// the bands of a plane).
 				dst := w.dst
 				w.dst = w.edge
-				for v := range n {
+				for v := range key[0] {
 					w.pad(v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
 				}
 				w.dst, w.edgePad = dst, key
 			}
-			w.copyRunsStreaming(d, 0, 0, w.edge, 0, 0, int(n*l.dst*B), 1, 1)
+			for v0 := int64(0); v0 < n; v0 += per {
+				k := min(per, n-v0)
+				g.Inner = int(k)
+				kernel.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s[v0*l.src*B:], int(p.inner.src*B), int(rowsV), int(colsV), g)
+				// The stores stream while the next group's source
+				// comes in.
+				st := w.stream(0)
+				at := min((v0+k)*l.src*B, int64(len(s)))
+				st.Prefetch = s[at:min(at+k*l.src*B, int64(len(s)))]
+				st.CopyRuns(d[v0*l.dst*B:], 0, 0, w.edge, 0, 0, int(k*l.dst*B), 1, 1)
+			}
 			staged = true
 		case w.streams():
 			w.transposeGrid(int(p.width), d, int(oDst*B), s, int(p.inner.src*B), int(rowsV), int(colsV), g)
@@ -836,15 +848,6 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	}
 }
 
-// stageRow reports whether kernelRow stages the n partial rectangles of
-// loop l from element dOff in the edge buffer, with their padding, and
-// streams them out as one run of whole lines: a streamed transpose
-// whose rectangles (the last tile of each band of s8 or bf16 tiles,
-// say) each hold one run of the destination and continue each other.
-// In place, their padding's plain stores would read the lines they
-// write from memory first, each a part line of a rectangle's end: s8
-// [64,1000,1000] to T(8,128)(4,1) spent a quarter of its time there.
-// The buffer is allocated here the first time.
 // padGridBytes bounds padGrid's buffer, which the L1 keeps.
 const padGridBytes = 32 << 10
 
@@ -911,13 +914,23 @@ func (w *walker) padGrid(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, col
 	return true
 }
 
+// stageRow reports whether kernelRow stages the n partial rectangles of
+// loop l from element dOff in the edge buffer, with their padding, and
+// streams them out as runs of whole lines, as many rectangles a run as
+// the buffer holds: a streamed transpose whose rectangles (the last tile
+// of each band of s8 or bf16 tiles, or every tile of a row whose dim
+// the tiles pad) each hold one run of the destination and continue each
+// other. In place, their padding's plain stores would read the lines
+// they write from memory first, each a part line of a rectangle's end:
+// s8 [64,1000,1000] to T(8,128)(4,1) spent a quarter of its time there.
+// The buffer is allocated here the first time.
 func (w *walker) stageRow(l *ploop, dOff, n, rowsV, rowsE, colsV, colsE int64) bool {
 	p := w.p
 	B := p.offBytes()
-	bytes := n * l.dst * B
+	row := l.dst * B // bytes of a rectangle
 	if !w.streams() || w.rows8 != nil || p.kern != kernTranspose || rowsV == rowsE && colsV == colsE ||
 		w.outer.dst != colsE*p.step || l.dst != rowsE*w.outer.dst ||
-		bytes > edgeBytes || bytes%64 != 0 || dOff*B%64 != 0 {
+		row > edgeBytes || n*row%64 != 0 || n*row > edgeBytes && row%64 != 0 || dOff*B%64 != 0 {
 		return false
 	}
 	if w.edge == nil {

@@ -822,6 +822,9 @@ func TestStreamingPlans(t *testing.T) {
 		// ragged last band too.
 		{"s8[2,1001,1000]{2,1,0}", "s8[2,1001,1000]{2,1,0:T(8,128)(4,1)}", Padding{Kind: PadValue, Value: 5}, kernTranspose},
 		{"bf16[250,130]{1,0}", "bf16[250,130]{1,0:T(8,128)(2,1)}", Padding{Kind: PadValue, Value: -2}, kernTranspose},
+		// Rows of rectangles past the buffer, staged in groups (40
+		// rectangles of 512 bytes: 32, then 8, each band).
+		{"bf16[3,80,119]{2,1,0}", "bf16[3,80,119]{2,1,0:T(8,128)(2,1)}", Padding{Kind: PadValue, Value: 3}, kernTranspose},
 		// 4-D reversals: grouped grids of staged blocks; on 2 threads
 		// the first splits its outermost loop, not the blocks' rows.
 		{"f32[16,16,32,8]{3,2,1,0}", "f32[16,16,32,8]{0,1,2,3}", Padding{}, kernTranspose},
