@@ -105,6 +105,10 @@ type turn struct {
 // side's fastest digits reach that far.
 const blockTargetBytes = 256
 
+// wholeRunBytes bounds the source runs that blockOf, asked to, takes
+// whole rather than cut to the target.
+const wholeRunBytes = 4 * blockTargetBytes
+
 // blockBytes returns the sizes a block grows to where it can (min:
 // enough to pay for the kernel calls a block makes) and may not outgrow
 // (max): its two buffers make a group of the tuning's GridGroup, which
@@ -352,9 +356,22 @@ func newBlocked(w *walkPlan) *blocked {
 		}
 	}
 	for target := int64(blockTargetBytes); target >= w.width; target /= 2 {
-		if b := w.blockOf(all, target); b != nil {
-			return b
+		b := w.blockOf(all, target, false)
+		if b == nil {
+			continue
 		}
+		// The block whose source runs take their last digit whole,
+		// where that reads longer runs and keeps the destination's.
+		if x := w.blockOf(all, target, true); x != nil {
+			_, xs := x.runDigits(srcOf)
+			_, xd := x.runDigits(dstOf)
+			_, bs := b.runDigits(srcOf)
+			_, bd := b.runDigits(dstOf)
+			if xs > bs && xd >= bd {
+				return x
+			}
+		}
+		return b
 	}
 	return nil
 }
@@ -396,8 +413,14 @@ func (w *walkPlan) unmerged() (*walkPlan, []ploop) {
 
 // blockOf builds a blocked plan whose block gives each side runs of
 // about target bytes, or returns nil where that block is too large or
-// turns nothing.
-func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
+// turns nothing. With whole, the digit that takes the source's runs past
+// target is taken whole where its runs are wholeRunBytes or less: the
+// hardware prefetchers then read each contiguous stretch of the source
+// (a tile's row of 512 bytes, say) in one visit, where a part of it
+// left the rest for a block far later (bf16 (2,1) tiles' rows read 256
+// bytes at a time ran at 0.6 of the speed of the same plan reading them
+// whole: docs/perf).
+func (w *walkPlan) blockOf(all []ploop, target int64, whole bool) *blocked {
 	// Each side's loops, fastest first.
 	orders := [2][]int{byStride(all, srcOf), byStride(all, dstOf)}
 	part := make([]int64, len(all)) // how many values of each loop the block takes
@@ -406,17 +429,19 @@ func (w *walkPlan) blockOf(all []ploop, target int64) *blocked {
 	}
 	// Each side's fastest loops, until they cover target bytes: the last
 	// one taken as far as its first divisor that gets there.
-	for _, order := range orders {
+	for side, order := range orders {
 		covered := int64(1)
 		for _, i := range order {
 			if covered*w.width >= target {
 				break
 			}
 			k := all[i].size
-			for d := int64(1); d <= k; d++ {
-				if k%d == 0 && covered*d*w.width >= target {
-					k = d
-					break
+			if !whole || side != 0 || covered*k*w.width > wholeRunBytes {
+				for d := int64(1); d <= k; d++ {
+					if k%d == 0 && covered*d*w.width >= target {
+						k = d
+						break
+					}
 				}
 			}
 			part[i] = max(part[i], k)

@@ -279,6 +279,38 @@ func TestBlockedContinuesSource(t *testing.T) {
 	}
 }
 
+// TestBlockedWholeSourceRuns checks the runs of blocked plans: bf16
+// (2,1) tiles' rows of 512 bytes are read whole, and with them the
+// whole tile (1024 elements a run; cut to blockTargetBytes, 128); u8
+// (4,1) tiles keep the block whose destination runs the whole rows would
+// have cut (1024 elements each side). Each plan, forced blocked on a
+// smaller array of the same tiles, runs against the reference.
+func TestBlockedWholeSourceRuns(t *testing.T) {
+	for _, c := range []struct {
+		from, to    string
+		small       [2]string
+		run, dstRun int64
+	}{
+		{"bf16[128,352,384]{2,1,0:T(8,128)(2,1)}", "bf16[128,352,384]{1,0,2:T(8,128)(2,1)}",
+			[2]string{"bf16[8,40,256]{2,1,0:T(8,128)(2,1)}", "bf16[8,40,256]{1,0,2:T(8,128)(2,1)}"}, 1024, 128},
+		{"u8[82,747,213]{2,1,0:T(8,128)(4,1)}", "u8[82,747,213]{1,2,0:T(8,128)(4,1)}",
+			[2]string{"u8[6,40,213]{2,1,0:T(8,128)(4,1)}", "u8[6,40,213]{1,2,0:T(8,128)(4,1)}"}, 1024, 1024},
+	} {
+		p := checkBlocked(t, c.from, c.to, true)
+		b, ok := p.exec.(*blocked)
+		if !ok {
+			continue
+		}
+		_, run := b.runDigits(srcOf)
+		_, dstRun := b.runDigits(dstOf)
+		if run != c.run || dstRun != c.dstRun {
+			t.Errorf("%s -> %s: runs of %d source and %d destination elements, want %d and %d\n%s", c.from, c.to, run, dstRun, c.run, c.dstRun, p)
+		}
+		from, to := parsePair(t, c.small[0], c.small[1])
+		checkPair(t, 7, from, to, Options{forceBlocked: true})
+	}
+}
+
 // TestBlockedValuesShared runs a blocked plan of one chunk (its
 // outermost loop's values write interleaved parts of the destination) on
 // 1-3 goroutines, streamed or not, against the reference: a Run shares
