@@ -124,11 +124,12 @@ stream, every destination vector store aligned.`},
 outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 each block's last chunk starts back bytes into its destination rows and
-{k} times as far into its source, overlapping the chunk before). With
-stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-the plain kernel's stores. Preconditions: those of the plain kernel for
-every block; inner, outer ≥ 1; with stream, every destination vector
-store aligned.`},
+{k} times as far into its source, overlapping the chunk before). It
+stores the first keep of the {k} rows, 1 ≤ keep ≤ {k}. With stream it
+writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+kernel's stores. Preconditions: those of the plain kernel for every
+block (for the rows it stores); inner, outer ≥ 1; with stream, every
+destination vector store aligned.`},
 	{name: "interleave8Pack4{S}{L}", kind: "packRows8", vbmi: true, vbmiAll: true, doc: `{name} packs n chunks of 8 source rows ({vec} bytes of each row a chunk)
 into words of nibbles (PackRows8).{stream} Preconditions: n ≥ 1; ` + inside + `; ` + feature + `.`},
 	{name: "unpack4Deinterleave8{S}{L}", kind: "unpackRows8", vbmi: true, vbmiAll: true, doc: `{name} unpacks n chunks of words of nibbles into 8 destination rows

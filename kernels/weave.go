@@ -38,15 +38,17 @@ import (
 // prefetch each chunk's rows ahead bytes on (DX), unless ahead is 0:
 //
 //	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+//	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //
 // block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
 // a*srcOuter + b*srcInner. Where back is not 0, each block's last chunk
 // starts back bytes into its rows (backChunk), so that blocks whose rows
-// are no multiple of a chunk end at their edge. R9 and R10 hold the
-// outer row of blocks, R11 and R12 the block, R13 and AX count the inner
-// and outer steps, R14 takes each step's stride (and back) from the
-// frame.
+// are no multiple of a chunk end at their edge. A de-interleave stores
+// its first keep rows (BX) of the K it splits, 1 to K: the rows of a
+// tile's partial group ((2,1) tiles of 3 rows untiled). R9 and R10 hold
+// the outer row of blocks, R11 and R12 the block, R13 and AX count the
+// inner and outer steps, R14 takes each step's stride (and back) from
+// the frame.
 
 // A weaveSpec names one interleave or de-interleave kernel.
 type weaveSpec struct {
@@ -71,9 +73,10 @@ func (s weaveSpec) name() string {
 	return fmt.Sprintf("%s%dx%d%s%s", verb, s.k, s.width, grid, s.lvl.name)
 }
 
-// gridArgs are the arguments a grid kernel takes after n: the
-// interleaves' ahead, then stream.
-const gridArgs = "back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
+// gridArgs are the arguments a grid kernel takes after n and back (and,
+// for a de-interleave, keep); after them come the interleaves' ahead,
+// then stream.
+const gridArgs = "inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int"
 
 // stageWidths returns the element width of each stage, in order.
 func (s weaveSpec) stageWidths() []int {
@@ -103,11 +106,11 @@ func (g *gen) weave(s weaveSpec) {
 		regs = []reg.Register{di, dx, si, cx}
 	}
 	if s.grid {
-		more := ", ahead int, stream bool)"
+		more, first := ", ahead int, stream bool)", "back int, "
 		if s.inverse {
-			more = ", stream bool)"
+			more, first = ", stream bool)", "back int, keep int, "
 		}
-		g.text(s.name(), sig+", "+gridArgs+more)
+		g.text(s.name(), sig+", "+first+gridArgs+more)
 		// The blocks' corners go to R9 and R10; CX is loaded per block.
 		corners := map[reg.Register]reg.Register{di: r9, si: r10}
 		for i, r := range regs[:3] {
@@ -125,6 +128,9 @@ func (g *gen) weave(s weaveSpec) {
 	}
 	if s.grid && !s.inverse {
 		g.Load(g.Param("ahead"), dx)
+	}
+	if s.grid && s.inverse {
+		g.Load(g.Param("keep"), bx)
 	}
 	widths := s.stageWidths()
 	lanes := l == avx2 && s.inverse && s.k > 2
@@ -197,6 +203,11 @@ func (g *gen) weave(s weaveSpec) {
 	}
 	stores := func(store mov) {
 		for i, r := range vregs {
+			if s.inverse && s.grid && i > 0 {
+				// Rows from keep on are not stored.
+				g.CMPQ(bx, imm(i))
+				g.JLE(operand.LabelRef("stored"))
+			}
 			if s.inverse {
 				store(r, row(di, dx, r8, i, 0))
 			} else {

@@ -365,6 +365,12 @@ func (s Stream) TransposeGrid(width int, dst []byte, dstStride int, src []byte, 
 // made four calls of the kernel's for its last chunk alone, more time
 // than the grid's.
 func weaveGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
+	if k := srcStride / width; (k == 2 || k == 4) && srcStride == k*width && rows < k &&
+		(g.Outer-1)*g.SrcOuter+(g.Inner-1)*g.SrcInner+cols*srcStride > len(src) {
+		// A de-interleave that keeps the first rows of each group reads
+		// whole groups, which must lie in src.
+		return false
+	}
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	done, inverse := weaveGridAsm(width, (*byte)(dp), dstStride, (*byte)(sp), srcStride, rows, cols, g, stream)
 	if done == 0 {

@@ -588,7 +588,7 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 // grid kernels.
 type (
 	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
-	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 )
 
 // The grid kernels by [rows or columns woven / 4][log2 width][AVX-512].
@@ -635,10 +635,16 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	}
 	lw := bits.TrailingZeros(uint(width))
 	d := int(uintptr(unsafe.Pointer(dst)))
+	k := srcStride / width // a de-interleave's groups
 	switch {
-	case (rows == 2 || rows == 4) && srcStride == rows*width && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
+	case (k == 2 || k == 4) && srcStride == k*width && rows <= k && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
+		// The source's groups of k, of which the destination takes the
+		// first rows (all k but for a tile's partial group).
 		n, back := backChunk(cols, chunk, width, 1, aligned) // back bytes into the destination rows
-		deinterleaveGrids[rows/4][lw][a](dst, dstStride, src, n, back, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
+		if rows < k && n*chunk < cols && back == 0 {
+			return 0, false // weaveRest's kernels store all k rows
+		}
+		deinterleaveGrids[k/4][lw][a](dst, dstStride, src, n, back, rows, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
 		fenceGrid(g, stream)
 		return moved(n, back, cols, chunk), true
 	case (cols == 2 || cols == 4) && dstStride == cols*width && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):

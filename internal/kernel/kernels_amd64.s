@@ -8564,22 +8564,23 @@ stored:
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x1GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
+	MOVQ      keep+40(FP), BX
 	VMOVDQU64 deEven1<>+0(SB), Z30
 	VMOVDQU64 deOdd1<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 1-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8604,14 +8605,18 @@ front:
 	VPERMT2B   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2B   Z1, Z31, Z3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z2, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z3, (DI)(DX*1)
 
 stored:
@@ -8619,36 +8624,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x1GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 256 bytes of groups of 4 1-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8693,18 +8699,30 @@ front:
 	VPERMT2B   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2B   Z7, Z31, Z11
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z9, (DI)(DX*1)
+	CMPQ       BX, $+2
+	JLE        stored
 	VMOVNTDQ   Z10, (DI)(DX*2)
+	CMPQ       BX, $+3
+	JLE        stored
 	VMOVNTDQ   Z11, (DI)(R8*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z8, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z9, (DI)(DX*1)
+	CMPQ      BX, $+2
+	JLE       stored
 	VMOVDQU64 Z10, (DI)(DX*2)
+	CMPQ      BX, $+3
+	JLE       stored
 	VMOVDQU64 Z11, (DI)(R8*1)
 
 stored:
@@ -8712,36 +8730,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x1GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
+	MOVQ    keep+40(FP), BX
 	VMOVDQU deShuf1<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 1-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8768,14 +8787,18 @@ front:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Y3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU Y2, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y3, (DI)(DX*1)
 
 stored:
@@ -8783,36 +8806,37 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x1GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 128 bytes of groups of 4 1-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8853,18 +8877,30 @@ front:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+88(FP), $0x00
+	CMPB        stream+96(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
+	CMPQ        BX, $+1
+	JLE         stored
 	VMOVNTDQ    Y1, (DI)(DX*1)
+	CMPQ        BX, $+2
+	JLE         stored
 	VMOVNTDQ    Y2, (DI)(DX*2)
+	CMPQ        BX, $+3
+	JLE         stored
 	VMOVNTDQ    Y3, (DI)(R8*1)
 	JMP         stored
 
 plain:
 	VMOVDQU Y0, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y1, (DI)(DX*1)
+	CMPQ    BX, $+2
+	JLE     stored
 	VMOVDQU Y2, (DI)(DX*2)
+	CMPQ    BX, $+3
+	JLE     stored
 	VMOVDQU Y3, (DI)(R8*1)
 
 stored:
@@ -8872,37 +8908,38 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x2GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
+	MOVQ      keep+40(FP), BX
 	VMOVDQU64 deEven2<>+0(SB), Z30
 	VMOVDQU64 deOdd2<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 2-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8927,14 +8964,18 @@ front:
 	VPERMT2W   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2W   Z1, Z31, Z3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z2, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z3, (DI)(DX*1)
 
 stored:
@@ -8942,36 +8983,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x2GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 256 bytes of groups of 4 2-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9016,18 +9058,30 @@ front:
 	VPERMT2W   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2W   Z7, Z31, Z11
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z9, (DI)(DX*1)
+	CMPQ       BX, $+2
+	JLE        stored
 	VMOVNTDQ   Z10, (DI)(DX*2)
+	CMPQ       BX, $+3
+	JLE        stored
 	VMOVNTDQ   Z11, (DI)(R8*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z8, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z9, (DI)(DX*1)
+	CMPQ      BX, $+2
+	JLE       stored
 	VMOVDQU64 Z10, (DI)(DX*2)
+	CMPQ      BX, $+3
+	JLE       stored
 	VMOVDQU64 Z11, (DI)(R8*1)
 
 stored:
@@ -9035,36 +9089,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x2GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
+	MOVQ    keep+40(FP), BX
 	VMOVDQU deShuf2<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 2-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9091,14 +9146,18 @@ front:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Y3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU Y2, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y3, (DI)(DX*1)
 
 stored:
@@ -9106,36 +9165,37 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x2GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 128 bytes of groups of 4 2-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9176,18 +9236,30 @@ front:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+88(FP), $0x00
+	CMPB        stream+96(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
+	CMPQ        BX, $+1
+	JLE         stored
 	VMOVNTDQ    Y1, (DI)(DX*1)
+	CMPQ        BX, $+2
+	JLE         stored
 	VMOVNTDQ    Y2, (DI)(DX*2)
+	CMPQ        BX, $+3
+	JLE         stored
 	VMOVNTDQ    Y3, (DI)(R8*1)
 	JMP         stored
 
 plain:
 	VMOVDQU Y0, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y1, (DI)(DX*1)
+	CMPQ    BX, $+2
+	JLE     stored
 	VMOVDQU Y2, (DI)(DX*2)
+	CMPQ    BX, $+3
+	JLE     stored
 	VMOVDQU Y3, (DI)(R8*1)
 
 stored:
@@ -9195,37 +9267,38 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x4GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ      dst+0(FP), R9
 	MOVQ      dstStride+8(FP), DX
 	MOVQ      src+16(FP), R10
+	MOVQ      keep+40(FP), BX
 	VMOVDQU64 deEven4<>+0(SB), Z30
 	VMOVDQU64 deOdd4<>+0(SB), Z31
 
 	// A chunk: 128 bytes of groups of 2 4-byte elements, split into 64 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9250,14 +9323,18 @@ front:
 	VPERMT2D   Z1, Z30, Z2
 	VMOVDQA64  Z0, Z3
 	VPERMT2D   Z1, Z31, Z3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z2, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z3, (DI)(DX*1)
 
 stored:
@@ -9265,36 +9342,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x4GridAVX512(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 256 bytes of groups of 4 4-byte elements, split into 64 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9339,18 +9417,30 @@ front:
 	VPERMT2D   Z7, Z30, Z10
 	VMOVDQA64  Z5, Z11
 	VPERMT2D   Z7, Z31, Z11
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Z8, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Z9, (DI)(DX*1)
+	CMPQ       BX, $+2
+	JLE        stored
 	VMOVNTDQ   Z10, (DI)(DX*2)
+	CMPQ       BX, $+3
+	JLE        stored
 	VMOVNTDQ   Z11, (DI)(R8*1)
 	JMP        stored
 
 plain:
 	VMOVDQU64 Z8, (DI)
+	CMPQ      BX, $+1
+	JLE       stored
 	VMOVDQU64 Z9, (DI)(DX*1)
+	CMPQ      BX, $+2
+	JLE       stored
 	VMOVDQU64 Z10, (DI)(DX*2)
+	CMPQ      BX, $+3
+	JLE       stored
 	VMOVDQU64 Z11, (DI)(R8*1)
 
 stored:
@@ -9358,36 +9448,37 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave2x4GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ    dst+0(FP), R9
 	MOVQ    dstStride+8(FP), DX
 	MOVQ    src+16(FP), R10
+	MOVQ    keep+40(FP), BX
 	VMOVDQU deShuf4<>+0(SB), Y15
 
 	// A chunk: 64 bytes of groups of 2 4-byte elements, split into 32 bytes of each of 2 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9414,14 +9505,18 @@ front:
 	VPERMQ     $0xd8, Y1, Y1
 	VPERM2I128 $0x20, Y1, Y0, Y2
 	VPERM2I128 $0x31, Y1, Y0, Y3
-	CMPB       stream+88(FP), $0x00
+	CMPB       stream+96(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
+	CMPQ       BX, $+1
+	JLE        stored
 	VMOVNTDQ   Y3, (DI)(DX*1)
 	JMP        stored
 
 plain:
 	VMOVDQU Y2, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y3, (DI)(DX*1)
 
 stored:
@@ -9429,36 +9524,37 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+// func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-89
+TEXT ·deinterleave4x4GridAVX2(SB), NOSPLIT, $0-97
 	MOVQ dst+0(FP), R9
 	MOVQ dstStride+8(FP), DX
 	MOVQ src+16(FP), R10
 	LEAQ (DX)(DX*2), R8
+	MOVQ keep+40(FP), BX
 
 	// A chunk: 128 bytes of groups of 4 4-byte elements, split into 32 bytes of each of 4 rows.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+56(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+48(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -9495,18 +9591,30 @@ front:
 	PREFETCHT0  544(SI)
 	PREFETCHT0  576(SI)
 	PREFETCHT0  608(SI)
-	CMPB        stream+88(FP), $0x00
+	CMPB        stream+96(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y0, (DI)
+	CMPQ        BX, $+1
+	JLE         stored
 	VMOVNTDQ    Y1, (DI)(DX*1)
+	CMPQ        BX, $+2
+	JLE         stored
 	VMOVNTDQ    Y2, (DI)(DX*2)
+	CMPQ        BX, $+3
+	JLE         stored
 	VMOVNTDQ    Y3, (DI)(R8*1)
 	JMP         stored
 
 plain:
 	VMOVDQU Y0, (DI)
+	CMPQ    BX, $+1
+	JLE     stored
 	VMOVDQU Y1, (DI)(DX*1)
+	CMPQ    BX, $+2
+	JLE     stored
 	VMOVDQU Y2, (DI)(DX*2)
+	CMPQ    BX, $+3
+	JLE     stored
 	VMOVDQU Y3, (DI)(R8*1)
 
 stored:
@@ -9514,15 +9622,15 @@ stored:
 	ADDQ $+32, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+64(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+72(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+80(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+88(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer

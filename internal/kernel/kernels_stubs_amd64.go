@@ -1007,156 +1007,168 @@ func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int,
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 2 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 2 rows, 1 ≤ keep ≤ 2.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x1GridAVX512 runs deinterleave4x1AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 4 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 4 rows, 1 ≤ keep ≤ 4.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x1GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x1GridAVX2 runs deinterleave2x1AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 2 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 2 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 2 rows, 1 ≤ keep ≤ 2. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x1GridAVX2 runs deinterleave4x1AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 4 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 4 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 4 rows, 1 ≤ keep ≤ 4. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x1GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x2GridAVX512 runs deinterleave2x2AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 2 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 2 rows, 1 ≤ keep ≤ 2.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x2GridAVX512 runs deinterleave4x2AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 4 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 4 rows, 1 ≤ keep ≤ 4.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x2GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x2GridAVX2 runs deinterleave2x2AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 2 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 2 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 2 rows, 1 ≤ keep ≤ 2. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x2GridAVX2 runs deinterleave4x2AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 4 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 4 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 4 rows, 1 ≤ keep ≤ 4. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x2GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x4GridAVX512 runs deinterleave2x4AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 2 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 2 rows, 1 ≤ keep ≤ 2.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x4GridAVX512 runs deinterleave4x4AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +
 // b*dstInner and src + a*srcOuter + b*srcInner, each of n chunks; where
 // back is not 0, each block's last chunk starts back bytes into its
 // destination rows and 4 times as far into its source, overlapping the
-// chunk before). With stream it writes with VMOVNTDQ, which its caller
-// fences, otherwise with the plain kernel's stores. Preconditions: those
-// of the plain kernel for every block; inner, outer ≥ 1; with stream,
-// every destination vector store aligned.
+// chunk before). It stores the first keep of the 4 rows, 1 ≤ keep ≤ 4.
+// With stream it writes with VMOVNTDQ, which its caller fences, otherwise
+// with the plain kernel's stores. Preconditions: those of the plain kernel
+// for every block (for the rows it stores); inner, outer ≥ 1; with
+// stream, every destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x4GridAVX512(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave2x4GridAVX2 runs deinterleave2x4AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 2 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 2 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 2 rows, 1 ≤ keep ≤ 2. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave2x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // deinterleave4x4GridAVX2 runs deinterleave4x4AVX2 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its destination rows
-// and 4 times as far into its source, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. Preconditions: those of the plain kernel for
-// every block; inner, outer ≥ 1; with stream, every destination vector
-// store aligned.
+// and 4 times as far into its source, overlapping the chunk before). It
+// stores the first keep of the 4 rows, 1 ≤ keep ≤ 4. With stream it
+// writes with VMOVNTDQ, which its caller fences, otherwise with the plain
+// kernel's stores. Preconditions: those of the plain kernel for every
+// block (for the rows it stores); inner, outer ≥ 1; with stream, every
+// destination vector store aligned.
 //
 //go:noescape
-func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
+func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 
 // interleave8x1AVX512 is Transpose of 8 columns with a contiguous
 // destination: it reads n chunks of 8 source rows (64 bytes of each a

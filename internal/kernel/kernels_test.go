@@ -810,8 +810,11 @@ var gridKernels = []struct {
 }
 
 // TestTransposeGrid runs TransposeGrid and TransposeBlocks at every level
-// against the generic kernel block by block: interleaves and de-interleaves (the grid
-// kernels), with aligned and unaligned destinations, and other blocks.
+// against the generic kernel block by block: interleaves and
+// de-interleaves (the grid kernels; de-interleaves that keep the first
+// rows of each group too, their source ending at the last group's last
+// kept element or after its whole group), with aligned and unaligned
+// destinations, and other blocks.
 func TestTransposeGrid(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{1, 2, 3, 4, 8, 12} {
@@ -823,9 +826,12 @@ func TestTransposeGrid(t *testing.T) {
 					g.cols = 2 << r.IntN(2)
 					g.dstStride = g.cols * w
 					g.srcStride = g.rows*w + r.IntN(3)*64
-				case 1: // a de-interleave: a contiguous source
-					g.rows = 2 << r.IntN(2)
-					g.srcStride = g.rows * w
+				case 1: // a de-interleave: a contiguous source of groups of k, all or the first rows of each kept
+					k := 2 << r.IntN(2)
+					g.rows, g.srcStride = k, k*w
+					if r.IntN(2) == 0 {
+						g.rows = 1 + r.IntN(k)
+					}
 					g.dstStride = (g.cols*w+63)/64*64 + r.IntN(2)*64
 				}
 				align := 64
@@ -839,7 +845,11 @@ func TestTransposeGrid(t *testing.T) {
 				grid.SrcInner, grid.SrcOuter = sBlock+r.IntN(100), r.IntN(2*sBlock+1)
 				grid.Ahead = r.IntN(1<<20) - 1<<19 // prefetches, anywhere
 				dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%5 == 4)
-				src := guarded(t, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock)), k%2 == 0)
+				srcBytes := span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock))
+				if k%3 == 1 && k%4 != 0 && grid.Outer > 0 && grid.Inner > 0 {
+					srcBytes += g.srcStride - g.rows*w // the last group whole
+				}
+				src := guarded(t, srcBytes, k%2 == 0)
 				randomize(r, src, dst)
 				orig, want := bytes.Clone(dst), bytes.Clone(dst)
 				for a := range grid.Outer * min(g.rows, g.cols, 1) {
