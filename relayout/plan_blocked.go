@@ -157,6 +157,12 @@ func (w *walkPlan) tinyBlocks() bool {
 	if o.size*l.size <= tinyBlocksElems {
 		return true
 	}
+	B := w.offBytes()
+	if w.step == 1 && o.src == 1 && kernel.KeepsRows(int(w.width), int(w.calls(o)), int(l.src*B)) {
+		// The first rows of the source's groups (a tile's partial
+		// group): the grids read the groups whole, one stream.
+		return false
+	}
 	// Blocks of a few source rows apart (each in lines of its own), in
 	// arrays the caches do not hold, that are too narrow for the level's
 	// kernels, which move them an element at a time: u8[3,22283110] to
@@ -169,7 +175,6 @@ func (w *walkPlan) tinyBlocks() bool {
 	// de-interleave of 2 rows of 59 bytes) or whose rows are long (3 rows
 	// of 4821 bytes, 4 of 8138), and those of 8-byte elements, no faster
 	// or slower (relayout bench, docs/perf).
-	B := w.offBytes()
 	if w.step == 1 && w.width <= 2 && w.dstBytes+w.srcBytes >= 2*linesKept() && l.src*B > lineBytes && o.size*B < int64(currentTuning().Band) &&
 		kernel.Elementwise(int(w.width), int(w.calls(o)), int(w.calls(l)), int(o.dst*B), int(l.src*B)) {
 		return true

@@ -182,6 +182,26 @@ func TestBlockedNarrow(t *testing.T) {
 	}
 }
 
+// TestKeptRowsWalk checks that walks whose kernel takes the first rows
+// of the source's groups (a tile's partial group untiled: 3 rows of
+// (4,1) tiles, 1 and 3 of (2,1) and (4,1)) stay walks where the level's
+// grid de-interleaves keep them (kernel.KeepsRows): the grids read the
+// groups whole.
+func TestKeptRowsWalk(t *testing.T) {
+	for _, c := range []struct {
+		from, to    string
+		width       int
+		rows, group int
+	}{
+		{"u8[3,22283110]{1,0:T(8,128)(4,1)}", "u8[3,22283110]{1,0}", 1, 3, 4},
+		{"s8[1619,3,7296]{2,1,0:T(8,128)(4,1)}", "s8[1619,3,7296]{2,1,0}", 1, 3, 4},
+	} {
+		if kernel.KeepsRows(c.width, c.rows, c.group*c.width) {
+			checkBlocked(t, c.from, c.to, false)
+		}
+	}
+}
+
 // checkBlocked compiles from → to as Compile plans it and fails the test
 // unless the plan is blocked just where want says; it returns the plan.
 func checkBlocked(t *testing.T, from, to string, want bool) *Plan {

@@ -195,13 +195,26 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	fillRunsFast(dst, dstStride, n, rows, pattern)
 }
 
+// KeepsRows reports whether TransposeGrid moves blocks of rows rows of
+// width-byte elements whose source holds them in groups of srcStride
+// bytes, 2 or 4 elements, of which the blocks take the first rows (a
+// tile's partial group of rows, untiled) with the kernels that split
+// whole groups, a grid at a time, reading the groups whole.
+func KeepsRows(width, rows, srcStride int) bool {
+	g := srcStride / width
+	return width > 0 && (g == 2 || g == 4) && srcStride == g*width && rows >= 1 && rows < g && keepsRows(width)
+}
+
 // Elementwise reports whether Transpose moves a rows × cols block of
 // width-byte elements, the rows of its source srcStride bytes apart and
 // of its destination dstStride, an element at a time, where the level in
 // use has a kernel for such elements: the block is too narrow for it
 // (fewer rows or columns than its register block, and no interleave or
 // de-interleave of a few rows into one stream). It reports false where
-// the level has no kernel for the width, which moves every block so.
+// the level has no kernel for the width, which moves every block so, and
+// for the first rows of the source's groups of 2 or 4 (a tile's partial
+// group), which TransposeGrid moves a grid of at once (Transpose, one
+// block, moves them an element at a time).
 func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
 	k := transposeKernel(width)
 	if k == kNone || rows <= 0 || cols <= 0 {
@@ -213,6 +226,9 @@ func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
 		if few(rows) && srcStride == rows*width && cols >= u || few(cols) && dstStride == cols*width && rows >= u {
 			return false
 		}
+	}
+	if KeepsRows(width, rows, srcStride) && cols >= weaveUnit(width) {
+		return false
 	}
 	if rows >= shapes[k].bi && cols >= shapes[k].bj {
 		return false

@@ -495,6 +495,13 @@ func weaveChunk(width int) (chunk int, avx512 bool) {
 	return 0, false
 }
 
+// keepsRows reports whether the grid de-interleaves of width-byte
+// elements keep the first rows of each group (weaveGridAsm).
+func keepsRows(width int) bool {
+	chunk, _ := weaveChunk(width)
+	return chunk > 0 && width <= 4 && pow2(width)
+}
+
 // weaveUnit is weaveChunk's chunk: the elements a call of the interleave
 // and de-interleave kernels moves per row, a multiple of it; 0 for none.
 func weaveUnit(width int) int {

@@ -20,6 +20,9 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	return 0, false
 }
 
+// keepsRows reports that no grid de-interleave runs here.
+func keepsRows(width int) bool { return false }
+
 // fillAsm has no kernel here.
 func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
 
