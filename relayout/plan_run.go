@@ -160,6 +160,10 @@ type walker struct {
 	padGridBuf []byte
 	padGridKey [3]int64
 	padGrids   int
+	// edgeOuter is the kernel's rows loop cut to a partial group, which
+	// edgeRows walks with; edges counts such groups (for tests).
+	edgeOuter ploop
+	edges     int
 	// padBuf holds the padding pattern that streamFill copies, filled
 	// with the first streamed fill; streamFills counts those fills (for
 	// tests).
@@ -236,6 +240,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		// The dense corner as one box, then the rest around it.
 		w.cornerNext = w.nextStep(lv)
 		w.runDense(w.cornerLoops[:len(w.loops)-lv], dOff, sOff, w.cornerNext)
+		w.edgeRows(lv, dOff, sOff)
 		w.nest(lv, dOff, sOff, false, true)
 		w.cornerOn = false
 		return
@@ -493,6 +498,55 @@ func (w *walker) corner(lv int) bool {
 	}
 	w.cornerOn = true
 	return true
+}
+
+// edgeRows moves the last value of the innermost loop of the box from
+// loop level lv, inside the box's corner along the other loops, as one
+// more box, where that value is a partial group of the kernel's rows,
+// the same at every value of the loops outside it, and adds it to the
+// corner: the row pairs of (2,1) tiles of 3 rows untiled end with a pair
+// of which the array holds one row, a call of its own at each tile, an
+// element at a time, where the box is one grid of the grid kernels
+// (kernel.TransposeGrid keeps the first row of each pair). The
+// destination must hold no more of the group's rows than the array
+// does (no padding to write), nor values past it. Where the rest is not
+// so, it does nothing.
+func (w *walker) edgeRows(lv int, dOff, sOff int64) {
+	p := w.p
+	n := len(w.loops)
+	if p.kern != kernTranspose || w.outer == nil || w.rows8 != nil || w.idx != nil || p.part != 0 || lv >= n {
+		return
+	}
+	l := &w.loops[n-1]
+	d, c := l.dim, w.cornerN[n-1]
+	k := p.per(d)
+	if d != w.outer.dim || c >= l.size || slices.Contains(w.cornerN[lv:n-1], 0) {
+		return
+	}
+	bd, ed := w.b[d], w.e[d]
+	lo, span := c*l.w*k, l.w*k
+	if bd <= lo || bd >= lo+span || ed > lo+span {
+		return // no partial value c, or values past it
+	}
+	w.b[d], w.e[d] = bd-lo, ed-lo
+	rowsV, rowsE := w.extent(w.outer)
+	colsV, colsE := w.extent(&p.inner)
+	w.b[d], w.e[d] = bd, ed
+	if rowsV != rowsE || rowsV < 1 || rowsV >= w.outer.size || colsV != p.inner.size || colsE != colsV {
+		return
+	}
+	whole := w.outer
+	w.edgeOuter = *whole
+	w.edgeOuter.size = rowsV
+	w.outer = &w.edgeOuter
+	w.runDense(w.cornerLoops[:n-1-lv], dOff+c*l.dst, sOff+c*l.src, w.cornerNext)
+	w.outer = whole
+	w.edges++
+	// The corner now holds value c too.
+	w.cornerN[n-1] = c + 1
+	for j := n - 1; j >= lv; j-- {
+		w.cornerAll[j] = w.cornerAll[j+1] && w.cornerN[j] == w.loops[j].size
+	}
 }
 
 // gridLoops is how many of the innermost loops runDense hands to each

@@ -1548,6 +1548,37 @@ func TestPadGrid(t *testing.T) {
 	}
 }
 
+// TestEdgeRows runs tiles whose last group of rows is partial ((2,1)
+// and (4,1) tiles of a few rows, untiled) against the reference,
+// streamed and not, on one and two threads, whole and by chunks, and
+// checks that a whole walk moved that group as one box (edgeRows); a
+// destination that holds the group's padding rows walks it tile by
+// tile, and a partial group alone is the kernel's rows.
+func TestEdgeRows(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		edge     bool
+	}{
+		{"bf16[3,1000]{1,0:T(8,128)(2,1)}", "bf16[3,1000]{1,0}", true},
+		{"bf16[2,5,700]{2,1,0:T(8,128)(2,1)}", "bf16[2,5,700]{2,1,0}", true},
+		{"u8[3,2000]{1,0:T(8,128)(4,1)}", "u8[3,2000]{1,0}", false}, // one group, partial: the kernel's own rows
+		{"s8[6,999]{1,0:T(8,128)(4,1)}", "s8[6,999]{1,0}", true},
+		{"bf16[3,1000]{1,0:T(8,128)(2,1)}", "bf16[3,1000]{1,0:T(2,128)}", false},
+	} {
+		runVariants(t, 19, tc.from, tc.to, PadWith(6), func(*Plan) {})
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{math.MaxInt64, 0} {
+			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := wholeWalk(plan); (w.edges > 0) != tc.edge {
+				t.Errorf("%s -> %s (stream from %d): %d partial groups as boxes, want them %v\n%s", tc.from, tc.to, streamMin, w.edges, tc.edge, plan)
+			}
+		}
+	}
+}
+
 // TestRowsOffLinesStayInCaches checks which block transposes past the
 // caches stream: not those whose destination rows, 2 to 16 lines and no
 // whole number of them, the next step goes on along (rowsGoOnOffLines).
