@@ -189,6 +189,7 @@ func (g *gen) file() {
 	g.copyRunsStream(avx512)
 	g.copyRunsStream(avx2)
 	g.joinRunsStream()
+	g.joinStepsStream()
 	g.copyParts(avx512)
 	g.copyParts(avx2)
 	g.copyPartsMasked(avx512)
@@ -280,8 +281,9 @@ var (
 
 	r8, r9, r10, r11, r12 = reg.R8, reg.R9, reg.R10, reg.R11, reg.R12
 	r13, r14              = reg.R13, reg.R14
-	// r15 only in copyRunsStream's exact ends, which reads no global (Go
-	// clobbers R15 to reach globals when it links dynamically).
+	// r15 only in copyRunsStream's exact ends and joinStepsStream, which
+	// read no global (Go clobbers R15 to reach globals when it links
+	// dynamically).
 	r15 = reg.R15
 )
 

@@ -185,6 +185,15 @@ which it writes with non-temporal stores, not fenced. Before each run it
 prefetches the source pfAhead bytes on. Preconditions: AVX2; rows*n a
 multiple of 64; steps ≥ 1; dst and dstStep multiples of 64; every byte
 copied inside the caller's slices.`},
+	{name: "joinStepsStreamAVX512", kind: "joinStepsStream", level: "AVX512", flags: []string{"stream"}, doc: `{name} copies steps × rows runs of n bytes, run (s, r) from src +
+s*srcStep + r*srcStride to dst + r*dstStride + s*n: each row's steps
+continue each other. It writes the lines inside each row's steps*n
+bytes whole with non-temporal stores, not fenced (a line two runs share
+joined from two loads under masks), and the part lines at the row's
+ends with ordinary stores of their own bytes, under masks. It prefetches
+each line's source ahead bytes on. Preconditions: n a positive multiple
+of 64; rows, steps ≥ 1; ` + inside + ` (the masked loads read no other
+byte); ` + feature + `.`},
 	{name: "copyParts{L}", kind: "copyParts", flags: []string{"stream"}, doc: `{name} copies blocks blocks of 256 bytes from each of parts parts of
 src, partLen bytes apart, to the same places from dst: the parts' first
 blocks, then their second blocks, and so on, with non-temporal stores,

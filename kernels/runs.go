@@ -425,3 +425,110 @@ func (g *gen) argAddr(name string) operand.Mem {
 	}
 	return b.Addr
 }
+
+// joinStepsStream emits joinStepsStreamAVX512, which copies steps × rows
+// runs of n bytes (a multiple of 64) whose steps continue each other's
+// destination rows: run (s, r) from src + s*srcStep + r*srcStride to
+// dst + r*dstStride + s*n. Each row's lines inside its steps*n bytes go
+// whole with non-temporal stores, a line that two runs share joined in a
+// register from two loads under masks; the part lines at the row's ends
+// go with ordinary stores of their own bytes, under masks. Runs written
+// one at a time (copyRunsStream) wrote each shared line in two masked
+// parts, each read from memory first.
+//
+//	func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, srcStep int, ahead int)
+//
+// It goes a step at a time, every row's run of it (a tile's rows, whose
+// source lies together), and prefetches each line's source ahead bytes
+// on. DI and SI hold the step's row 0, R12 counts the steps, CX the rows;
+// R10 and R11 the row's run, AX the bytes to its first line boundary
+// (the same in every run of the row: n is a multiple of 64), R13 and
+// R15 its first whole line and that line's source, R8 the prefetch
+// address, R14 the offset in the run, R9 n-64; K1 holds the low 64-AX
+// bytes, K2 the rest, K3 the low AX. The caller fences.
+func (g *gen) joinStepsStream() {
+	g.text("joinStepsStreamAVX512", "func(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, srcStep int, ahead int)")
+	g.params([]string{"dst", "dstStride", "src", "srcStride", "n", "steps"}, di, dx, si, bx, r9, r12)
+	g.SUBQ(imm(64), r9)
+	z := avx512.v(0)
+	arg := g.argAddr
+
+	g.Label("step")
+	g.Load(g.Param("rows"), cx)
+	g.MOVQ(di, r10)
+	g.MOVQ(si, r11)
+
+	g.Label("row")
+	g.MOVQ(r10, ax)
+	g.NEGQ(ax)
+	g.ANDQ(imm(63), ax)
+	g.JZ(operand.LabelRef("whole"))
+	g.Comment("Masks: K1 the low 64-AX bytes, K2 the high AX.")
+	g.MOVQ(imm(64), r14)
+	g.SUBQ(ax, r14)
+	g.MOVQ(operand.Imm(^uint64(0)), r15)
+	g.BZHIQ(r14, r15, r15)
+	g.KMOVQ(r15, reg.K1)
+	g.KNOTQ(reg.K1, reg.K2)
+	g.CMPQ(r12, arg("steps"))
+	g.JNE(operand.LabelRef("lines"))
+	g.Comment("The row's first step: its head, the AX bytes before the first line boundary.")
+	g.MOVQ(operand.Imm(^uint64(0)), r15)
+	g.BZHIQ(ax, r15, r15)
+	g.KMOVQ(r15, reg.K3)
+	g.VMOVDQU8_Z(at(r11, 0), reg.K3, z)
+	g.VMOVDQU8(z, reg.K3, at(r10, 0))
+
+	g.Label("lines")
+	g.LEAQ(atIdx(r10, ax, 1, 0), r13)
+	g.LEAQ(atIdx(r11, ax, 1, 0), r15)
+	g.MOVQ(r15, r8)
+	g.ADDQ(arg("ahead"), r8)
+	g.XORQ(r14, r14)
+	g.CMPQ(r14, r9)
+	g.JAE(operand.LabelRef("shared"))
+	g.Label("line")
+	g.PREFETCHT0(atIdx(r8, r14, 1, 0))
+	g.VMOVDQU64(atIdx(r15, r14, 1, 0), z)
+	g.VMOVNTDQ(z, atIdx(r13, r14, 1, 0))
+	g.addBelow(r14, 64, r9, "line")
+	g.Label("shared")
+	g.Comment("The run's last line: its last 64-AX bytes, then the next step's first AX.")
+	g.PREFETCHT0(atIdx(r8, r9, 1, 0))
+	g.VMOVDQU8_Z(atIdx(r15, r9, 1, 0), reg.K1, z)
+	g.CMPQ(r12, imm(1))
+	g.JE(operand.LabelRef("tail"))
+	g.MOVQ(arg("srcStep"), r14)
+	g.ADDQ(r11, r14)
+	g.LEAQ(atIdx(r14, ax, 1, -64), r14)
+	g.VMOVDQU8(at(r14, 0), reg.K2, z)
+	g.VMOVNTDQ(z, atIdx(r13, r9, 1, 0))
+	g.JMP(operand.LabelRef("next"))
+	g.Label("tail")
+	g.Comment("The last step: the row's tail, its own 64-AX bytes.")
+	g.VMOVDQU8(z, reg.K1, atIdx(r13, r9, 1, 0))
+	g.JMP(operand.LabelRef("next"))
+
+	g.Label("whole")
+	g.Comment("A row on line boundaries: every line of the run whole.")
+	g.MOVQ(r11, r8)
+	g.ADDQ(arg("ahead"), r8)
+	g.XORQ(r14, r14)
+	g.Label("wline")
+	g.PREFETCHT0(atIdx(r8, r14, 1, 0))
+	g.VMOVDQU64(atIdx(r11, r14, 1, 0), z)
+	g.VMOVNTDQ(z, atIdx(r10, r14, 1, 0))
+	g.ADDQ(imm(64), r14)
+	g.CMPQ(r14, r9)
+	g.JBE(operand.LabelRef("wline"))
+
+	g.Label("next")
+	g.ADDQ(dx, r10)
+	g.ADDQ(bx, r11)
+	g.countDown("row")
+	g.LEAQ(atIdx(di, r9, 1, 64), di)
+	g.ADDQ(arg("srcStep"), si)
+	g.DECQ(r12)
+	g.JNZ(operand.LabelRef("step"))
+	g.ret()
+}

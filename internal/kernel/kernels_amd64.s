@@ -12411,6 +12411,106 @@ line32:
 	VZEROUPPER
 	RET
 
+// func joinStepsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, srcStep int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, BMI2, MMX+
+TEXT ·joinStepsStreamAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), R9
+	MOVQ steps+48(FP), R12
+	SUBQ $+64, R9
+
+step:
+	MOVQ rows+40(FP), CX
+	MOVQ DI, R10
+	MOVQ SI, R11
+
+row:
+	MOVQ R10, AX
+	NEGQ AX
+	ANDQ $+63, AX
+	JZ   whole
+
+	// Masks: K1 the low 64-AX bytes, K2 the high AX.
+	MOVQ  $+64, R14
+	SUBQ  AX, R14
+	MOVQ  $0xffffffffffffffff, R15
+	BZHIQ R14, R15, R15
+	KMOVQ R15, K1
+	KNOTQ K1, K2
+	CMPQ  R12, steps+48(FP)
+	JNE   lines
+
+	// The row's first step: its head, the AX bytes before the first line boundary.
+	MOVQ       $0xffffffffffffffff, R15
+	BZHIQ      AX, R15, R15
+	KMOVQ      R15, K3
+	VMOVDQU8.Z (R11), K3, Z0
+	VMOVDQU8   Z0, K3, (R10)
+
+lines:
+	LEAQ (R10)(AX*1), R13
+	LEAQ (R11)(AX*1), R15
+	MOVQ R15, R8
+	ADDQ ahead+64(FP), R8
+	XORQ R14, R14
+	CMPQ R14, R9
+	JAE  shared
+
+line:
+	PREFETCHT0 (R8)(R14*1)
+	VMOVDQU64  (R15)(R14*1), Z0
+	VMOVNTDQ   Z0, (R13)(R14*1)
+	ADDQ       $+64, R14
+	CMPQ       R14, R9
+	JB         line
+
+shared:
+	// The run's last line: its last 64-AX bytes, then the next step's first AX.
+	PREFETCHT0 (R8)(R9*1)
+	VMOVDQU8.Z (R15)(R9*1), K1, Z0
+	CMPQ       R12, $+1
+	JE         tail
+	MOVQ       srcStep+56(FP), R14
+	ADDQ       R11, R14
+	LEAQ       -64(R14)(AX*1), R14
+	VMOVDQU8   (R14), K2, Z0
+	VMOVNTDQ   Z0, (R13)(R9*1)
+	JMP        next
+
+tail:
+	// The last step: the row's tail, its own 64-AX bytes.
+	VMOVDQU8 Z0, K1, (R13)(R9*1)
+	JMP      next
+
+whole:
+	// A row on line boundaries: every line of the run whole.
+	MOVQ R11, R8
+	ADDQ ahead+64(FP), R8
+	XORQ R14, R14
+
+wline:
+	PREFETCHT0 (R8)(R14*1)
+	VMOVDQU64  (R11)(R14*1), Z0
+	VMOVNTDQ   Z0, (R10)(R14*1)
+	ADDQ       $+64, R14
+	CMPQ       R14, R9
+	JBE        wline
+
+next:
+	ADDQ DX, R10
+	ADDQ BX, R11
+	DECQ CX
+	JNZ  row
+	LEAQ 64(DI)(R9*1), DI
+	ADDQ srcStep+56(FP), SI
+	DECQ R12
+	JNZ  step
+	VZEROUPPER
+	RET
+
 // func copyPartsAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, ahead int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·copyPartsAVX512(SB), NOSPLIT, $0-48

@@ -1556,6 +1556,20 @@ func copyRunsStreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n in
 //go:noescape
 func joinRunsStream(dst *byte, src *byte, srcStride int, n int, rows int, steps int, dstStep int, srcStep int, pfAhead int)
 
+// joinStepsStreamAVX512 copies steps × rows runs of n bytes, run (s, r)
+// from src + s*srcStep + r*srcStride to dst + r*dstStride + s*n: each
+// row's steps continue each other. It writes the lines inside each row's
+// steps*n bytes whole with non-temporal stores, not fenced (a line two
+// runs share joined from two loads under masks), and the part lines at the
+// row's ends with ordinary stores of their own bytes, under masks. It
+// prefetches each line's source ahead bytes on. Preconditions: n a
+// positive multiple of 64; rows, steps ≥ 1; every byte read and written
+// lies inside the caller's slices (the masked loads read no other byte);
+// the CPU has the features the table's level and flags say.
+//
+//go:noescape
+func joinStepsStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, steps int, srcStep int, ahead int)
+
 // copyPartsAVX512 copies blocks blocks of 256 bytes from each of parts
 // parts of src, partLen bytes apart, to the same places from dst: the
 // parts' first blocks, then their second blocks, and so on, with
@@ -2160,6 +2174,7 @@ const (
 	asmCopyRunsAhead
 	asmCopyRunsStream
 	asmJoinRunsStream
+	asmJoinStepsStream
 	asmCopyParts
 	asmCopyPartsMasked
 	asmPermuteBlocks
@@ -2344,6 +2359,7 @@ const (
 	idCopyRunsStreamAVX512
 	idCopyRunsStreamAVX2
 	idJoinRunsStream
+	idJoinStepsStreamAVX512
 	idCopyPartsAVX512
 	idCopyPartsAVX2
 	idCopyPartsMaskedAVX512
@@ -2539,6 +2555,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyRunsStreamAVX512:             {name: "copyRunsStreamAVX512", fn: copyRunsStreamAVX512, kind: asmCopyRunsStream, level: levelAVX512, flags: asmStream},
 	idCopyRunsStreamAVX2:               {name: "copyRunsStreamAVX2", fn: copyRunsStreamAVX2, kind: asmCopyRunsStream, level: levelAVX2, flags: asmStream},
 	idJoinRunsStream:                   {name: "joinRunsStream", fn: joinRunsStream, kind: asmJoinRunsStream, level: levelAVX2, flags: asmStream},
+	idJoinStepsStreamAVX512:            {name: "joinStepsStreamAVX512", fn: joinStepsStreamAVX512, kind: asmJoinStepsStream, level: levelAVX512, flags: asmStream},
 	idCopyPartsAVX512:                  {name: "copyPartsAVX512", fn: copyPartsAVX512, kind: asmCopyParts, level: levelAVX512, flags: asmStream},
 	idCopyPartsAVX2:                    {name: "copyPartsAVX2", fn: copyPartsAVX2, kind: asmCopyParts, level: levelAVX2, flags: asmStream},
 	idCopyPartsMaskedAVX512:            {name: "copyPartsMaskedAVX512", fn: copyPartsMaskedAVX512, kind: asmCopyPartsMasked, level: levelAVX512, flags: asmStream},

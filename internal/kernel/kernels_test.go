@@ -622,7 +622,8 @@ type runGrid struct {
 // TestCopyRuns checks CopyRuns, CopyRunsGrid and, at each level,
 // CopyRunsAhead and CopyRunsStreaming (fenced each call or after it)
 // against a loop of copies, in guarded buffers; the prefetch offsets
-// point anywhere, past both ends of the source too.
+// point anywhere, past both ends of the source too. The grids include
+// steps that continue each other's destination rows.
 func TestCopyRuns(t *testing.T) {
 	kernels := []struct {
 		name string
@@ -695,6 +696,16 @@ func TestCopyRuns(t *testing.T) {
 								g.ss = g.n + r.IntN(3)*r.IntN(200)
 								g.sstep = span(g.rows, g.ss, g.n) + r.IntN(64)
 							}
+						}
+						if k%11 == 5 {
+							// Runs of whole lines' length whose steps
+							// continue each other's destination rows,
+							// rows anywhere (joinStepsStream): a tile's
+							// rows untiled.
+							g.n, g.rows, g.steps = 64*(1+r.IntN(5)), 1+r.IntN(6), 2+r.IntN(6)
+							g.dstep, g.ds = g.n, g.steps*g.n+r.IntN(3)*r.IntN(130)
+							g.ss = g.n + r.IntN(2)*r.IntN(200)
+							g.sstep = span(g.rows, g.ss, g.n) + r.IntN(64)
 						}
 					}
 					dst := guarded(t, span(g.steps, g.dstep, span(g.rows, g.ds, g.n)), k%2 == 0)
