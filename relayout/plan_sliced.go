@@ -297,6 +297,10 @@ func (s *sliced) run(dst, src []byte) error {
 	return nil
 }
 
+// sliceAheadRuns is how many source runs ahead of the one it reads a
+// slice prefetches.
+const sliceAheadRuns = 8
+
 // chunks is the slices.
 func (s *sliced) chunks() int64 { return s.count }
 
@@ -331,6 +335,11 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 		es := q.srcBytes / s.src.n // elements (bytes) a run
 		for r := range s.src.n {
 			run := src[sa+r*s.src.stride:]
+			if ahead := r + sliceAheadRuns; ahead < s.src.n {
+				// Runs of a few hundred bytes far apart: the hardware
+				// prefetchers do not bring them in ahead.
+				kernel.Prefetch(src[sa+ahead*s.src.stride:][:rs])
+			}
 			if s.unpack {
 				kernel.UnpackBits(in[r*es:], run, int(es), int(s.src.bits), s.natural, s.signed)
 			} else {

@@ -33,6 +33,9 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 
 func prefetching() bool { return false }
 
+// prefetchSpan has no prefetch instruction to run here.
+func prefetchSpan(p uintptr, stride, n, rows int) {}
+
 // prefetchBlock has no prefetch instruction to run here.
 func prefetchBlock(p unsafe.Pointer, stride, n, cols int) {}
 
