@@ -423,8 +423,8 @@ func (w *walkPlan) unmerged() (*walkPlan, []ploop) {
 // hardware prefetchers then read each contiguous stretch of the source
 // (a tile's row of 512 bytes, say) in one visit, where a part of it
 // left the rest for a block far later (bf16 (2,1) tiles' rows read 256
-// bytes at a time ran at 0.6 of the speed of the same plan reading them
-// whole: docs/perf).
+// bytes at a time ran slower than the same plan reading them whole:
+// docs/perf).
 func (w *walkPlan) blockOf(all []ploop, target int64, whole bool) *blocked {
 	// Each side's loops, fastest first.
 	orders := [2][]int{byStride(all, srcOf), byStride(all, dstOf)}

@@ -184,9 +184,8 @@ func TestBlockedNarrow(t *testing.T) {
 
 // TestKeptRowsWalk checks that walks whose kernel takes the first rows
 // of the source's groups (a tile's partial group untiled: 3 rows of
-// (4,1) tiles, 1 and 3 of (2,1) and (4,1)) stay walks where the level's
-// grid de-interleaves keep them (kernel.KeepsRows): the grids read the
-// groups whole.
+// (4,1) tiles) stay walks where the level's grid de-interleaves keep
+// them (kernel.KeepsRows): the grids read the groups whole.
 func TestKeptRowsWalk(t *testing.T) {
 	for _, c := range []struct {
 		from, to    string

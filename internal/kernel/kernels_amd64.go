@@ -87,7 +87,7 @@ func joinable(dst []byte, dstStride, dstStep int, n, rows, steps int) bool {
 // not overlap and that start inside a line, where a run at a time
 // would write the line each two runs share in two parts, each read
 // from memory first (bf16 T(4,128) tiles untiled to rows of 5880 bytes
-// ran at a third of the speed of rows of 5888).
+// ran far slower than to rows of 5888: docs/perf).
 func joinsSteps(dst []byte, dstStride, dstStep int, n, rows, steps int) bool {
 	return useAVX512 && n%64 == 0 && steps > 1 && dstStep == n && (rows == 1 || dstStride >= steps*n) &&
 		!onLines(unsafe.Pointer(unsafe.SliceData(dst)), dstStride)
