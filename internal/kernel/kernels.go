@@ -392,8 +392,7 @@ func (s Stream) TransposeGrid(width int, dst []byte, dstStride int, src []byte, 
 // made four calls of the kernel's for its last chunk alone, more time
 // than the grid's.
 func weaveGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
-	if k := srcStride / width; (k == 2 || k == 4) && srcStride == k*width && rows < k &&
-		(g.Outer-1)*g.SrcOuter+(g.Inner-1)*g.SrcInner+cols*srcStride > len(src) {
+	if KeepsRows(width, rows, srcStride) && (g.Outer-1)*g.SrcOuter+(g.Inner-1)*g.SrcInner+cols*srcStride > len(src) {
 		// A de-interleave that keeps the first rows of each group reads
 		// whole groups, which must lie in src.
 		return false
