@@ -880,6 +880,35 @@ func TestTransposeGrid(t *testing.T) {
 	})
 }
 
+// TestKeptRowsSourceEnd runs de-interleaves that keep the first rows of
+// each group (1 of 2, 3 of 4) at every level, their source ending at the
+// last group's last kept element, at the end of a guarded buffer, and
+// with the last group whole: the kernels, which read whole groups, take
+// only the second; both match the generic kernel.
+func TestKeptRowsSourceEnd(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, c := range []struct{ w, rows, k, cols int }{{2, 1, 2, 100}, {1, 3, 4, 200}, {4, 1, 2, 37}} {
+			for _, whole := range []bool{false, true} {
+				ss := c.k * c.w
+				n := (c.cols-1)*ss + c.rows*c.w
+				if whole {
+					n = c.cols * ss
+				}
+				src := guarded(t, n, true)
+				dst := make([]byte, c.rows*c.cols*c.w)
+				r := rand.New(rand.NewPCG(uint64(c.cols), 3))
+				randomize(r, src, dst)
+				want := bytes.Clone(dst)
+				transposeGeneric(c.w, want, c.cols*c.w, src, ss, c.rows, c.cols)
+				TransposeGrid(c.w, dst, c.cols*c.w, src, ss, c.rows, c.cols, Grid{Inner: 1, Outer: 1})
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("%+v whole %v: byte %d differs", c, whole, firstDiff(dst, want))
+				}
+			}
+		}
+	})
+}
+
 // TestTransposeGridTiled runs TransposeGrid and TransposeBlocks on grids
 // whose blocks tile their buffers the way a 4-D reversal's do: the inner
 // blocks continue each other's source rows, the outer ones each other's
