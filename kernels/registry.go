@@ -114,12 +114,15 @@ dstStride apart, {w} bytes an element. Preconditions: n ≥ 1; ` + inside + `;
 inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and src +
 a*srcOuter + b*srcInner, each of n chunks; where back is not 0, each
 block's last chunk starts back bytes into its source rows and {k} times
-as far into its destination, overlapping the chunk before). With stream
-it writes with VMOVNTDQ, which its caller fences, otherwise with the
-plain kernel's stores. It prefetches each chunk's source rows ahead
-bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-those of the plain kernel for every block; inner, outer ≥ 1; with
-stream, every destination vector store aligned.`},
+as far into its destination, overlapping the chunk before). It reads
+the first keep of the {k} source rows, 1 ≤ keep ≤ {k}, and weaves the
+{vec} bytes at pad in place of the others. With stream it writes with
+VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+stores. It prefetches each chunk's source rows ahead bytes on, unless
+ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+kernel for every block (for the rows it reads); pad points to {vec}
+bytes; inner, outer ≥ 1; with stream, every destination vector store
+aligned.`},
 	{name: "deinterleave{k}x{w}Grid{L}", kind: "deinterleaveGrid", vbmi: true, doc: `{name} runs deinterleave{k}x{w}{level} on each block of a grid of
 outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,

@@ -37,7 +37,7 @@ import (
 // ones (one fence for many calls, where it makes many). The interleaves
 // prefetch each chunk's rows ahead bytes on (DX), unless ahead is 0:
 //
-//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+//	func interleaveKxWGrid...(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 //	func deinterleaveKxWGrid...(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 //
 // block (a, b) starting at dst + a*dstOuter + b*dstInner and src +
@@ -45,7 +45,9 @@ import (
 // starts back bytes into its rows (backChunk), so that blocks whose rows
 // are no multiple of a chunk end at their edge. A de-interleave stores
 // its first keep rows (BX) of the K it splits, 1 to K: the rows of a
-// tile's partial group ((2,1) tiles of 3 rows untiled). R9 and R10 hold
+// tile's partial group ((2,1) tiles of 3 rows untiled); an interleave
+// reads its first keep rows and weaves the 64 bytes at pad (a vector of
+// the padding pattern) in place of the others (3 rows tiled). R9 and R10 hold
 // the outer row of blocks, R11 and R12 the block, R13 and AX count the
 // inner and outer steps, R14 takes each step's stride (and back) from
 // the frame.
@@ -106,7 +108,7 @@ func (g *gen) weave(s weaveSpec) {
 		regs = []reg.Register{di, dx, si, cx}
 	}
 	if s.grid {
-		more, first := ", ahead int, stream bool)", "back int, "
+		more, first := ", ahead int, stream bool)", "back int, keep int, pad *byte, "
 		if s.inverse {
 			more, first = ", stream bool)", "back int, keep int, "
 		}
@@ -128,6 +130,9 @@ func (g *gen) weave(s weaveSpec) {
 	}
 	if s.grid && !s.inverse {
 		g.Load(g.Param("ahead"), dx)
+		g.Comment("The padding rows' vector, for rows from keep on.")
+		g.Load(g.Param("pad"), ax)
+		g.vmov(l)(at(ax, 0), padReg(l))
 	}
 	if s.grid && s.inverse {
 		g.Load(g.Param("keep"), bx)
@@ -165,9 +170,20 @@ func (g *gen) weave(s weaveSpec) {
 	} else {
 		vregs = l.vs(0, s.k)
 		for i, r := range vregs {
-			if s.inverse {
+			switch {
+			case s.inverse:
 				g.vmov(l)(at(si, i*l.bytes), r)
-			} else {
+			case s.grid && i > 0:
+				// Rows from keep on are the padding's.
+				padded, loaded := fmt.Sprintf("padrow%d", i), fmt.Sprintf("row%d", i)
+				g.CMPQ(g.argAddr("keep"), imm(i))
+				g.JLE(operand.LabelRef(padded))
+				g.vmov(l)(row(si, bx, r8, i, 0), r)
+				g.JMP(operand.LabelRef(loaded))
+				g.Label(padded)
+				g.vmov(l)(padReg(l), r)
+				g.Label(loaded)
+			default:
 				g.vmov(l)(row(si, bx, r8, i, 0), r)
 			}
 		}
@@ -267,6 +283,15 @@ func (g *gen) backChunk(s weaveSpec) {
 	g.LEAQ(atIdx(rows, r14, 1, 0), rd)
 	g.LEAQ(atIdx(other, r14, uint8(s.k), 0), od)
 	g.Label("front")
+}
+
+// padReg is the register that holds an interleave grid's padding rows'
+// vector: one the stages leave alone (Z29; Y13 with AVX2).
+func padReg(l *level) reg.VecPhysical {
+	if l == avx512 {
+		return l.v(29)
+	}
+	return l.v(13)
 }
 
 // rowsAhead emits the prefetch of a chunk's k source rows (from SI, and

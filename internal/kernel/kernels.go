@@ -20,6 +20,7 @@
 package kernel
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"sync"
@@ -216,6 +217,39 @@ func KeepsRows(width, rows, srcStride int) bool {
 	return width > 0 && (g == 2 || g == 4) && srcStride == g*width && rows >= 1 && rows < g && keepsRows(width)
 }
 
+// KeepsCols reports whether TransposeGrid, given a Grid.Pad, moves
+// blocks of cols columns of width-byte elements whose destination rows
+// hold groups of dstStride bytes, 2 or 4 elements, of which the blocks
+// are the first cols (a tile's partial group of rows, tiled), with the
+// kernels that interleave whole groups, the rest of each from the
+// padding.
+func KeepsCols(width, cols, dstStride int) bool {
+	return padsGroups(width, cols, dstStride) && keepsRows(width)
+}
+
+// padsGroups reports whether a grid with a Grid.Pad writes the rest of
+// each destination group of dstStride bytes (2 or 4 elements) past its
+// blocks' cols columns.
+func padsGroups(width, cols, dstStride int) bool {
+	k := dstStride / width
+	return width > 0 && (k == 2 || k == 4) && dstStride == k*width && cols >= 1 && cols < k
+}
+
+// padGroups writes the pattern g.Pad into the rest of each destination
+// group of the grid's blocks, columns [cols, dstStride/width) of each
+// row: the padding that the interleaves that keep columns write in the
+// same pass, where they did not take the grid.
+func padGroups(width int, dst []byte, dstStride, rows, cols int, g Grid) {
+	for a := range g.Outer {
+		for b := range g.Inner {
+			for i := range rows {
+				row := a*g.DstOuter + b*g.DstInner + i*dstStride
+				copy(dst[row+cols*width:row+dstStride], g.Pad)
+			}
+		}
+	}
+}
+
 // Elementwise reports whether Transpose moves a rows × cols block of
 // width-byte elements, the rows of its source srcStride bytes apart and
 // of its destination dstStride, an element at a time, where the level in
@@ -225,7 +259,9 @@ func KeepsRows(width, rows, srcStride int) bool {
 // the level has no kernel for the width, which moves every block so, and
 // for the first rows of the source's groups of 2 or 4 (a tile's partial
 // group), which TransposeGrid moves a grid of at once (Transpose, one
-// block, moves them an element at a time).
+// block, moves them an element at a time). (The first columns of the
+// destination's groups, which TransposeGrid moves so where the rest of
+// each group is padding, KeepsCols reports.)
 func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
 	k := transposeKernel(width)
 	if k == kNone || rows <= 0 || cols <= 0 {
@@ -300,6 +336,27 @@ type Grid struct {
 	// one call of 8 KiB a band, ran faster fenced once than fenced each
 	// call).
 	Unfenced bool
+	// Pad is the padding, or nil: an element's pattern repeated to
+	// PadBytes (PadVector makes it). Where it is set, blocks whose
+	// destination rows hold groups of 2 or 4 elements, of which the
+	// block's columns are the first (dstStride is the group, more than
+	// cols elements: a tile's partial group of rows, tiled), are written
+	// whole, the rest of each group from the pattern (in the same pass
+	// where the level's grid interleaves take them: KeepsCols). The
+	// groups must lie in dst; other blocks ignore it.
+	Pad []byte
+}
+
+// PadBytes is the length of a Grid.Pad: a vector of the widest level.
+const PadBytes = 64
+
+// PadVector returns a Grid.Pad of pattern, an element's bytes (1, 2, 4,
+// 8 or 16 of them) repeated.
+func PadVector(pattern []byte) []byte {
+	if len(pattern) == 0 || PadBytes%len(pattern) != 0 {
+		panic(fmt.Sprintf("tilecopy: a padding pattern of %d bytes", len(pattern)))
+	}
+	return bytes.Repeat(pattern, PadBytes/len(pattern))
 }
 
 // StoreFence orders the non-temporal stores made before it with every
@@ -339,8 +396,11 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// in exchange (untiling s8 T(8,128)(4,1) to [10000,10000] row-major
 	// and bf16 T(8,128)(2,1) to [8000,8004] ran faster so).
 	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
-		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
-		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
+		return
+	}
+	defer padRest(width, dst, dstStride, rows, cols, g)
+	if gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -349,6 +409,14 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 		for b := range g.Inner {
 			transposeFast(width, dst[a*g.DstOuter+b*g.DstInner:], dstStride, src[a*g.SrcOuter+b*g.SrcInner:], srcStride, rows, cols, true, g.next(src, a, b))
 		}
+	}
+}
+
+// padRest is padGroups where g pads its blocks' groups (Grid.Pad) and a
+// path other than the grid interleaves moved them.
+func padRest(width int, dst []byte, dstStride, rows, cols int, g Grid) {
+	if g.Pad != nil && padsGroups(width, cols, dstStride) {
+		padGroups(width, dst, dstStride, rows, cols, g)
 	}
 }
 
@@ -397,6 +465,7 @@ func weaveGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 		// whole groups, which must lie in src.
 		return false
 	}
+
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	done, inverse := weaveGridAsm(width, (*byte)(dp), dstStride, (*byte)(sp), srcStride, rows, cols, g, stream)
 	if done == 0 {
@@ -481,8 +550,11 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 	if !checkGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}
-	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
-		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+	if weaveGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) {
+		return
+	}
+	defer padRest(width, dst, dstStride, rows, cols, g)
+	if gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -498,7 +570,16 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 // reports whether the grid moves any byte.
 func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	checkWidth(width)
-	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, cols*width)
+	row := cols * width // the bytes of a destination row the grid writes
+	if g.Pad != nil {
+		if len(g.Pad) != PadBytes {
+			panic(fmt.Sprintf("tilecopy: a grid's padding of %d bytes, not %d", len(g.Pad), PadBytes))
+		}
+		if padsGroups(width, cols, dstStride) {
+			row = dstStride // whole groups
+		}
+	}
+	checkBlocks("destination", dst, g.Outer, g.DstOuter, g.Inner, g.DstInner, rows, dstStride, row)
 	checkBlocks("source", src, g.Outer, g.SrcOuter, g.Inner, g.SrcInner, cols, srcStride, rows*width)
 	return rows != 0 && cols != 0 && g.Inner != 0 && g.Outer != 0
 }

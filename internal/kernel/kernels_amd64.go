@@ -615,7 +615,7 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 // interleaveGridFunc and deinterleaveGridFunc are the signatures of the
 // grid kernels.
 type (
-	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+	interleaveGridFunc   func(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 	deinterleaveGridFunc func(dst *byte, dstStride int, src *byte, n int, back int, keep int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, stream bool)
 )
 
@@ -663,7 +663,7 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 	}
 	lw := bits.TrailingZeros(uint(width))
 	d := int(uintptr(unsafe.Pointer(dst)))
-	k := srcStride / width // a de-interleave's groups
+	k, kd := srcStride/width, dstStride/width // a de-interleave's groups, an interleave's
 	switch {
 	case (k == 2 || k == 4) && srcStride == k*width && rows <= k && cols >= chunk && aligned(d, dstStride, g.DstInner, g.DstOuter):
 		// The source's groups of k, of which the destination takes the
@@ -675,14 +675,30 @@ func weaveGridAsm(width int, dst *byte, dstStride int, src *byte, srcStride int,
 		deinterleaveGrids[k/4][lw][a](dst, dstStride, src, n, back, rows, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, stream)
 		fenceGrid(g, stream)
 		return moved(n, back, cols, chunk), true
-	case (cols == 2 || cols == 4) && dstStride == cols*width && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):
-		n, back := backChunk(rows, chunk, width, cols, aligned) // cols*back into its stream
-		interleaveGrids[cols/4][lw][a](dst, src, srcStride, n, back, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, prefetchAhead(g.Ahead), stream)
+	case (kd == 2 || kd == 4) && dstStride == kd*width && cols <= kd && rows >= chunk && aligned(d, g.DstInner, g.DstOuter):
+		// The destination's groups of kd, of which the source gives the
+		// first cols (all kd but for a tile's partial group), the rest
+		// the padding's.
+		pad := &noPad[0]
+		if cols < kd {
+			if g.Pad == nil {
+				return 0, false // the rest of each group stays as it was
+			}
+			pad = &g.Pad[0]
+		}
+		n, back := backChunk(rows, chunk, width, kd, aligned) // kd*back into its stream
+		if cols < kd && n*chunk < rows && back == 0 {
+			return 0, false // weaveRest's kernels read all kd rows
+		}
+		interleaveGrids[kd/4][lw][a](dst, src, srcStride, n, back, cols, pad, g.Inner, g.Outer, g.DstInner, g.SrcInner, g.DstOuter, g.SrcOuter, prefetchAhead(g.Ahead), stream)
 		fenceGrid(g, stream)
 		return moved(n, back, rows, chunk), false
 	}
 	return 0, false
 }
+
+// noPad is the padding vector of interleaves that read every row.
+var noPad [PadBytes]byte
 
 // backChunk returns the chunks a grid kernel moves of a block's m
 // elements a row, chunk a chunk, and its back: where m is no multiple of

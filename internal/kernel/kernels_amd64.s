@@ -7532,23 +7532,27 @@ loop:
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-97
-	MOVQ      dst+0(FP), R9
-	MOVQ      src+8(FP), R10
-	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+88(FP), DX
+TEXT ·interleave2x1GridAVX512(SB), NOSPLIT, $0-113
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 	VMOVDQU64 ilLo1<>+0(SB), Z30
 	VMOVDQU64 ilHi1<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 1-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7565,8 +7569,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -7578,7 +7590,7 @@ fetched:
 	VPERMT2B  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2B  Z1, Z31, Z3
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -7593,37 +7605,41 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
-TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-97
+TEXT ·interleave4x1GridAVX512(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 1-byte elements into 256 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7640,10 +7656,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
-	VMOVDQU64  (SI)(BX*2), Z2
-	VMOVDQU64  (SI)(R8*1), Z3
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
+	CMPQ      keep+40(FP), $+2
+	JLE       padrow2
+	VMOVDQU64 (SI)(BX*2), Z2
+	JMP       row2
+
+padrow2:
+	VMOVDQU64 Z29, Z2
+
+row2:
+	CMPQ      keep+40(FP), $+3
+	JLE       padrow3
+	VMOVDQU64 (SI)(R8*1), Z3
+	JMP       row3
+
+padrow3:
+	VMOVDQU64 Z29, Z3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -7673,7 +7713,7 @@ fetched:
 	VPERMT2W  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2W  Z7, Z31, Z11
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -7692,36 +7732,40 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave2x1GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 1-byte elements into 64 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7738,8 +7782,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -7751,7 +7803,7 @@ fetched:
 	VPUNPCKHBW Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+96(FP), $0x00
+	CMPB       stream+112(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -7766,37 +7818,41 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave4x1GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 1-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7813,10 +7869,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
-	VMOVDQU    (SI)(BX*2), Y2
-	VMOVDQU    (SI)(R8*1), Y3
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
+	CMPQ    keep+40(FP), $+2
+	JLE     padrow2
+	VMOVDQU (SI)(BX*2), Y2
+	JMP     row2
+
+padrow2:
+	VMOVDQU Y13, Y2
+
+row2:
+	CMPQ    keep+40(FP), $+3
+	JLE     padrow3
+	VMOVDQU (SI)(R8*1), Y3
+	JMP     row3
+
+padrow3:
+	VMOVDQU Y13, Y3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -7842,7 +7922,7 @@ fetched:
 	VPUNPCKHWD Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+96(FP), $0x00
+	CMPB       stream+112(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -7861,38 +7941,42 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-97
-	MOVQ      dst+0(FP), R9
-	MOVQ      src+8(FP), R10
-	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+88(FP), DX
+TEXT ·interleave2x2GridAVX512(SB), NOSPLIT, $0-113
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 	VMOVDQU64 ilLo2<>+0(SB), Z30
 	VMOVDQU64 ilHi2<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 2-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7909,8 +7993,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -7922,7 +8014,7 @@ fetched:
 	VPERMT2W  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2W  Z1, Z31, Z3
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -7937,37 +8029,41 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
-TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-97
+TEXT ·interleave4x2GridAVX512(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 2-byte elements into 256 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -7984,10 +8080,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
-	VMOVDQU64  (SI)(BX*2), Z2
-	VMOVDQU64  (SI)(R8*1), Z3
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
+	CMPQ      keep+40(FP), $+2
+	JLE       padrow2
+	VMOVDQU64 (SI)(BX*2), Z2
+	JMP       row2
+
+padrow2:
+	VMOVDQU64 Z29, Z2
+
+row2:
+	CMPQ      keep+40(FP), $+3
+	JLE       padrow3
+	VMOVDQU64 (SI)(R8*1), Z3
+	JMP       row3
+
+padrow3:
+	VMOVDQU64 Z29, Z3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8017,7 +8137,7 @@ fetched:
 	VPERMT2D  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2D  Z7, Z31, Z11
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -8036,36 +8156,40 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave2x2GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 2-byte elements into 64 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8082,8 +8206,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8095,7 +8227,7 @@ fetched:
 	VPUNPCKHWD Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+96(FP), $0x00
+	CMPB       stream+112(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -8110,37 +8242,41 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave4x2GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 2-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8157,10 +8293,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
-	VMOVDQU    (SI)(BX*2), Y2
-	VMOVDQU    (SI)(R8*1), Y3
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
+	CMPQ    keep+40(FP), $+2
+	JLE     padrow2
+	VMOVDQU (SI)(BX*2), Y2
+	JMP     row2
+
+padrow2:
+	VMOVDQU Y13, Y2
+
+row2:
+	CMPQ    keep+40(FP), $+3
+	JLE     padrow3
+	VMOVDQU (SI)(R8*1), Y3
+	JMP     row3
+
+padrow3:
+	VMOVDQU Y13, Y3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8186,7 +8346,7 @@ fetched:
 	VPUNPCKHDQ Y7, Y5, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y10
 	VPERM2I128 $0x31, Y15, Y14, Y11
-	CMPB       stream+96(FP), $0x00
+	CMPB       stream+112(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y8, (DI)
 	VMOVNTDQ   Y9, 32(DI)
@@ -8205,38 +8365,42 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-97
-	MOVQ      dst+0(FP), R9
-	MOVQ      src+8(FP), R10
-	MOVQ      srcStride+16(FP), BX
-	MOVQ      ahead+88(FP), DX
+TEXT ·interleave2x4GridAVX512(SB), NOSPLIT, $0-113
+	MOVQ dst+0(FP), R9
+	MOVQ src+8(FP), R10
+	MOVQ srcStride+16(FP), BX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 	VMOVDQU64 ilLo4<>+0(SB), Z30
 	VMOVDQU64 ilHi4<>+0(SB), Z31
 
 	// A chunk: 64 bytes of each of 2 rows, interleaved by 4-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8253,8 +8417,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8266,7 +8438,7 @@ fetched:
 	VPERMT2D  Z1, Z30, Z2
 	VMOVDQA64 Z0, Z3
 	VPERMT2D  Z1, Z31, Z3
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z2, (DI)
 	VMOVNTDQ  Z3, 64(DI)
@@ -8281,37 +8453,41 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX512F, MMX+
-TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-97
+TEXT ·interleave4x4GridAVX512(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ      pad+48(FP), AX
+	VMOVDQU64 (AX), Z29
 
 	// A chunk: 64 bytes of each of 4 rows, interleaved by 4-byte elements into 256 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8328,10 +8504,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU64  (SI), Z0
-	VMOVDQU64  (SI)(BX*1), Z1
-	VMOVDQU64  (SI)(BX*2), Z2
-	VMOVDQU64  (SI)(R8*1), Z3
+	VMOVDQU64 (SI), Z0
+	CMPQ      keep+40(FP), $+1
+	JLE       padrow1
+	VMOVDQU64 (SI)(BX*1), Z1
+	JMP       row1
+
+padrow1:
+	VMOVDQU64 Z29, Z1
+
+row1:
+	CMPQ      keep+40(FP), $+2
+	JLE       padrow2
+	VMOVDQU64 (SI)(BX*2), Z2
+	JMP       row2
+
+padrow2:
+	VMOVDQU64 Z29, Z2
+
+row2:
+	CMPQ      keep+40(FP), $+3
+	JLE       padrow3
+	VMOVDQU64 (SI)(R8*1), Z3
+	JMP       row3
+
+padrow3:
+	VMOVDQU64 Z29, Z3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8361,7 +8561,7 @@ fetched:
 	VPERMT2Q  Z7, Z30, Z10
 	VMOVDQA64 Z5, Z11
 	VPERMT2Q  Z7, Z31, Z11
-	CMPB      stream+96(FP), $0x00
+	CMPB      stream+112(FP), $0x00
 	JEQ       plain
 	VMOVNTDQ  Z8, (DI)
 	VMOVNTDQ  Z9, 64(DI)
@@ -8380,36 +8580,40 @@ stored:
 	ADDQ $+256, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave2x4GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 2 rows, interleaved by 4-byte elements into 64 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8426,8 +8630,16 @@ loop:
 	LEAQ  (R11)(R14*2), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8439,7 +8651,7 @@ fetched:
 	VPUNPCKHDQ Y1, Y0, Y15
 	VPERM2I128 $0x20, Y15, Y14, Y2
 	VPERM2I128 $0x31, Y15, Y14, Y3
-	CMPB       stream+96(FP), $0x00
+	CMPB       stream+112(FP), $0x00
 	JEQ        plain
 	VMOVNTDQ   Y2, (DI)
 	VMOVNTDQ   Y3, 32(DI)
@@ -8454,37 +8666,41 @@ stored:
 	ADDQ $+64, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer
 	VZEROUPPER
 	RET
 
-// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+// func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 // Requires: AVX, AVX2, MMX+
-TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-97
+TEXT ·interleave4x4GridAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst+0(FP), R9
 	MOVQ src+8(FP), R10
 	MOVQ srcStride+16(FP), BX
 	LEAQ (BX)(BX*2), R8
-	MOVQ ahead+88(FP), DX
+	MOVQ ahead+104(FP), DX
+
+	// The padding rows' vector, for rows from keep on.
+	MOVQ    pad+48(FP), AX
+	VMOVDQU (AX), Y13
 
 	// A chunk: 32 bytes of each of 4 rows, interleaved by 4-byte elements into 128 bytes.
-	MOVQ outer+48(FP), AX
+	MOVQ outer+64(FP), AX
 
 outer:
 	MOVQ R9, R11
 	MOVQ R10, R12
-	MOVQ inner+40(FP), R13
+	MOVQ inner+56(FP), R13
 
 inner:
 	MOVQ R11, DI
@@ -8501,10 +8717,34 @@ loop:
 	LEAQ  (R11)(R14*4), DI
 
 front:
-	VMOVDQU    (SI), Y0
-	VMOVDQU    (SI)(BX*1), Y1
-	VMOVDQU    (SI)(BX*2), Y2
-	VMOVDQU    (SI)(R8*1), Y3
+	VMOVDQU (SI), Y0
+	CMPQ    keep+40(FP), $+1
+	JLE     padrow1
+	VMOVDQU (SI)(BX*1), Y1
+	JMP     row1
+
+padrow1:
+	VMOVDQU Y13, Y1
+
+row1:
+	CMPQ    keep+40(FP), $+2
+	JLE     padrow2
+	VMOVDQU (SI)(BX*2), Y2
+	JMP     row2
+
+padrow2:
+	VMOVDQU Y13, Y2
+
+row2:
+	CMPQ    keep+40(FP), $+3
+	JLE     padrow3
+	VMOVDQU (SI)(R8*1), Y3
+	JMP     row3
+
+padrow3:
+	VMOVDQU Y13, Y3
+
+row3:
 	TESTQ      DX, DX
 	JZ         fetched
 	LEAQ       (SI)(DX*1), R14
@@ -8530,7 +8770,7 @@ fetched:
 	VPUNPCKHQDQ Y7, Y5, Y15
 	VPERM2I128  $0x20, Y15, Y14, Y10
 	VPERM2I128  $0x31, Y15, Y14, Y11
-	CMPB        stream+96(FP), $0x00
+	CMPB        stream+112(FP), $0x00
 	JEQ         plain
 	VMOVNTDQ    Y8, (DI)
 	VMOVNTDQ    Y9, 32(DI)
@@ -8549,15 +8789,15 @@ stored:
 	ADDQ $+128, DI
 	DECQ CX
 	JNZ  loop
-	MOVQ dstInner+56(FP), R14
+	MOVQ dstInner+72(FP), R14
 	ADDQ R14, R11
-	MOVQ srcInner+64(FP), R14
+	MOVQ srcInner+80(FP), R14
 	ADDQ R14, R12
 	DECQ R13
 	JNZ  inner
-	MOVQ dstOuter+72(FP), R14
+	MOVQ dstOuter+88(FP), R14
 	ADDQ R14, R9
-	MOVQ srcOuter+80(FP), R14
+	MOVQ srcOuter+96(FP), R14
 	ADDQ R14, R10
 	DECQ AX
 	JNZ  outer

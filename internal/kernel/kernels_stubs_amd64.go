@@ -838,169 +838,193 @@ func deinterleave4x4AVX2(dst *byte, dstStride int, src *byte, n int)
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x1GridAVX512 runs interleave4x1AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x1GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x1GridAVX2 runs interleave2x1AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x1GridAVX2 runs interleave4x1AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x1GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x2GridAVX512 runs interleave2x2AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x2GridAVX512 runs interleave4x2AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x2GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x2GridAVX2 runs interleave2x2AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x2GridAVX2 runs interleave4x2AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x2GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x4GridAVX512 runs interleave2x4AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x4GridAVX512 runs interleave4x4AVX512 on each block of a grid
 // of outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner
 // and src + a*srcOuter + b*srcInner, each of n chunks; where back is not
 // 0, each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 64 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 64 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x4GridAVX512(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave2x4GridAVX2 runs interleave2x4AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 2
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 2 source rows, 1 ≤ keep ≤ 2, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave2x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // interleave4x4GridAVX2 runs interleave4x4AVX2 on each block of a grid of
 // outer × inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and
 // src + a*srcOuter + b*srcInner, each of n chunks; where back is not 0,
 // each block's last chunk starts back bytes into its source rows and 4
-// times as far into its destination, overlapping the chunk before). With
-// stream it writes with VMOVNTDQ, which its caller fences, otherwise with
-// the plain kernel's stores. It prefetches each chunk's source rows ahead
-// bytes on, unless ahead is 0 (a prefetch never faults). Preconditions:
-// those of the plain kernel for every block; inner, outer ≥ 1; with
-// stream, every destination vector store aligned.
+// times as far into its destination, overlapping the chunk before). It
+// reads the first keep of the 4 source rows, 1 ≤ keep ≤ 4, and weaves
+// the 32 bytes at pad in place of the others. With stream it writes with
+// VMOVNTDQ, which its caller fences, otherwise with the plain kernel's
+// stores. It prefetches each chunk's source rows ahead bytes on, unless
+// ahead is 0 (a prefetch never faults). Preconditions: those of the plain
+// kernel for every block (for the rows it reads); pad points to 32 bytes;
+// inner, outer ≥ 1; with stream, every destination vector store aligned.
 //
 //go:noescape
-func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
+func interleave4x4GridAVX2(dst *byte, src *byte, srcStride int, n int, back int, keep int, pad *byte, inner int, outer int, dstInner int, srcInner int, dstOuter int, srcOuter int, ahead int, stream bool)
 
 // deinterleave2x1GridAVX512 runs deinterleave2x1AVX512 on each block of a
 // grid of outer × inner blocks (block (a, b) at dst + a*dstOuter +

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -833,9 +834,12 @@ func TestTransposeGrid(t *testing.T) {
 			for k := range 60 {
 				g := randomGeometry(r, w, 300)
 				switch k % 3 {
-				case 0: // an interleave: a contiguous destination
-					g.cols = 2 << r.IntN(2)
-					g.dstStride = g.cols * w
+				case 0: // an interleave: a contiguous destination of groups of k, all or the first columns of each from the source
+					k := 2 << r.IntN(2)
+					g.cols, g.dstStride = k, k*w
+					if r.IntN(2) == 0 {
+						g.cols = 1 + r.IntN(k)
+					}
 					g.srcStride = g.rows*w + r.IntN(3)*64
 				case 1: // a de-interleave: a contiguous source of groups of k, all or the first rows of each kept
 					k := 2 << r.IntN(2)
@@ -855,7 +859,17 @@ func TestTransposeGrid(t *testing.T) {
 				grid.DstOuter = grid.Inner*grid.DstInner + r.IntN(2)*align
 				grid.SrcInner, grid.SrcOuter = sBlock+r.IntN(100), r.IntN(2*sBlock+1)
 				grid.Ahead = r.IntN(1<<20) - 1<<19 // prefetches, anywhere
-				dst := guarded(t, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock)), k%5 == 4)
+				dstBytes := span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, dBlock))
+				if k%3 == 0 && g.cols*w < g.dstStride && PadBytes%w == 0 {
+					// The rest of each group from a pattern.
+					pat := make([]byte, w)
+					randomize(r, pat)
+					grid.Pad = PadVector(pat)
+					if grid.Outer > 0 && grid.Inner > 0 {
+						dstBytes += g.dstStride - g.cols*w
+					}
+				}
+				dst := guarded(t, dstBytes, k%5 == 4)
 				srcBytes := span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, sBlock))
 				if k%3 == 1 && k%4 != 0 && grid.Outer > 0 && grid.Inner > 0 {
 					srcBytes += g.srcStride - g.rows*w // the last group whole
@@ -868,9 +882,25 @@ func TestTransposeGrid(t *testing.T) {
 						transposeGeneric(w, want[a*grid.DstOuter+b*grid.DstInner:], g.dstStride, src[a*grid.SrcOuter+b*grid.SrcInner:], g.srcStride, g.rows, g.cols)
 					}
 				}
+				padded := slices.Clone(want) // the same with the groups' rest padded
+				for a := range grid.Outer * min(g.rows, g.cols, 1) {
+					for b := range grid.Inner {
+						for i := range g.rows {
+							for c := g.cols; grid.Pad != nil && (c+1)*w <= g.dstStride; c++ {
+								if at := a*grid.DstOuter + b*grid.DstInner + i*g.dstStride + c*w; at+w <= len(padded) {
+									copy(padded[at:at+w], grid.Pad)
+								}
+							}
+						}
+					}
+				}
 				for _, k := range gridKernels {
 					copy(dst, orig)
 					k.f(w, dst, g.dstStride, src, g.srcStride, g.rows, g.cols, grid)
+					// A padded grid writes the rest of every group.
+					if grid.Pad != nil && padsGroups(w, g.cols, g.dstStride) {
+						want = padded
+					}
 					if !bytes.Equal(dst, want) {
 						t.Fatalf("%s %v, %+v: byte %d differs", k.name, g, grid, firstDiff(dst, want))
 					}
@@ -904,6 +934,38 @@ func TestKeptRowsSourceEnd(t *testing.T) {
 				if !bytes.Equal(dst, want) {
 					t.Fatalf("%+v whole %v: byte %d differs", c, whole, firstDiff(dst, want))
 				}
+			}
+		}
+	})
+}
+
+// TestKeptColsPadded runs interleaves whose destination groups take the
+// first columns from the source and the rest from Grid.Pad (1 of 2, 3 of
+// 4: a tile's partial group of rows, tiled) at every level, the source's
+// rows ending at the end of a guarded buffer: the groups are whole, the
+// rest of each the pattern, whether the level's kernels take them
+// (KeepsCols) or not.
+func TestKeptColsPadded(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, c := range []struct{ w, cols, k, rows int }{{2, 1, 2, 100}, {1, 3, 4, 200}, {4, 1, 2, 37}, {1, 2, 4, 64}} {
+			ds := c.k * c.w
+			src := guarded(t, (c.cols-1)*c.rows*c.w+c.rows*c.w, true)
+			dst := make([]byte, c.rows*ds)
+			r := rand.New(rand.NewPCG(uint64(c.rows), 5))
+			randomize(r, src, dst)
+			pat := make([]byte, c.w)
+			randomize(r, pat)
+			pad := PadVector(pat)
+			want := bytes.Clone(dst)
+			transposeGeneric(c.w, want, ds, src, c.rows*c.w, c.rows, c.cols)
+			for i := range c.rows {
+				for j := c.cols; j < c.k; j++ {
+					copy(want[i*ds+j*c.w:i*ds+(j+1)*c.w], pat)
+				}
+			}
+			TransposeGrid(c.w, dst, ds, src, c.rows*c.w, c.rows, c.cols, Grid{Inner: 1, Outer: 1, Pad: pad})
+			if !bytes.Equal(dst, want) {
+				t.Fatalf("%+v: byte %d differs", c, firstDiff(dst, want))
 			}
 		}
 	})
