@@ -158,9 +158,12 @@ func (w *walkPlan) tinyBlocks() bool {
 		return true
 	}
 	B := w.offBytes()
-	if w.step == 1 && o.src == 1 && kernel.KeepsRows(int(w.width), int(w.calls(o)), int(l.src*B)) {
-		// The first rows of the source's groups (a tile's partial
-		// group): the grids read the groups whole, one stream.
+	if w.step == 1 && (o.src == 1 && kernel.KeepsRows(int(w.width), int(w.calls(o)), int(l.src*B)) ||
+		l.dst == 1 && w.calls(l) < l.size && kernel.KeepsCols(int(w.width), int(w.calls(l)), int(o.dst*B))) {
+		// The first rows of the source's groups, or the first columns of
+		// the destination's, the rest of each its padding (a tile's
+		// partial group): the grids read, or write, the groups whole,
+		// one stream.
 		return false
 	}
 	// Blocks of a few source rows apart (each in lines of its own), in

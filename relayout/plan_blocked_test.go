@@ -168,14 +168,14 @@ func TestBlockedUnmerged(t *testing.T) {
 }
 
 // TestBlockedNarrow checks that walks of blocks of a few source rows far
-// apart, too narrow for the level's kernels, run blocked: 3 rows of 128
-// bytes into groups of 4, 4 rows of 181 bytes into rows of 4. At a level
-// without kernels (the generic one) every block moves an element at a
-// time, blocked or not, and they stay walks.
+// apart, too narrow for the level's kernels, run blocked: 4 rows of 181
+// bytes into rows of 4. At a level without kernels (the generic one)
+// every block moves an element at a time, blocked or not, and they stay
+// walks. (3 rows into a tile's groups of 4, the rest padding, stay
+// walks where the grids pad the groups: TestKeptRowsWalk.)
 func TestBlockedNarrow(t *testing.T) {
 	want := kernel.Elementwise(1, 128, 3, 4, 1<<20)
 	for _, c := range [][2]string{
-		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}"},
 		{"s8[42,473,181,4]{2,0,1,3}", "s8[42,473,181,4]{3,0,1,2}"},
 	} {
 		checkBlocked(t, c[0], c[1], want)
@@ -183,19 +183,28 @@ func TestBlockedNarrow(t *testing.T) {
 }
 
 // TestKeptRowsWalk checks that walks whose kernel takes the first rows
-// of the source's groups (a tile's partial group untiled: 3 rows of
-// (4,1) tiles) stay walks where the level's grid de-interleaves keep
-// them (kernel.KeepsRows): the grids read the groups whole.
+// of the source's groups, or the first columns of the destination's with
+// padding after them (a tile's partial group untiled, or tiled: 3 or 2
+// rows of (4,1) tiles), stay walks where the level's grid kernels keep
+// them (kernel.KeepsRows, KeepsCols): the grids read, or write, the
+// groups whole.
 func TestKeptRowsWalk(t *testing.T) {
 	for _, c := range []struct {
 		from, to    string
 		width       int
 		rows, group int
+		tiled       bool
 	}{
-		{"u8[3,22283110]{1,0:T(8,128)(4,1)}", "u8[3,22283110]{1,0}", 1, 3, 4},
-		{"s8[1619,3,7296]{2,1,0:T(8,128)(4,1)}", "s8[1619,3,7296]{2,1,0}", 1, 3, 4},
+		{"u8[3,22283110]{1,0:T(8,128)(4,1)}", "u8[3,22283110]{1,0}", 1, 3, 4, false},
+		{"s8[1619,3,7296]{2,1,0:T(8,128)(4,1)}", "s8[1619,3,7296]{2,1,0}", 1, 3, 4, false},
+		{"u8[3,22283110]{1,0}", "u8[3,22283110]{1,0:T(8,128)(4,1)}", 1, 3, 4, true},
+		{"s8[2,7185408]{1,0}", "s8[2,7185408]{1,0:T(8,128)(4,1)}", 1, 2, 4, true},
 	} {
-		if kernel.KeepsRows(c.width, c.rows, c.group*c.width) {
+		keeps := kernel.KeepsRows(c.width, c.rows, c.group*c.width)
+		if c.tiled {
+			keeps = kernel.KeepsCols(c.width, c.rows, c.group*c.width)
+		}
+		if keeps {
 			checkBlocked(t, c.from, c.to, false)
 		}
 	}

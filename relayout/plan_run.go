@@ -80,7 +80,7 @@ func (p *walkPlan) newWalker(dst, src []byte) *walker {
 	*w = walker{p: p, dst: dst, src: src, loops: p.loops, outer: p.outer, spans: p.spans,
 		b: w.b, e: w.e, idx: w.idx, ctr: w.ctr, ownLoops: w.ownLoops, ownSpans: w.ownSpans, spanBuf: w.spanBuf,
 		cornerN: w.cornerN, cornerAll: w.cornerAll, cornerLoops: w.cornerLoops,
-		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf, padBuf: w.padBuf, padGridBuf: w.padGridBuf}
+		edge: w.edge, bandDims: w.bandDims, bandBuf: w.bandBuf, padBuf: w.padBuf, padGridBuf: w.padGridBuf, padVec: w.padVec}
 	clear(w.idx)
 	for d, pd := range p.dims {
 		w.b[d], w.e[d] = pd.n, pd.e
@@ -164,6 +164,15 @@ type walker struct {
 	// edgeRows walks with; edges counts such groups (for tests).
 	edgeOuter ploop
 	edges     int
+	// padCols, where not 0, is how many of the kernel's columns runDense
+	// moves, the rest of each destination group padded (edgeCols), over
+	// the loop edgeBox; padEdges counts edgeCols' boxes (for tests).
+	padCols  int64
+	edgeBox  [1]ploop
+	padEdges int
+	// padVec is the padding pattern as a kernel.Grid's Pad, made the
+	// first time edgeCols needs it.
+	padVec []byte
 	// padBuf holds the padding pattern that streamFill copies, filled
 	// with the first streamed fill; streamFills counts those fills (for
 	// tests).
@@ -235,6 +244,8 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 	case pad || w.spans == nil:
 	case w.dense(lv):
 		w.runDense(w.loops[lv:], dOff, sOff, w.nextStep(lv))
+		return
+	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && !w.cornerOn && w.edgeCols(lv, dOff, sOff):
 		return
 	case lv < len(w.loops) && lv >= len(w.loops)-w.gridLoops() && !w.cornerOn && w.corner(lv):
 		// The dense corner as one box, then the rest around it.
@@ -549,6 +560,66 @@ func (w *walker) edgeRows(lv int, dOff, sOff int64) {
 	}
 }
 
+// edgeCols moves the box from loop level lv as one grid and one fill,
+// where the box's innermost loop steps groups of the kernel's columns
+// of which the first is partial (the array's 3 rows of a tile's groups
+// of 4) and the rest padding, and the level's kernels write a group's
+// padding in the same pass (kernel.KeepsCols: u8 [3,N] tiled to
+// T(8,128)(4,1)). The box's only other loop is taken over its values
+// that hold elements whole (the last, a ragged tile, say, is walked as
+// the rest of a corner): the partial groups go as one grid of the
+// kernel's first columns (runDense with padCols), the padding groups as
+// one fill. It reports false, having moved nothing, where the box is
+// not so.
+func (w *walker) edgeCols(lv int, dOff, sOff int64) bool {
+	p := w.p
+	n := len(w.loops)
+	if p.kern != kernTranspose || w.outer == nil || w.rows8 != nil || w.idx != nil || p.part != 0 || p.step != 1 ||
+		lv != n-2 || p.inner.dst != 1 {
+		return false
+	}
+	l, o := &w.loops[n-1], &w.loops[n-2]
+	d := l.dim
+	k, ko := p.per(d), p.per(o.dim)
+	if d != p.inner.dim || d == o.dim || d == w.outer.dim || l.w != p.inner.size || o.scale != 1 {
+		return false
+	}
+	bd, ed := w.b[d], w.e[d]
+	if bd <= 0 || bd >= l.w*k || ed < l.w*k || ed > l.size*l.w*k {
+		return false // not a partial first group with groups of padding after it
+	}
+	whole := min(o.size, w.b[o.dim]/(o.w*ko), w.e[o.dim]/(o.w*ko)) // o's values that hold elements whole
+	rowsV, rowsE := w.extent(w.outer)
+	if whole < 1 || rowsV != w.outer.size || rowsE != rowsV || w.outer.dst != p.inner.size ||
+		l.dst != w.outer.size*w.outer.dst || !kernel.KeepsCols(int(p.width), int(bd), int(w.outer.dst*p.offBytes())) {
+		return false
+	}
+	_, ne := l.values(k, bd, ed)
+	w.edgeBox[0] = *o
+	w.edgeBox[0].size = whole
+	w.padCols = bd
+	w.runDense(w.edgeBox[:], dOff, sOff, w.nextStep(lv))
+	w.padCols = 0
+	if ne > 1 {
+		w.fill(dOff+l.dst, o.dst, (ne-1)*l.dst, whole)
+	}
+	w.padEdges++
+	if whole < o.size {
+		// The rest as a corner's: the values past the whole ones.
+		if w.cornerN == nil {
+			w.cornerN = make([]int64, n)
+			w.cornerAll = make([]bool, n+1)
+			w.cornerLoops = make([]ploop, n)
+		}
+		w.cornerN[lv], w.cornerN[lv+1] = whole, l.size
+		w.cornerAll[n], w.cornerAll[lv+1], w.cornerAll[lv] = true, true, false
+		w.cornerOn = true
+		w.nest(lv, dOff, sOff, false, true)
+		w.cornerOn = false
+	}
+	return true
+}
+
 // gridLoops is how many of the innermost loops runDense hands to each
 // kernel call (as a grid or as rows). A walk takes a corner no
 // higher up than these: above them runDense would only step the loops as
@@ -619,6 +690,15 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 	if grid != nil {
 		grid.Ahead = int(next * B)
 	}
+	// The kernel's columns: all, or the first of each destination group
+	// with the rest padded (edgeCols).
+	cols := p.inner.size
+	if w.padCols > 0 && grid != nil && p.kern == kernTranspose {
+		if w.padVec == nil {
+			w.padVec = kernel.PadVector(p.pat)
+		}
+		cols, grid.Pad = w.padCols, w.padVec
+	}
 	if w.rows8 != nil {
 		w.ahead = next
 	}
@@ -638,9 +718,9 @@ func (w *walker) runDense(loops []ploop, dOff, sOff, next int64) {
 		case grid != nil && p.kern == kernRun:
 			w.copyRunsStreaming(w.dst[dOff*B:], int(oDst*B), grid.DstInner, w.src[sOff*B:], int(oSrc*B), grid.SrcInner, int(p.inner.size*W), int(rows), grid.Inner)
 		case grid != nil && !w.streams():
-			kernel.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
+			kernel.TransposeBlocks(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(cols), *grid)
 		case grid != nil:
-			w.transposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(p.inner.size), *grid)
+			w.transposeGrid(int(W), w.dst[dOff*B:], int(oDst*B), w.src[sOff*B:], int(p.inner.src*B), int(rows), int(cols), *grid)
 		case blocks != nil:
 			w.rows8.blockGrid(w, dOff, sOff, rows, p.inner.size, blocks.size, blocks.dst, blocks.src)
 		default:

@@ -1579,6 +1579,37 @@ func TestEdgeRows(t *testing.T) {
 	}
 }
 
+// TestEdgeCols runs arrays of a few rows tiled into a tile's groups of
+// rows ((4,1) and (2,1) tiles, the rows fewer than a group, the last tile
+// along the rows ragged or not) against the reference, streamed and not,
+// on one and two threads, whole and by chunks, and checks that a whole
+// walk moved the partial groups and their padding as one box (edgeCols)
+// where the level's kernels write a group's padding (kernel.KeepsCols).
+func TestEdgeCols(t *testing.T) {
+	for _, tc := range []struct {
+		from, to       string
+		width, cols, k int
+	}{
+		{"u8[3,2000]{1,0}", "u8[3,2000]{1,0:T(8,128)(4,1)}", 1, 3, 4},
+		{"s8[2,1024]{1,0}", "s8[2,1024]{1,0:T(8,128)(4,1)}", 1, 2, 4},
+		{"bf16[1,999]{1,0}", "bf16[1,999]{1,0:T(8,128)(2,1)}", 2, 1, 2},
+		{"u8[2,3,700]{2,1,0}", "u8[2,3,700]{2,1,0:T(8,128)(4,1)}", 1, 3, 4},
+	} {
+		runVariants(t, 23, tc.from, tc.to, PadWith(6), func(*Plan) {})
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, streamMin := range []int64{math.MaxInt64, 0} {
+			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := kernel.KeepsCols(tc.width, tc.cols, tc.k*tc.width)
+			if w := wholeWalk(plan); (w.padEdges > 0) != want {
+				t.Errorf("%s -> %s (stream from %d): %d boxes of partial groups, want them %v\n%s", tc.from, tc.to, streamMin, w.padEdges, want, plan)
+			}
+		}
+	}
+}
+
 // TestRowsOffLinesStayInCaches checks which block transposes past the
 // caches stream: not those whose destination rows, 2 to 16 lines and no
 // whole number of them, the next step goes on along (rowsGoOnOffLines).
