@@ -166,9 +166,9 @@ type walker struct {
 	edges     int
 	// padCols, where not 0, is how many of the kernel's columns runDense
 	// moves, the rest of each destination group padded (edgeCols), over
-	// the loop edgeBox; padEdges counts edgeCols' boxes (for tests).
+	// the loops edgeBox; padEdges counts edgeCols' boxes (for tests).
 	padCols  int64
-	edgeBox  [1]ploop
+	edgeBox  [2]ploop
 	padEdges int
 	// padVec is the padding pattern as a kernel.Grid's Pad, made the
 	// first time edgeCols needs it.
@@ -560,17 +560,17 @@ func (w *walker) edgeRows(lv int, dOff, sOff int64) {
 	}
 }
 
-// edgeCols moves the box from loop level lv as one grid and one fill,
-// where the box's innermost loop steps groups of the kernel's columns
-// of which the first is partial (the array's 3 rows of a tile's groups
-// of 4) and the rest padding, and the level's kernels write a group's
-// padding in the same pass (kernel.KeepsCols: u8 [3,N] tiled to
-// T(8,128)(4,1)). The box's only other loop is taken over its values
-// that hold elements whole (the last, a ragged tile, say, is walked as
-// the rest of a corner): the partial groups go as one grid of the
-// kernel's first columns (runDense with padCols), the padding groups as
-// one fill. It reports false, having moved nothing, where the box is
-// not so.
+// edgeCols moves the box from loop level lv as grids and one fill,
+// where the box's innermost loop steps groups of the kernel's columns:
+// whole ones, then one partial (the array's 3 rows of a tile's groups
+// of 4, or the third of (2,1) pairs), then padding, and the level's
+// kernels write a group's padding in the same pass (kernel.KeepsCols:
+// u8 [3,N] tiled to T(8,128)(4,1)). The box's only other loop is taken
+// over its values that hold elements whole (the last, a ragged tile,
+// say, is walked as the rest of a corner): the whole groups go as one
+// grid, the partial ones as one grid of the kernel's first columns
+// (runDense with padCols), the padding groups as one fill. It reports
+// false, having moved nothing, where the box is not so.
 func (w *walker) edgeCols(lv int, dOff, sOff int64) bool {
 	p := w.p
 	n := len(w.loops)
@@ -585,23 +585,29 @@ func (w *walker) edgeCols(lv int, dOff, sOff int64) bool {
 		return false
 	}
 	bd, ed := w.b[d], w.e[d]
-	if bd <= 0 || bd >= l.w*k || ed < l.w*k || ed > l.size*l.w*k {
-		return false // not a partial first group with groups of padding after it
+	full, part := bd/(l.w*k), bd%(l.w*k) // l's whole groups, the partial one's columns
+	if part == 0 || ed < (full+1)*l.w*k || ed > l.size*l.w*k {
+		return false // no partial group with groups of padding after it
 	}
 	whole := min(o.size, w.b[o.dim]/(o.w*ko), w.e[o.dim]/(o.w*ko)) // o's values that hold elements whole
 	rowsV, rowsE := w.extent(w.outer)
 	if whole < 1 || rowsV != w.outer.size || rowsE != rowsV || w.outer.dst != p.inner.size ||
-		l.dst != w.outer.size*w.outer.dst || !kernel.KeepsCols(int(p.width), int(bd), int(w.outer.dst*p.offBytes())) {
+		l.dst != w.outer.size*w.outer.dst || !kernel.KeepsCols(int(p.width), int(part), int(w.outer.dst*p.offBytes())) {
 		return false
 	}
 	_, ne := l.values(k, bd, ed)
-	w.edgeBox[0] = *o
-	w.edgeBox[0].size = whole
-	w.padCols = bd
-	w.runDense(w.edgeBox[:], dOff, sOff, w.nextStep(lv))
+	w.edgeBox[0], w.edgeBox[1] = *o, *l
+	w.edgeBox[0].size, w.edgeBox[1].size = whole, full
+	next := w.nextStep(lv)
+	if full > 0 {
+		// The whole groups, a box of their own.
+		w.runDense(w.edgeBox[:], dOff, sOff, next)
+	}
+	w.padCols = part
+	w.runDense(w.edgeBox[:1], dOff+full*l.dst, sOff+full*l.src, next)
 	w.padCols = 0
-	if ne > 1 {
-		w.fill(dOff+l.dst, o.dst, (ne-1)*l.dst, whole)
+	if ne > full+1 {
+		w.fill(dOff+(full+1)*l.dst, o.dst, (ne-full-1)*l.dst, whole)
 	}
 	w.padEdges++
 	if whole < o.size {
