@@ -213,8 +213,7 @@ func FillRuns(dst []byte, dstStride int, n, rows int, pattern []byte) {
 // tile's partial group of rows, untiled) with the kernels that split
 // whole groups, a grid at a time, reading the groups whole.
 func KeepsRows(width, rows, srcStride int) bool {
-	g := srcStride / width
-	return width > 0 && (g == 2 || g == 4) && srcStride == g*width && rows >= 1 && rows < g && keepsRows(width)
+	return partialGroup(width, rows, srcStride) && keepsRows(width)
 }
 
 // KeepsCols reports whether TransposeGrid, given a Grid.Pad, moves
@@ -224,15 +223,16 @@ func KeepsRows(width, rows, srcStride int) bool {
 // kernels that interleave whole groups, the rest of each from the
 // padding.
 func KeepsCols(width, cols, dstStride int) bool {
-	return padsGroups(width, cols, dstStride) && keepsRows(width)
+	return partialGroup(width, cols, dstStride) && keepsRows(width)
 }
 
-// padsGroups reports whether a grid with a Grid.Pad writes the rest of
-// each destination group of dstStride bytes (2 or 4 elements) past its
-// blocks' cols columns.
-func padsGroups(width, cols, dstStride int) bool {
-	k := dstStride / width
-	return width > 0 && (k == 2 || k == 4) && dstStride == k*width && cols >= 1 && cols < k
+// partialGroup reports whether n width-byte elements are the first of a
+// group of stride bytes, 2 or 4 elements, and fewer than all: the rows
+// a de-interleave keeps (KeepsRows), or the columns past which a grid
+// with a Grid.Pad pads each destination group (KeepsCols).
+func partialGroup(width, n, stride int) bool {
+	k := stride / width
+	return width > 0 && (k == 2 || k == 4) && stride == k*width && n >= 1 && n < k
 }
 
 // padGroups writes the pattern g.Pad into the rest of each destination
@@ -415,7 +415,7 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 // padRest is padGroups where g pads its blocks' groups (Grid.Pad) and a
 // path other than the grid interleaves moved them.
 func padRest(width int, dst []byte, dstStride, rows, cols int, g Grid) {
-	if g.Pad != nil && padsGroups(width, cols, dstStride) {
+	if g.Pad != nil && partialGroup(width, cols, dstStride) {
 		padGroups(width, dst, dstStride, rows, cols, g)
 	}
 }
@@ -575,7 +575,7 @@ func checkGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 		if len(g.Pad) != PadBytes {
 			panic(fmt.Sprintf("tilecopy: a grid's padding of %d bytes, not %d", len(g.Pad), PadBytes))
 		}
-		if padsGroups(width, cols, dstStride) {
+		if partialGroup(width, cols, dstStride) {
 			row = dstStride // whole groups
 		}
 	}

@@ -898,7 +898,7 @@ func TestTransposeGrid(t *testing.T) {
 					copy(dst, orig)
 					k.f(w, dst, g.dstStride, src, g.srcStride, g.rows, g.cols, grid)
 					// A padded grid writes the rest of every group.
-					if grid.Pad != nil && padsGroups(w, g.cols, g.dstStride) {
+					if grid.Pad != nil && partialGroup(w, g.cols, g.dstStride) {
 						want = padded
 					}
 					if !bytes.Equal(dst, want) {
