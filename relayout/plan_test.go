@@ -971,6 +971,22 @@ func wholeWalk(plan *Plan) *walker {
 	return w
 }
 
+// walkBoth compiles from → to with padding pad through the caches and
+// streamed (its streaming threshold 0), walks each plan whole
+// (wholeWalk) and hands it to check, for tests that count what the walk
+// did.
+func walkBoth(t *testing.T, from, to string, pad Padding, check func(streamMin int64, plan *Plan, w *walker)) {
+	t.Helper()
+	f, g := parsePair(t, from, to)
+	for _, streamMin := range []int64{math.MaxInt64, 0} {
+		plan, err := compile(f, g, &Options{Pad: pad}, streamMin, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(streamMin, plan, wholeWalk(plan))
+	}
+}
+
 // walkOf returns plan's walk, or for a blocked plan the walk it was
 // built from.
 func walkOf(plan *Plan) *walkPlan {
@@ -1535,16 +1551,11 @@ func TestPadGrid(t *testing.T) {
 		{"f32[70,20,2]{0,2,1}", "f32[70,20,2]{2,1,0:T(4,4)}"},
 	} {
 		runVariants(t, 17, tc.from, tc.to, PadWith(6), func(*Plan) {})
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{math.MaxInt64, 0} {
-			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w := wholeWalk(plan); w.padGrids == 0 {
+		walkBoth(t, tc.from, tc.to, PadWith(6), func(streamMin int64, plan *Plan, w *walker) {
+			if w.padGrids == 0 {
 				t.Errorf("%s -> %s (stream from %d): no rectangles through padGrid\n%s", tc.from, tc.to, streamMin, plan)
 			}
-		}
+		})
 	}
 }
 
@@ -1566,16 +1577,11 @@ func TestEdgeRows(t *testing.T) {
 		{"bf16[3,1000]{1,0:T(8,128)(2,1)}", "bf16[3,1000]{1,0:T(2,128)}", false},
 	} {
 		runVariants(t, 19, tc.from, tc.to, PadWith(6), func(*Plan) {})
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{math.MaxInt64, 0} {
-			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w := wholeWalk(plan); (w.edges > 0) != tc.edge {
+		walkBoth(t, tc.from, tc.to, PadWith(6), func(streamMin int64, plan *Plan, w *walker) {
+			if (w.edges > 0) != tc.edge {
 				t.Errorf("%s -> %s (stream from %d): %d partial groups as boxes, want them %v\n%s", tc.from, tc.to, streamMin, w.edges, tc.edge, plan)
 			}
-		}
+		})
 	}
 }
 
@@ -1599,17 +1605,12 @@ func TestEdgeCols(t *testing.T) {
 		{"u8[6,1300]{1,0}", "u8[6,1300]{1,0:T(8,128)(4,1)}", 1, 2, 4},
 	} {
 		runVariants(t, 23, tc.from, tc.to, PadWith(6), func(*Plan) {})
-		from, to := parsePair(t, tc.from, tc.to)
-		for _, streamMin := range []int64{math.MaxInt64, 0} {
-			plan, err := compile(from, to, &Options{Pad: PadWith(6)}, streamMin, true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := kernel.KeepsCols(tc.width, tc.cols, tc.k*tc.width)
-			if w := wholeWalk(plan); (w.padEdges > 0) != want {
+		want := kernel.KeepsCols(tc.width, tc.cols, tc.k*tc.width)
+		walkBoth(t, tc.from, tc.to, PadWith(6), func(streamMin int64, plan *Plan, w *walker) {
+			if (w.padEdges > 0) != want {
 				t.Errorf("%s -> %s (stream from %d): %d boxes of partial groups, want them %v\n%s", tc.from, tc.to, streamMin, w.padEdges, want, plan)
 			}
-		}
+		})
 	}
 }
 
