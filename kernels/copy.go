@@ -110,6 +110,35 @@ func (g *gen) copyPartsLoop(l *level, label string, prefetch, masked bool) {
 	g.countDown(label + "block")
 }
 
+// copyBlocks emits copyBlocks{L}, a copy through the caches with
+// ordinary stores, 256 bytes an iteration:
+//
+//	func(dst *byte, src *byte, blocks int)
+//
+// It is Copy's cached copy past the L2 on CPUs whose REP MOVSB runs
+// slower than a loop of vector moves there (Tuning.CopyRepBytes). The
+// loads of an iteration all go before its stores. Only the AVX2 kernel
+// is emitted: Copy runs it at AVX-512 too, where 64-byte moves measured
+// no faster (docs/perf).
+func (g *gen) copyBlocks(l *level) {
+	g.text("copyBlocks"+l.name, "func(dst *byte, src *byte, blocks int)")
+	g.params([]string{"dst", "src", "blocks"}, di, si, cx)
+	move := g.vmov(l)
+	vs := l.vs(0, copyPartsBlock/l.bytes)
+	label := "cb" + l.name
+	g.Label(label)
+	for i, v := range vs {
+		move(at(si, i*l.bytes), v)
+	}
+	for i, v := range vs {
+		move(v, at(di, i*l.bytes))
+	}
+	g.ADDQ(imm(copyPartsBlock), si)
+	g.ADDQ(imm(copyPartsBlock), di)
+	g.countDown(label)
+	g.ret()
+}
+
 // copyRepMOVSB emits copyRepMOVSB, a copy of n bytes with REP MOVSB (the
 // microcoded string copy, which CPUs with ERMS run at the caches' speed):
 //

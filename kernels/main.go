@@ -194,6 +194,7 @@ func (g *gen) file() {
 	g.copyParts(avx2)
 	g.copyPartsMasked(avx512)
 	g.copyPartsMasked(avx2)
+	g.copyBlocks(avx2)
 	g.copyRepMOVSB()
 	g.prefetchRuns()
 	g.permuteBlocks()

@@ -236,6 +236,9 @@ Preconditions: AVX-512 VBMI; count ≥ 1; ` + inside + `.`},
 runs of n bytes touch, run k at p+k*stride. It reads and writes no
 memory: a prefetch of an address outside the caller's buffers never
 faults. Preconditions: n ≥ 1; rows ≥ 1.`},
+	{name: "copyBlocks{L}", kind: "copyBlocks", doc: `{name} copies blocks blocks of 256 bytes from src to dst with
+ordinary stores, through the caches. Preconditions: blocks ≥ 1; blocks
+× 256 bytes lie inside both buffers, which do not overlap; ` + feature + `.`},
 	{name: "copyRepMOVSB", kind: "copyRepMOVSB", flags: []string{"erms"}, doc: `{name} copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes lie
 inside both buffers, which do not overlap.`},
 	{name: "unpack{b}{L}", kind: "unpack", doc: `{name} unpacks n bytes of {b}-bit fields (two to a byte, the first in

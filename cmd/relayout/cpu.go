@@ -60,7 +60,11 @@ func cpuReport(override string) string {
 	}
 	fmt.Fprintf(&b, "staging:   1-, 2-byte rows off lines: %s\n           crowded 1-, 2-byte sources: %s\n", off, copied)
 	fmt.Fprintf(&b, "threads:   a plan splits from %s of destination\n", cacheSize(t.ParallelMinBytes))
-	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead)
+	cached := "REP MOVSB (with ERMS)"
+	if t.CopyRepBytes > 0 {
+		cached = fmt.Sprintf("REP MOVSB (with ERMS) up to %s, vector moves past", cacheSize(t.CopyRepBytes))
+	}
+	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n           cached: %s\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead, cached)
 	b.WriteString("tuning:    ")
 	switch path := os.Getenv("TILECOPY_TUNING"); {
 	case terr != nil:

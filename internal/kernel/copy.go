@@ -16,7 +16,8 @@ func Copy(dst, src []byte) int { return tuning.Copy(dst, src) }
 //
 // Below t.CopyStreamBytes bytes it copies through the caches: with the
 // microcoded string copy (REP MOVSB) where the CPU runs it fast (ERMS)
-// and the level in use is AVX2 or above, else copy() a piece of less
+// and the level in use is AVX2 or above, past t.CopyRepBytes (where it
+// is not 0) with a loop of vector moves, else copy() a piece of less
 // than 1 MiB at a time, since Go's copy() itself turns to non-temporal
 // stores from 1 MiB on CPUs where it runs on AVX, which costs a copy
 // whose destination would have stayed in the caches. From
@@ -39,7 +40,7 @@ func (t Tuning) Copy(dst, src []byte) int {
 	case mem.Overlap(dst, src):
 		copy(dst, src)
 	case n < t.CopyStreamBytes || t.CopyParts < 1 || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead):
-		if copyCached(dst, src) {
+		if copyCached(dst, src, t.CopyRepBytes) {
 			break
 		}
 		for a := 0; a < n; a += cachedPiece {

@@ -2,6 +2,8 @@
 
 package kernel
 
+import "unsafe"
+
 // copyStreamed copies src to dst (of the same length, apart) over parts
 // parts with non-temporal stores and reports true, or reports false
 // where the level in use has no such kernel (below AVX2).
@@ -18,14 +20,29 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool {
 }
 
 // copyCached copies src to dst (of the same length, apart) through the
-// caches with REP MOVSB and reports true, where the CPU has ERMS and the
-// level in use is AVX2 or above; it reports false elsewhere.
-func copyCached(dst, src []byte) bool {
+// caches and reports true, where the CPU has ERMS and the level in use is
+// AVX2 or above; it reports false elsewhere. Copies of up to repBytes
+// bytes (any, with repBytes 0) run REP MOVSB; larger ones a loop of
+// AVX2 moves (copyBlocksAVX2) from dst's first 64-byte line, with REP
+// MOVSB before it and after the last whole block.
+func copyCached(dst, src []byte, repBytes int) bool {
 	if !useERMS {
 		return false
 	}
-	if len(dst) > 0 {
-		copyRepMOVSB(&dst[0], &src[0], len(dst))
+	n := len(dst)
+	if n == 0 {
+		return true
+	}
+	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst))) & 63)
+	if repBytes == 0 || n <= repBytes || n-head < copyBlock {
+		copyRepMOVSB(&dst[0], &src[0], n)
+		return true
+	}
+	copyRepMOVSB(&dst[0], &src[0], head)
+	blocks := (n - head) / copyBlock
+	copyBlocksAVX2(&dst[head], &src[head], blocks)
+	if done := head + blocks*copyBlock; done < n {
+		copyRepMOVSB(&dst[done], &src[done], n-done)
 	}
 	return true
 }

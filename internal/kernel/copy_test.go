@@ -8,7 +8,7 @@ import (
 )
 
 // TestCopy checks Copy against copy() at every level, with the tuning
-// lowered so that small buffers stream: odd lengths, every alignment of
+// lowered so that small buffers stream or run the cached copy's loop: odd lengths, every alignment of
 // either side within a line, buffers flush against guard pages at either
 // end, and part counts and prefetch distances of every kind.
 func TestCopy(t *testing.T) {
@@ -19,7 +19,9 @@ func TestCopy(t *testing.T) {
 		{CopyStreamBytes: 0, CopyParts: 3, CopyAhead: 512},
 		{CopyStreamBytes: 256, CopyParts: 8, CopyAhead: 4096},
 		{CopyStreamBytes: 0, CopyParts: 64},
-		{CopyStreamBytes: 1 << 40, CopyParts: 4}, // through the caches, in pieces
+		{CopyStreamBytes: 1 << 40, CopyParts: 4},                    // through the caches, in pieces
+		{CopyStreamBytes: 1 << 40, CopyParts: 4, CopyRepBytes: 1},   // through the caches, a loop of vector moves
+		{CopyStreamBytes: 1 << 40, CopyParts: 4, CopyRepBytes: 300}, // REP MOVSB up to 300 bytes, the loop past them
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	forEachLevel(t, func(t *testing.T) {

@@ -13021,6 +13021,37 @@ cpmAVX2wrapped:
 	VZEROUPPER
 	RET
 
+// func copyBlocksAVX2(dst *byte, src *byte, blocks int)
+// Requires: AVX
+TEXT ·copyBlocksAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+
+cbAVX2:
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VMOVDQU 64(SI), Y2
+	VMOVDQU 96(SI), Y3
+	VMOVDQU 128(SI), Y4
+	VMOVDQU 160(SI), Y5
+	VMOVDQU 192(SI), Y6
+	VMOVDQU 224(SI), Y7
+	VMOVDQU Y0, (DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU Y3, 96(DI)
+	VMOVDQU Y4, 128(DI)
+	VMOVDQU Y5, 160(DI)
+	VMOVDQU Y6, 192(DI)
+	VMOVDQU Y7, 224(DI)
+	ADDQ    $+256, SI
+	ADDQ    $+256, DI
+	DECQ    CX
+	JNZ     cbAVX2
+	VZEROUPPER
+	RET
+
 // func copyRepMOVSB(dst *byte, src *byte, n int)
 TEXT ·copyRepMOVSB(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI

@@ -103,7 +103,7 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }
 
 // copyCached has no kernel here: Copy copies through the caches with
 // copy(), a piece at a time.
-func copyCached(dst, src []byte) bool { return false }
+func copyCached(dst, src []byte, repBytes int) bool { return false }
 
 // copyMaskedStreamed has no kernel here: Mask.Copy copies through the
 // caches.

@@ -1644,6 +1644,14 @@ func copyPartsMaskedAVX512(dst *byte, src *byte, partLen int, parts int, blocks 
 //go:noescape
 func copyPartsMaskedAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
 
+// copyBlocksAVX2 copies blocks blocks of 256 bytes from src to dst with
+// ordinary stores, through the caches. Preconditions: blocks ≥ 1; blocks
+// × 256 bytes lie inside both buffers, which do not overlap; the CPU has
+// the features the table's level and flags say.
+//
+//go:noescape
+func copyBlocksAVX2(dst *byte, src *byte, blocks int)
+
 // copyRepMOVSB copies n bytes with REP MOVSB. Preconditions: n ≥ 0 bytes
 // lie inside both buffers, which do not overlap.
 //
@@ -2205,6 +2213,7 @@ const (
 	asmTransposeNibbles8
 	asmPackRows8x8
 	asmPrefetchRuns
+	asmCopyBlocks
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
@@ -2388,6 +2397,7 @@ const (
 	idCopyPartsAVX2
 	idCopyPartsMaskedAVX512
 	idCopyPartsMaskedAVX2
+	idCopyBlocksAVX2
 	idCopyRepMOVSB
 	idPrefetchRuns
 	idPermuteBlocksAVX512
@@ -2584,6 +2594,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyPartsAVX2:                    {name: "copyPartsAVX2", fn: copyPartsAVX2, kind: asmCopyParts, level: levelAVX2, flags: asmStream},
 	idCopyPartsMaskedAVX512:            {name: "copyPartsMaskedAVX512", fn: copyPartsMaskedAVX512, kind: asmCopyPartsMasked, level: levelAVX512, flags: asmStream},
 	idCopyPartsMaskedAVX2:              {name: "copyPartsMaskedAVX2", fn: copyPartsMaskedAVX2, kind: asmCopyPartsMasked, level: levelAVX2, flags: asmStream},
+	idCopyBlocksAVX2:                   {name: "copyBlocksAVX2", fn: copyBlocksAVX2, kind: asmCopyBlocks, level: levelAVX2},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPrefetchRuns:                     {name: "prefetchRuns", fn: prefetchRuns, kind: asmPrefetchRuns, level: ""},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},

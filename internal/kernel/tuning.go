@@ -45,6 +45,13 @@ type Tuning struct {
 	// every placement measured, on huge pages and on 4 KiB ones
 	// (docs/perf).
 	CopyAhead int `json:"copy_ahead"`
+	// CopyRepBytes is the size up to which Copy's copies through the
+	// caches use REP MOVSB, where the CPU runs it fast (ERMS); larger
+	// ones run a loop of vector moves. 0: REP MOVSB at every size.
+	// Default: the L2's size on AMD CPUs, whose REP MOVSB falls behind a
+	// loop of vector moves once the copy leaves the L2 (the rule glibc's
+	// memcpy follows there); 0 elsewhere.
+	CopyRepBytes int `json:"copy_rep_bytes"`
 
 	// RunStreamBytes is the size of source and destination together
 	// from which a plan's run copies stream (non-temporal stores, with
@@ -161,14 +168,14 @@ type Tuning struct {
 
 // machine is what the derivation of the default tuning reads of a CPU.
 type machine struct {
-	l1d, l2, l3 int  // the data caches' sizes in bytes, ≤ 0 where unknown
-	intel       bool // an Intel CPU: a far L3, shared by the socket
+	l1d, l2, l3 int          // the data caches' sizes in bytes, ≤ 0 where unknown
+	vendor      cpuid.Vendor // Intel: a far L3, shared by the socket
 }
 
 // thisMachine returns what cpuid reports of this CPU.
 func thisMachine() machine {
 	c := cpuid.CPU.Cache
-	return machine{l1d: c.L1D, l2: c.L2, l3: c.L3, intel: cpuid.CPU.VendorID == cpuid.Intel}
+	return machine{l1d: c.L1D, l2: c.L2, l3: c.L3, vendor: cpuid.CPU.VendorID}
 }
 
 // lastLevel is the size in bytes of m's largest data cache, or 32 MiB
@@ -184,6 +191,7 @@ func (m machine) lastLevel() int {
 // describe. It is the only place where the CPU's vendor enters.
 func tuningFor(m machine) Tuning {
 	llc := m.lastLevel()
+	intel := m.vendor == cpuid.Intel
 	t := Tuning{
 		RunStreamBytes:       llc / 2,
 		TransposeStreamBytes: llc / 2,
@@ -199,7 +207,7 @@ func tuningFor(m machine) Tuning {
 		ParallelMinBytes:     4 << 20,
 	}
 	perRow := 1024 // bytes of L2 for each byte of a tile's source rows
-	if m.intel {
+	if intel {
 		t.RunStreamBytes = min(llc, intelRunStreamMax)
 		if m.l2 > 0 {
 			t.TransposeStreamBytes = min(m.l2, llc)
@@ -216,7 +224,10 @@ func tuningFor(m machine) Tuning {
 		t.GridGroup = min(max(floorPow2(m.l2/8), 32<<10), 256<<10)
 	}
 	t.CopyStreamBytes = t.RunStreamBytes / 2
-	if m.intel {
+	if m.vendor == cpuid.AMD {
+		t.CopyRepBytes = max(m.l2, 0)
+	}
+	if intel {
 		t.CopyStreamBytes = t.RunStreamBytes / 4
 	}
 	t.PackedOnePassBytes = 1 << 20
@@ -275,6 +286,7 @@ func (t Tuning) Check() error {
 	positive("copy_stream_bytes", t.CopyStreamBytes, 0, large)
 	positive("copy_parts", t.CopyParts, 1, 64)
 	positive("copy_ahead", t.CopyAhead, 0, 1<<20)
+	positive("copy_rep_bytes", t.CopyRepBytes, 0, large)
 	positive("run_stream_bytes", t.RunStreamBytes, 0, large)
 	positive("transpose_stream_bytes", t.TransposeStreamBytes, 0, large)
 	positive("line_stream_bytes", t.LineStreamBytes, 0, large)

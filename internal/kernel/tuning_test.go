@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/cpuid/v2"
 )
 
 // setTuning changes the tuning in use with change until tb ends, when it
@@ -27,53 +29,60 @@ func TestTuningFor(t *testing.T) {
 		Band: 1024, StageRow: 1024, StageCol: 512, GridGroup: 128 << 10,
 		CopiedRow: 512, CopiedCol: 128, ParallelMinBytes: 4 << 20,
 		PackedOnePassBytes: 1 << 20, FieldBandBytes: 8 << 20, UnpackRunBytes: 128 << 20,
+		CopyRepBytes: 1 << 20,
 	}
 	for _, c := range []struct {
 		name   string
 		m      machine
 		change func(*Tuning)
 	}{
-		{"amd", machine{48 << 10, 1 << 20, 32 << 20, false}, func(*Tuning) {}},
-		{"unknown caches", machine{-1, -1, -1, false}, func(*Tuning) {}},
-		{"no L3 reported", machine{48 << 10, 1 << 20, 0, false}, func(*Tuning) {}},
-		{"large L3", machine{48 << 10, 1 << 20, 300 << 20, false}, func(t *Tuning) {
+		{"amd", machine{48 << 10, 1 << 20, 32 << 20, cpuid.AMD}, func(*Tuning) {}},
+		{"unknown caches", machine{-1, -1, -1, cpuid.AMD}, func(t *Tuning) { t.CopyRepBytes = 0 }},
+		{"no L3 reported", machine{48 << 10, 1 << 20, 0, cpuid.AMD}, func(*Tuning) {}},
+		{"large L3", machine{48 << 10, 1 << 20, 300 << 20, cpuid.AMD}, func(t *Tuning) {
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 150<<20, 150<<20, 75<<20
 			t.FieldBandBytes, t.UnpackRunBytes = 64<<20, 1200<<20
 		}},
-		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, true}, func(t *Tuning) {
+		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes, t.CopyStreamBytes = 96<<20, 24<<20
 			t.TransposeStreamBytes, t.StagedOffLinesBytes = 2<<20, 32<<20
 			t.StageRow, t.GridGroup, t.CopyRowsFirst = 4096, 256<<10, true
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 2<<20, 64<<20, 1200<<20
+			t.CopyRepBytes = 0
 		}},
-		{"intel, small L3", machine{48 << 10, 8 << 20, 4 << 20, true}, func(t *Tuning) {
+		{"intel, small L3", machine{48 << 10, 8 << 20, 4 << 20, cpuid.Intel}, func(t *Tuning) {
 			// The L2 is the largest cache reported: the last level.
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 8<<20, 8<<20, 2<<20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
 			t.StageRow, t.GridGroup = 4096, 256<<10
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
+			t.CopyRepBytes = 0
 		}},
-		{"intel, unknown L2", machine{0, 0, 32 << 20, true}, func(t *Tuning) {
+		{"intel, unknown L2", machine{0, 0, 32 << 20, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes = 32 << 20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
+			t.CopyRepBytes = 0
 		}},
-		{"small caches", machine{16 << 10, 64 << 10, 0, false}, func(t *Tuning) {
+		{"small caches", machine{16 << 10, 64 << 10, 0, cpuid.AMD}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 512, 256, 32<<10
-			t.PackedOnePassBytes = 256 << 10
+			t.PackedOnePassBytes, t.CopyRepBytes = 256<<10, 64<<10
 		}},
-		{"l2 512 KiB", machine{32 << 10, 512 << 10, 0, false}, func(t *Tuning) {
+		{"l2 512 KiB", machine{32 << 10, 512 << 10, 0, cpuid.AMD}, func(t *Tuning) {
 			t.StageRow, t.GridGroup, t.PackedOnePassBytes = 512, 64<<10, 512<<10
+			t.CopyRepBytes = 512 << 10
 		}},
-		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, true}, func(t *Tuning) {
+		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes = 32 << 20
 			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
-			t.PackedOnePassBytes = 512 << 10
+			t.PackedOnePassBytes, t.CopyRepBytes = 512<<10, 0
 		}},
-		{"odd sizes", machine{80 << 10, 1280 << 10, 0, false}, func(t *Tuning) { t.Band = 2048 }},
-		{"huge caches", machine{1 << 20, 64 << 20, 0, false}, func(t *Tuning) {
+		{"odd sizes", machine{80 << 10, 1280 << 10, 0, cpuid.AMD}, func(t *Tuning) { t.Band, t.CopyRepBytes = 2048, 1280<<10 }},
+		{"other vendor", machine{48 << 10, 1 << 20, 32 << 20, cpuid.VendorUnknown}, func(t *Tuning) { t.CopyRepBytes = 0 }},
+		{"huge caches", machine{1 << 20, 64 << 20, 0, cpuid.AMD}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 2048, 4096, 256<<10
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 32<<20, 32<<20, 16<<20
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 16<<20, 256<<20
+			t.CopyRepBytes = 64 << 20
 		}},
 	} {
 		want := base
@@ -87,11 +96,11 @@ func TestTuningFor(t *testing.T) {
 	}
 	// For every L2, a staged f32 tile leaves room in L2 for its copy and
 	// the next tile, and a grid's group a quarter of it.
-	for _, intel := range []bool{false, true} {
+	for _, vendor := range []cpuid.Vendor{cpuid.AMD, cpuid.Intel} {
 		for l2 := 256 << 10; l2 <= 8<<20; l2 += 128 << 10 {
-			tu := tuningFor(machine{48 << 10, l2, 0, intel})
+			tu := tuningFor(machine{48 << 10, l2, 0, vendor})
 			if tile := tu.StageRow * tu.StageCol / 4; 4*tile > l2 {
-				t.Errorf("L2 of %d KiB (intel %v): an f32 tile of %d KiB leaves no room for its copy and the next", l2>>10, intel, tile>>10)
+				t.Errorf("L2 of %d KiB (%v): an f32 tile of %d KiB leaves no room for its copy and the next", l2>>10, vendor, tile>>10)
 			}
 			if tu.GridGroup > l2/4 {
 				t.Errorf("L2 of %d KiB: groups of %d KiB", l2>>10, tu.GridGroup>>10)
