@@ -19,7 +19,7 @@ func ExampleCopy() {
 	// Output: 3145728 true true
 }
 
-// A tuning of its own: four parts from 1 MiB, each prefetched 2 KiB
+// A tuning of its own: four parts past 1 MiB, each prefetched 2 KiB
 // ahead, as a TILECOPY_TUNING file could set it.
 func ExampleTuning_Copy() {
 	t := tilecopy.DefaultTuning()

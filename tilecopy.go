@@ -66,8 +66,8 @@ type LevelInfo = kernel.LevelInfo
 
 // Copy copies min(len(dst), len(src)) bytes from src to dst and returns
 // that count, as copy() does (overlapping slices included). It reads and
-// writes each byte once: through the caches below
-// Tuning.CopyStreamBytes, from there on in Tuning.CopyParts parts walked
+// writes each byte once: through the caches up to
+// Tuning.CopyStreamBytes, past it in Tuning.CopyParts parts walked
 // at once with non-temporal stores, where the level has them.
 func Copy(dst, src []byte) int { return kernel.Copy(dst, src) }
 

@@ -114,11 +114,13 @@ type TuneReport struct {
 // the part count and prefetch distance whose slowest median over four
 // placements of buffers of cfg.Bytes, on huge pages and on small ones,
 // is the fastest (the fewest parts and the shortest distance among those
-// within 3% of it); the smallest size from which the streaming copy is
-// as fast as a copy through the caches at that size and every larger one
-// measured; likewise for run copies (CopyRunsStreaming against CopyRuns,
-// runs of 512 bytes) and f32 transposes (TransposeStreaming against
-// Transpose); and the smallest destination from which a transpose plan
+// within 3% of it); the size past which Copy streams: half the smallest
+// size from which the streaming copy is as fast as a copy through the
+// caches at that size and every larger one measured (the sizes double);
+// for run copies (CopyRunsStreaming against CopyRuns, runs of 512
+// bytes) and f32 transposes (TransposeStreaming against Transpose), the
+// smallest size from which the streaming kernel is as fast, likewise;
+// and the smallest destination from which a transpose plan
 // runs at least 3% faster on two goroutines than on one, at that size and
 // every larger one. Sizes run up to cfg.Bytes. While it measures it puts
 // tunings of its own in use (kernel.SetTuning), and the one in use
@@ -208,7 +210,7 @@ func Tune(ctx context.Context, cfg TuneConfig) (TuneReport, error) {
 		return rep, err
 	}
 	rep.Sizes = rows
-	rep.Tuning.CopyStreamBytes = int(from)
+	rep.Tuning.CopyStreamBytes = int(from) / 2 // the size before it, where the cached copy still won
 	if from < 0 {
 		rep.Tuning.CopyStreamBytes = int(cfg.Bytes) // streaming never paid below it
 	}

@@ -85,7 +85,7 @@ func (p *Plan) masked(opts *Options) *Plan {
 	for grid > 0 && g.units(grid-1, len(g.dims))*tile <= maxMaskUnit {
 		grid--
 	}
-	m := &maskedCopy{parallelism: &p.parallelism, tiles: g.units(grid, len(g.dims)), stream: p.dstBytes >= int64(currentTuning().CopyStreamBytes)}
+	m := &maskedCopy{parallelism: &p.parallelism, tiles: g.units(grid, len(g.dims)), stream: p.dstBytes > int64(currentTuning().CopyStreamBytes)}
 	if m.unit = m.tiles * tile; m.unit > maxMaskUnit {
 		return nil
 	}

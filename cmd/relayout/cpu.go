@@ -64,7 +64,7 @@ func cpuReport(override string) string {
 	if t.CopyRepBytes > 0 {
 		cached = fmt.Sprintf("REP MOVSB (with ERMS) up to %s, vector moves past", cacheSize(t.CopyRepBytes))
 	}
-	fmt.Fprintf(&b, "copy:      streams from %s over %d parts, prefetching %d B ahead\n           cached: %s\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead, cached)
+	fmt.Fprintf(&b, "copy:      streams past %s over %d parts, prefetching %d B ahead\n           cached: %s\n", cacheSize(t.CopyStreamBytes), t.CopyParts, t.CopyAhead, cached)
 	b.WriteString("tuning:    ")
 	switch path := os.Getenv("TILECOPY_TUNING"); {
 	case terr != nil:

@@ -14,14 +14,14 @@ func Copy(dst, src []byte) int { return tuning.Copy(dst, src) }
 // Copy copies min(len(dst), len(src)) bytes from src to dst and returns
 // that count, as copy() does, with t's choices.
 //
-// Below t.CopyStreamBytes bytes it copies through the caches: with the
+// Up to t.CopyStreamBytes bytes it copies through the caches: with the
 // microcoded string copy (REP MOVSB) where the CPU runs it fast (ERMS)
 // and the level in use is AVX2 or above, past t.CopyRepBytes (where it
 // is not 0) with a loop of vector moves, else copy() a piece of less
 // than 1 MiB at a time, since Go's copy() itself turns to non-temporal
 // stores from 1 MiB on CPUs where it runs on AVX, which costs a copy
-// whose destination would have stayed in the caches. From
-// t.CopyStreamBytes on, where the level in use has non-temporal stores
+// whose destination would have stayed in the caches. Past
+// t.CopyStreamBytes, where the level in use has non-temporal stores
 // (AVX2 and above), it cuts the buffer into t.CopyParts parts and walks
 // them all at once, 256 bytes of each in turn, writing the destination
 // with non-temporal stores: one walk keeps too few misses in flight to
@@ -39,7 +39,7 @@ func (t Tuning) Copy(dst, src []byte) int {
 	switch {
 	case mem.Overlap(dst, src):
 		copy(dst, src)
-	case n < t.CopyStreamBytes || t.CopyParts < 1 || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead):
+	case n <= t.CopyStreamBytes || t.CopyParts < 1 || !copyStreamed(dst, src, t.CopyParts, t.CopyAhead):
 		if copyCached(dst, src, t.CopyRepBytes) {
 			break
 		}

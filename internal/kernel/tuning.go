@@ -23,8 +23,8 @@ import (
 // Each field's comment says how its default is derived; the
 // measurements behind the derivations are in docs/perf/.
 type Tuning struct {
-	// CopyStreamBytes is the size from which Copy streams over parts
-	// with non-temporal stores; below it Copy copies through the caches.
+	// CopyStreamBytes is the size past which Copy streams over parts
+	// with non-temporal stores; up to it Copy copies through the caches.
 	// Default: a quarter of the last-level cache (half RunStreamBytes; a
 	// quarter of it on an Intel CPU), so that a copy streams once its
 	// source and destination together pass half of the cache: a copy
