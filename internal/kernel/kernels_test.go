@@ -939,6 +939,42 @@ func TestKeptRowsSourceEnd(t *testing.T) {
 	})
 }
 
+// TestDeinterleaveKept runs Transpose on de-interleaves of which the
+// destination keeps the first rows of each group of k (deinterleaveKept:
+// a tile's partial group of (8,1) rows, unpacked), at every level, for
+// column counts around the kernels' chunks and the stack buffer's
+// pieces, the source ending at a guard page inside its last group or
+// after it, the destination's rows padded or not and ending at a guard
+// page.
+func TestDeinterleaveKept(t *testing.T) {
+	type shape struct{ w, k, rows int }
+	shapes := []shape{{1, 8, 1}, {1, 8, 3}, {1, 8, 4}, {1, 8, 7}, {1, 4, 3}, {1, 3, 2}, {1, 2, 1}, {2, 4, 1}, {2, 3, 2}, {2, 2, 1}, {4, 4, 3}, {4, 2, 1}}
+	forEachLevel(t, func(t *testing.T) {
+		for _, c := range shapes {
+			for _, cols := range []int{1, 31, 32, 33, 64, 95, 100, 511, 512, 513, 1000, 1031, 3000} {
+				for _, whole := range []bool{false, true} {
+					ss := c.k * c.w
+					n := (cols-1)*ss + c.rows*c.w
+					if whole {
+						n = cols * ss
+					}
+					ds := cols*c.w + cols%3
+					src := guarded(t, n, true)
+					dst := guarded(t, (c.rows-1)*ds+cols*c.w, true)
+					r := rand.New(rand.NewPCG(uint64(cols), uint64(c.k)))
+					randomize(r, src, dst)
+					want := bytes.Clone(dst)
+					transposeGeneric(c.w, want, ds, src, ss, c.rows, cols)
+					Transpose(c.w, dst, ds, src, ss, c.rows, cols)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%+v cols %d whole %v: byte %d differs", c, cols, whole, firstDiff(dst, want))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestKeptColsPadded runs interleaves whose destination groups take the
 // first columns from the source and the rest from Grid.Pad (1 of 2, 3 of
 // 4: a tile's partial group of rows, tiled) at every level, the source's

@@ -65,6 +65,15 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
+	if k := srcStride / width; rows > 1 && rows < k && srcStride == k*width && ((k == 3 || k == 4) && weave || k == 8 && width == 1) {
+		// A de-interleave of which the destination keeps the first rows
+		// of each group of k: a tile's partial group of interleaved rows
+		// ((8,1) tiles of 3 rows, unpacked to bytes). One row is a
+		// gather of one element a group, which the block kernels take.
+		if deinterleaveKept(width, k, dst, dstStride, src, rows, cols) {
+			return
+		}
+	}
 	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width == 1) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
@@ -426,6 +435,53 @@ func transposeEdges(width int, dst []byte, dstStride int, src []byte, srcStride 
 	if fullRows < rows && fullCols > 0 {
 		transposeGeneric(width, dst[fullRows*dstStride:], dstStride, src[fullRows*width:], srcStride, rows-fullRows, fullCols)
 	}
+}
+
+// keptBytes is the stack buffer of deinterleaveKept: k rows of a piece
+// of the columns, which L1 holds.
+const keptBytes = 4096
+
+// deinterleaveKept runs the rows × cols de-interleave of groups of k
+// width-byte elements (rows < k; the source's column j is the group at
+// j*k*width) of which the destination keeps the first rows: the kernel
+// of k rows de-interleaves a piece of the columns at a time into a
+// buffer on the stack, whose first rows are copied out. A last piece
+// shorter than the kernel's chunk is moved back to end at the edge,
+// over columns done already. Where the source ends inside its last
+// group (its slice does not hold the group whole) the last column is
+// moved by the generic kernel. It reports false, having moved nothing,
+// where the level has no kernel or the columns are fewer than its chunk.
+func deinterleaveKept(width, k int, dst []byte, dstStride int, src []byte, rows, cols int) bool {
+	whole := cols
+	if len(src) < cols*k*width {
+		whole--
+	}
+	chunk := weaveLeast(width)
+	if chunk == 0 || whole < chunk {
+		return false
+	}
+	var buf [keptBytes]byte
+	piece := keptBytes / (k * width) / chunk * chunk
+	stride := piece * width
+	for c0 := 0; c0 < whole; c0 += piece {
+		n := min(piece, whole-c0)
+		if n < chunk { // the last piece, moved back
+			c0, n = whole-chunk, chunk
+		}
+		done := deinterleaveAsm(width, &buf[0], stride, &src[c0*k*width], k, n)
+		if done < n {
+			e := n - chunk
+			deinterleaveAsm(width, &buf[e*width], stride, &src[(c0+e)*k*width], k, chunk)
+		}
+		for r := range rows {
+			copy(dst[r*dstStride+c0*width:][:n*width], buf[r*stride:][:n*width])
+		}
+	}
+	if whole < cols {
+		c := whole * width
+		transposeGeneric(width, dst[c:], dstStride, src[whole*k*width:], k*width, rows, 1)
+	}
+	return true
 }
 
 // weaveRest finishes the rows × cols interleave (or, with inverse, the
