@@ -975,6 +975,35 @@ func TestDeinterleaveKept(t *testing.T) {
 	})
 }
 
+// TestTransposeOneRow runs Transpose on blocks of one row, a gather of an
+// element from each source row (copyRunsPermuted where the rows are a
+// power of two bytes apart, up to 64), at every level, for row counts
+// around the kernel's steps, the source and the destination ending at
+// guard pages.
+func TestTransposeOneRow(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			for _, ss := range []int{2 * w, 3 * w, 4 * w, 32, 64, 128} {
+				if ss <= w {
+					continue
+				}
+				for _, cols := range []int{1, 3, 4, 15, 16, 17, 64, 100, 1000} {
+					src := guarded(t, (cols-1)*ss+w, true)
+					dst := guarded(t, cols*w, true)
+					r := rand.New(rand.NewPCG(uint64(cols), uint64(ss)))
+					randomize(r, src, dst)
+					want := bytes.Clone(dst)
+					transposeGeneric(w, want, cols*w, src, ss, 1, cols)
+					Transpose(w, dst, cols*w, src, ss, 1, cols)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("width %d, source rows %d apart, %d of them: byte %d differs", w, ss, cols, firstDiff(dst, want))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestKeptColsPadded runs interleaves whose destination groups take the
 // first columns from the source and the rest from Grid.Pad (1 of 2, 3 of
 // 4: a tile's partial group of rows, tiled) at every level, the source's

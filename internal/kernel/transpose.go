@@ -65,6 +65,17 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
+	if rows == 1 && srcStride > width {
+		// One row: a gather of an element from each source row, which
+		// the VPERMB run copy moves a vector at a time where the rows
+		// are a power of two bytes apart, up to 64.
+		if done := copyRunsPermuted(dst, width, src, srcStride, width, cols); done > 0 {
+			if done < cols {
+				transposeGeneric(width, dst[done*width:], dstStride, src[done*srcStride:], srcStride, 1, cols-done)
+			}
+			return
+		}
+	}
 	if k := srcStride / width; rows > 1 && rows < k && srcStride == k*width && ((k == 3 || k == 4) && weave || k == 8 && width == 1) {
 		// A de-interleave of which the destination keeps the first rows
 		// of each group of k: a tile's partial group of interleaved rows
