@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/bits"
 	"sync"
 	"unsafe"
 )
@@ -34,8 +35,13 @@ func span(rows, stride, n int) int {
 	if rows == 0 || n == 0 {
 		return 0
 	}
-	if rows > 1 && stride > (math.MaxInt-n)/(rows-1) {
-		return -1
+	if rows > 1 {
+		// The product in 128 bits: a division here cost the kernels
+		// called for a few dozen bytes a good part of their time.
+		hi, lo := bits.Mul64(uint64(rows-1), uint64(stride))
+		if hi != 0 || lo > uint64(math.MaxInt-n) {
+			return -1
+		}
 	}
 	return (rows-1)*stride + n
 }

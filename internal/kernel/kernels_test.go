@@ -1284,3 +1284,25 @@ func TestElementwise(t *testing.T) {
 		}
 	})
 }
+
+// TestSpan checks the reach of strided blocks, at the edge of overflow
+// too, where span reports -1 and the kernels' checks panic.
+func TestSpan(t *testing.T) {
+	for _, c := range []struct{ rows, stride, n, want int }{
+		{0, 5, 3, 0},
+		{4, 5, 0, 0},
+		{1, math.MaxInt, 7, 7},
+		{3, 10, 4, 24},
+		{2, math.MaxInt - 1, 1, math.MaxInt},
+		{2, math.MaxInt, 1, -1},
+		{3, math.MaxInt / 2, 2, -1},
+		{3, math.MaxInt/2 - 1, 3, math.MaxInt},
+		{1 << 32, 1 << 32, 1, -1},
+		{1<<33 + 1, 1 << 32, 1, -1}, // the product's high word alone
+		{1 << 31, 1 << 31, 1, 1<<62 - 1<<31 + 1},
+	} {
+		if got := span(c.rows, c.stride, c.n); got != c.want {
+			t.Errorf("span(%d, %d, %d) = %d, want %d", c.rows, c.stride, c.n, got, c.want)
+		}
+	}
+}
