@@ -205,10 +205,20 @@ func (t turn) run(dst, src []byte) {
 			kernel.Grid{Inner: 1, Outer: int(t.batch), DstOuter: int(xy), SrcOuter: int(xy)})
 		return
 	}
-	for p := range t.batch {
-		for x := range t.x {
-			kernel.CopyRuns(dst[p*xy+x*t.width:], int(t.x*t.width), src[p*xy+x*t.y*t.width:], int(t.width), int(t.width), int(t.y))
+	// Elements wider than the kernels' move as runs: element (i, j)
+	// from (i*y + j) to (j*x + i) elements, in a grid over the batch
+	// for each value of the smaller of x and y, so that each call moves
+	// as many runs as it can (a turn of [16][2] 32-byte elements called
+	// CopyRuns for two runs at a time).
+	w, n := int(t.width), int(t.batch)
+	if t.x <= t.y {
+		for i := range t.x {
+			kernel.CopyRunsGrid(dst[i*t.width:], int(t.x)*w, int(xy), src[i*t.y*t.width:], w, int(xy), w, int(t.y), n)
 		}
+		return
+	}
+	for j := range t.y {
+		kernel.CopyRunsGrid(dst[j*t.x*t.width:], w, int(xy), src[j*t.width:], int(t.y)*w, int(xy), w, int(t.x), n)
 	}
 }
 
