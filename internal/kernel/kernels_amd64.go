@@ -371,17 +371,21 @@ var nibbleTable = func() (t [96]byte) {
 
 // interleaveNibbles8Asm lays out the whole chunks (weaveChunk of bytes
 // of each row) of n fields of 8 packed rows as words with the kernel of
-// the level, the streaming one with a Stream (st) and an aligned dst, and
-// returns how many fields it did; deinterleaveNibbles8Asm lays them out
-// as rows again.
+// the level, the streaming one with a Stream (st) and an aligned dst,
+// then the rest with the AVX2 kernel's chunks of 32 bytes, the last moved
+// back to end at n (or the field before it, for an odd n), and returns
+// how many fields it did: all of them, or all but the last, where n is
+// nibbles8Least or more, none below it. deinterleaveNibbles8Asm lays
+// them out as rows again.
 func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / 2 / max(chunk, 1)
-	if chunk == 0 || k == 0 {
+	if chunk == 0 || n < nibbles8Least {
 		return 0
 	}
 	stream := st != nil && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
 	switch {
+	case k == 0:
 	case avx512 && stream:
 		interleave8NibblesStreamAVX512(&dst[0], &src[0], srcStride, k, prefetchAhead(st.Ahead))
 	case avx512:
@@ -391,18 +395,38 @@ func interleaveNibbles8Asm(dst, src []byte, srcStride, n int, st *Stream) int {
 	default:
 		interleave8NibblesAVX2(&dst[0], &src[0], srcStride, k)
 	}
-	fenceStream(st, stream)
-	return 2 * k * chunk
+	done := 2 * k * chunk
+	if k2 := (n - done) / nibbles8Least; k2 > 0 { // the AVX2 kernel's chunks on the rest
+		interleave8NibblesAVX2(&dst[4*done], &src[done/2], srcStride, k2)
+		done += k2 * nibbles8Least
+	}
+	if s := nibbles8Back(n); done < s+nibbles8Least {
+		interleave8NibblesAVX2(&dst[4*s], &src[s/2], srcStride, 1)
+		done = s + nibbles8Least
+	}
+	fenceStream(st, stream && k > 0)
+	return done
 }
+
+// nibbles8Least is the fields of a row that one chunk of the AVX2 (8,1)
+// nibble kernels moves, the fewest a call of the asm takes: 32 bytes.
+const nibbles8Least = 64
+
+// nibbles8Back is where the (8,1) nibble kernels' last chunk starts, moved
+// back to end at field n (n ≥ nibbles8Least) or the field before it: on
+// a whole byte of the rows, so an even field. The fields it moves again
+// are written with the bytes they hold already.
+func nibbles8Back(n int) int { return (n - nibbles8Least) &^ 1 }
 
 func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *Stream) int {
 	chunk, avx512 := weaveChunk(1)
 	k := n / 2 / max(chunk, 1)
-	if chunk == 0 || k == 0 {
+	if chunk == 0 || n < nibbles8Least {
 		return 0
 	}
 	stream := st != nil && onLines(unsafe.Pointer(&dst[0]), dstStride)
 	switch {
+	case k == 0:
 	case avx512 && stream:
 		deinterleave8NibblesStreamAVX512(&dst[0], dstStride, &src[0], k)
 	case avx512:
@@ -412,8 +436,17 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *S
 	default:
 		deinterleave8NibblesAVX2(&dst[0], dstStride, &src[0], k)
 	}
-	fenceStream(st, stream)
-	return 2 * k * chunk
+	done := 2 * k * chunk
+	if k2 := (n - done) / nibbles8Least; k2 > 0 { // the AVX2 kernel's chunks on the rest
+		deinterleave8NibblesAVX2(&dst[done/2], dstStride, &src[4*done], k2)
+		done += k2 * nibbles8Least
+	}
+	if s := nibbles8Back(n); done < s+nibbles8Least {
+		deinterleave8NibblesAVX2(&dst[s/2], dstStride, &src[4*s], 1)
+		done = s + nibbles8Least
+	}
+	fenceStream(st, stream && k > 0)
+	return done
 }
 
 // fenceStream fences a row kernel's non-temporal stores (stream) unless
