@@ -159,7 +159,9 @@ func (g *gen) file() {
 
 	for _, inverse := range []bool{false, true} {
 		for _, lvl := range []*level{avx512, avx2} {
-			g.weave8(lvl, inverse)
+			for _, w := range []int{1, 2} {
+				g.weave8(lvl, w, inverse)
+			}
 		}
 	}
 	for _, inverse := range []bool{false, true} {

@@ -9,7 +9,8 @@ import (
 
 // The interleaves: Transpose with 2 or 4 columns and a contiguous
 // destination, the shape of the planner's row-pair and row-quad tiles
-// ((2,1), (4,1)); weave8 makes those of 8 rows of bytes ((8,1)).
+// ((2,1), (4,1)); weave8 makes those of 8 rows of bytes ((8,1)) and of
+// 16-bit elements (T(8,8) tiles' rows).
 //
 //	func interleaveKxW...(dst *byte, src *byte, srcStride int, n int)
 //
@@ -412,18 +413,19 @@ func (g *gen) unpacks(w int) (lo, hi func(...operand.Op)) {
 	return g.VPUNPCKLQDQ, g.VPUNPCKHQDQ
 }
 
-// weave8 emits interleave8x1<level> or deinterleave8x1<level>, the
-// interleave of 8 source rows of bytes into one stream and its inverse,
-// with the signatures of the other interleaves: three stages at 1-, 2-
-// and 4-byte elements (interleave) or 4, 2 and 1 (de-interleave), pairing
+// weave8 emits interleave8xW<level> or deinterleave8xW<level>, the
+// interleave of 8 source rows of w-byte elements (1 or 2: T(8,8) tiles'
+// rows of 16-bit elements) into one stream and its inverse, with the
+// signatures of the other interleaves: three stages at w-, 2w- and
+// 4w-byte elements (interleave) or 4w, 2w and w (de-interleave), pairing
 // registers 1, 2 and 4 apart, as weave pairs them for four rows. The
 // eight rows are reached from two bases, the second four rows on (R9).
 // With AVX2 each stage of the interleave writes its results back into
 // the pair's registers, and the de-interleave is deweaveLanes; with
 // AVX-512 the stages alternate between Z0..Z7 and Z8..Z15, each loading
 // its two tables into Z30 and Z31.
-func (g *gen) weave8(l *level, inverse bool) {
-	s := weaveSpec{lvl: l, k: 8, width: 1, inverse: inverse}
+func (g *gen) weave8(l *level, w int, inverse bool) {
+	s := weaveSpec{lvl: l, k: 8, width: w, inverse: inverse}
 	stride, rows := bx, si // the side that has rows
 	if inverse {
 		stride, rows = dx, di
@@ -436,14 +438,14 @@ func (g *gen) weave8(l *level, inverse bool) {
 	g.LEAQ(atIdx(stride, stride, 2, 0), r8)
 	g.LEAQ(atIdx(rows, stride, 4, 0), r9)
 	if inverse {
-		g.Commentf("A chunk: %d bytes of groups of 8 bytes, split into %d bytes of each of 8 rows.", 8*l.bytes, l.bytes)
+		g.Commentf("A chunk: %d bytes of groups of 8 %d-byte elements, split into %d bytes of each of 8 rows.", 8*l.bytes, w, l.bytes)
 	} else {
-		g.Commentf("A chunk: %d bytes of each of 8 rows, interleaved by bytes into %d bytes.", l.bytes, 8*l.bytes)
+		g.Commentf("A chunk: %d bytes of each of 8 rows, interleaved by %d-byte elements into %d bytes.", l.bytes, w, 8*l.bytes)
 	}
 	g.Label("loop")
 	var v []reg.VecPhysical
 	if l == avx2 && inverse {
-		v = g.deweaveLanes(8, 1)
+		v = g.deweaveLanes(8, w)
 	} else {
 		v = l.vs(0, 8)
 		for i, r := range v {
@@ -453,9 +455,9 @@ func (g *gen) weave8(l *level, inverse bool) {
 				g.vmov(l)(row8(rows, stride, i), r)
 			}
 		}
-		widths := []int{1, 2, 4}
+		widths := []int{w, 2 * w, 4 * w}
 		if inverse {
-			widths = []int{4, 2, 1}
+			widths = []int{4 * w, 2 * w, w}
 		}
 		v = g.weaveStages(s, v, widths)
 	}

@@ -574,7 +574,7 @@ func weaveLeast(width int) int {
 }
 
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
-// width-byte elements, 1, 2 or 4; or 8 of bytes) at the level in use over
+// width-byte elements, 1, 2 or 4; or 8 of 1 or 2 bytes) at the level in use over
 // rows elements, and returns how many it did (a multiple of its chunk),
 // or 0 if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
@@ -639,6 +639,10 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 		interleave8x1AVX512(dst, src, srcStride, n)
 	case cols == 8 && width == 1:
 		interleave8x1AVX2(dst, src, srcStride, n)
+	case cols == 8 && width == 2 && avx512:
+		interleave8x2AVX512(dst, src, srcStride, n)
+	case cols == 8 && width == 2:
+		interleave8x2AVX2(dst, src, srcStride, n)
 	default:
 		return 0
 	}
@@ -781,7 +785,7 @@ func fenceGrid(g Grid, stream bool) {
 }
 
 // deinterleaveAsm runs the de-interleave into rows (2, 3 or 4 of width-byte
-// elements, 1, 2 or 4; or 8 of bytes) destination rows at the level in
+// elements, 1, 2 or 4; or 8 of 1 or 2 bytes) destination rows at the level in
 // use over cols elements, and returns how many it did (a multiple of its
 // chunk), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
@@ -846,6 +850,10 @@ func deinterleaveChunks(width, chunk int, avx512 bool, dst *byte, dstStride int,
 		deinterleave8x1AVX512(dst, dstStride, src, n)
 	case rows == 8 && width == 1:
 		deinterleave8x1AVX2(dst, dstStride, src, n)
+	case rows == 8 && width == 2 && avx512:
+		deinterleave8x2AVX512(dst, dstStride, src, n)
+	case rows == 8 && width == 2:
+		deinterleave8x2AVX2(dst, dstStride, src, n)
 	default:
 		return 0
 	}
@@ -1060,7 +1068,7 @@ func kernelName(width int) string {
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
-	name += weaveNote(width, useAVX2)
+	name += weaveNote(width, useAVX2, 2)
 	if width == 4 && useAVX2 {
 		// The blocks of each level, "avx512 8x16 16x4 ...".
 		var levels []string

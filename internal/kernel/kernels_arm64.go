@@ -108,7 +108,7 @@ func transposeKernel(width int) kernelID {
 }
 
 func kernelName(width int) string {
-	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON)
+	return shapes[transposeKernel(width)].name + weaveNote(width, useNEON, 1)
 }
 
 // strip runs kernel k on n blocks.

@@ -1204,6 +1204,16 @@ func deinterleave4x4GridAVX2(dst *byte, dstStride int, src *byte, n int, back in
 //go:noescape
 func interleave8x1AVX512(dst *byte, src *byte, srcStride int, n int)
 
+// interleave8x2AVX512 is Transpose of 8 columns with a contiguous
+// destination: it reads n chunks of 8 source rows (64 bytes of each a
+// chunk) and writes them to dst element by element (2 bytes each).
+// Preconditions: n ≥ 1; every byte read and written lies inside the
+// caller's slices; the CPU has the features the table's level and flags
+// say.
+//
+//go:noescape
+func interleave8x2AVX512(dst *byte, src *byte, srcStride int, n int)
+
 // interleave8x1AVX2 is Transpose of 8 columns with a contiguous
 // destination: it reads n chunks of 8 source rows (32 bytes of each a
 // chunk) and writes them to dst element by element (1 bytes each).
@@ -1214,6 +1224,16 @@ func interleave8x1AVX512(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func interleave8x1AVX2(dst *byte, src *byte, srcStride int, n int)
 
+// interleave8x2AVX2 is Transpose of 8 columns with a contiguous
+// destination: it reads n chunks of 8 source rows (32 bytes of each a
+// chunk) and writes them to dst element by element (2 bytes each).
+// Preconditions: n ≥ 1; every byte read and written lies inside the
+// caller's slices; the CPU has the features the table's level and flags
+// say.
+//
+//go:noescape
+func interleave8x2AVX2(dst *byte, src *byte, srcStride int, n int)
+
 // deinterleave8x1AVX512 is Transpose of 8 rows with a contiguous source:
 // it splits n chunks of the source (8×64 bytes a chunk) into 8
 // destination rows dstStride apart, 1 bytes an element. Preconditions: n
@@ -1223,6 +1243,15 @@ func interleave8x1AVX2(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
 
+// deinterleave8x2AVX512 is Transpose of 8 rows with a contiguous source:
+// it splits n chunks of the source (8×64 bytes a chunk) into 8
+// destination rows dstStride apart, 2 bytes an element. Preconditions: n
+// ≥ 1; every byte read and written lies inside the caller's slices; the
+// CPU has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave8x2AVX512(dst *byte, dstStride int, src *byte, n int)
+
 // deinterleave8x1AVX2 is Transpose of 8 rows with a contiguous source: it
 // splits n chunks of the source (8×32 bytes a chunk) into 8 destination
 // rows dstStride apart, 1 bytes an element. Preconditions: n ≥ 1; every
@@ -1231,6 +1260,15 @@ func deinterleave8x1AVX512(dst *byte, dstStride int, src *byte, n int)
 //
 //go:noescape
 func deinterleave8x1AVX2(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave8x2AVX2 is Transpose of 8 rows with a contiguous source: it
+// splits n chunks of the source (8×32 bytes a chunk) into 8 destination
+// rows dstStride apart, 2 bytes an element. Preconditions: n ≥ 1; every
+// byte read and written lies inside the caller's slices; the CPU has the
+// features the table's level and flags say.
+//
+//go:noescape
+func deinterleave8x2AVX2(dst *byte, dstStride int, src *byte, n int)
 
 // interleave3x1AVX512 is Transpose of 3 columns with a contiguous
 // destination: it reads n chunks of 3 source rows (64 bytes of each a
@@ -2356,9 +2394,13 @@ const (
 	idDeinterleave2x4GridAVX2
 	idDeinterleave4x4GridAVX2
 	idInterleave8x1AVX512
+	idInterleave8x2AVX512
 	idInterleave8x1AVX2
+	idInterleave8x2AVX2
 	idDeinterleave8x1AVX512
+	idDeinterleave8x2AVX512
 	idDeinterleave8x1AVX2
+	idDeinterleave8x2AVX2
 	idInterleave3x1AVX512
 	idInterleave3x1AVX2
 	idInterleave3x2AVX512
@@ -2553,9 +2595,13 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idDeinterleave2x4GridAVX2:          {name: "deinterleave2x4GridAVX2", fn: deinterleave2x4GridAVX2, kind: asmDeinterleaveGrid, level: levelAVX2, width: 4, ways: 2},
 	idDeinterleave4x4GridAVX2:          {name: "deinterleave4x4GridAVX2", fn: deinterleave4x4GridAVX2, kind: asmDeinterleaveGrid, level: levelAVX2, width: 4, ways: 4},
 	idInterleave8x1AVX512:              {name: "interleave8x1AVX512", fn: interleave8x1AVX512, kind: asmInterleave, level: levelAVX512, width: 1, ways: 8, flags: asmVBMI},
+	idInterleave8x2AVX512:              {name: "interleave8x2AVX512", fn: interleave8x2AVX512, kind: asmInterleave, level: levelAVX512, width: 2, ways: 8},
 	idInterleave8x1AVX2:                {name: "interleave8x1AVX2", fn: interleave8x1AVX2, kind: asmInterleave, level: levelAVX2, width: 1, ways: 8},
+	idInterleave8x2AVX2:                {name: "interleave8x2AVX2", fn: interleave8x2AVX2, kind: asmInterleave, level: levelAVX2, width: 2, ways: 8},
 	idDeinterleave8x1AVX512:            {name: "deinterleave8x1AVX512", fn: deinterleave8x1AVX512, kind: asmDeinterleave, level: levelAVX512, width: 1, ways: 8, flags: asmVBMI},
+	idDeinterleave8x2AVX512:            {name: "deinterleave8x2AVX512", fn: deinterleave8x2AVX512, kind: asmDeinterleave, level: levelAVX512, width: 2, ways: 8},
 	idDeinterleave8x1AVX2:              {name: "deinterleave8x1AVX2", fn: deinterleave8x1AVX2, kind: asmDeinterleave, level: levelAVX2, width: 1, ways: 8},
+	idDeinterleave8x2AVX2:              {name: "deinterleave8x2AVX2", fn: deinterleave8x2AVX2, kind: asmDeinterleave, level: levelAVX2, width: 2, ways: 8},
 	idInterleave3x1AVX512:              {name: "interleave3x1AVX512", fn: interleave3x1AVX512, kind: asmInterleave, level: levelAVX512, width: 1, ways: 3, flags: asmVBMI},
 	idInterleave3x1AVX2:                {name: "interleave3x1AVX2", fn: interleave3x1AVX2, kind: asmInterleave, level: levelAVX2, width: 1, ways: 3},
 	idInterleave3x2AVX512:              {name: "interleave3x2AVX512", fn: interleave3x2AVX512, kind: asmInterleave, level: levelAVX512, width: 2, ways: 3},

@@ -17,13 +17,14 @@ func Kernel(width int) string {
 
 // weaveNote is what kernelName adds for width-byte elements when the
 // level has the interleave kernels (have; every level that has them has
-// the 3-way ones too): which column counts run them.
-func weaveNote(width int, have bool) string {
+// the 3-way ones too) and those of 8 columns of up to eight bytes
+// (widest8): which column counts run them.
+func weaveNote(width int, have bool, widest8 int) string {
 	if !have || width > 4 || !pow2(width) {
 		return ""
 	}
 	counts := "2, 3 or 4"
-	if width == 1 {
+	if width <= widest8 {
 		counts = "2, 3, 4 or 8"
 	}
 	return "; " + counts + " columns: interleave"
@@ -58,7 +59,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
 	weave := width <= 4 && pow2(width)
-	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width == 1) && srcStride == rows*width {
+	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width <= 2) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, true)
@@ -76,7 +77,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if k := srcStride / width; rows > 1 && rows < k && srcStride == k*width && ((k == 3 || k == 4) && weave || k == 8 && width == 1) {
+	if k := srcStride / width; rows > 1 && rows < k && srcStride == k*width && ((k == 3 || k == 4) && weave || k == 8 && width <= 2) {
 		// A de-interleave of which the destination keeps the first rows
 		// of each group of k: a tile's partial group of interleaved rows
 		// ((8,1) tiles of 3 rows, unpacked to bytes). One row is a
@@ -85,7 +86,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width == 1) && dstStride == cols*width {
+	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width <= 2) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, false)
@@ -480,6 +481,9 @@ func deinterleaveKept(width, k int, dst []byte, dstStride int, src []byte, rows,
 			c0, n = whole-chunk, chunk
 		}
 		done := deinterleaveAsm(width, &buf[0], stride, &src[c0*k*width], k, n)
+		if done == 0 {
+			return false // no kernel for k rows (nothing written yet: the first piece holds a chunk)
+		}
 		if done < n {
 			e := n - chunk
 			deinterleaveAsm(width, &buf[e*width], stride, &src[(c0+e)*k*width], k, chunk)
