@@ -157,8 +157,10 @@ multiple of 64; dst and dstStride multiples of 32; every byte copied
 inside the caller's slices; pfN ≥ 64 (prefetches never fault).`},
 	{name: "copyRunsAhead", kind: "copyRunsAhead", level: "AVX2", doc: `{name} copies rows runs of n bytes, run k from src+k*srcStride to
 dst+k*dstStride, with ordinary stores, and for each 64 bytes it copies
-prefetches the line ahead bytes past the source. Preconditions: AVX2;
-rows ≥ 1; n ≥ 32 and a multiple of 32; every byte copied inside the
+prefetches the line ahead bytes past the source. Where n is no multiple
+of 32, a run's last 32 bytes are copied moved back to end at its end,
+over bytes copied already. Preconditions: AVX2; rows ≥ 1; n ≥ 32; the
+runs do not overlap between dst and src; every byte copied inside the
 caller's slices.`},
 	{name: "copyRunsStream{L}", kind: "copyRunsStream", flags: []string{"stream"}, doc: `{name} copies steps × rows runs of n bytes, run (s, r) from
 src+s*srcStep+r*srcStride to dst+s*dstStep+r*dstStride, writing each

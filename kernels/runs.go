@@ -170,9 +170,11 @@ func (g *gen) copyRunsNTPrefetch() {
 }
 
 // copyRunsAhead emits copyRunsAhead, which copies runs with ordinary
-// stores, 64 bytes per step (32 for a last odd piece), and prefetches the
-// line ahead bytes past each step's source: R10 = SI + ahead, R11 the
-// bytes of whole 64-byte steps.
+// stores, 64 bytes per step, then a last 32 bytes where that many are
+// left, then where n is no multiple of 32 the run's last 32 bytes (moved
+// back over bytes copied already), and prefetches the line ahead bytes
+// past each step's source: R10 = SI + ahead, R11 the bytes of whole
+// 64-byte steps, R12 the bytes left after them.
 func (g *gen) copyRunsAhead() {
 	g.runsPrologue("copyRunsAhead", "ahead int")
 	g.params([]string{"ahead"}, r9)
@@ -189,11 +191,20 @@ func (g *gen) copyRunsAhead() {
 	g.PREFETCHT0(atIdx(r10, ax, 1, 0))
 	g.copyStep(g.VMOVDQU, 2)
 	g.addBelow(ax, 64, r11, "aline")
-	g.Comment("A last 32 bytes, if n is an odd multiple of 32.")
+	g.Comment("A last 32 bytes, if that many are left.")
 	g.Label("atail")
+	g.MOVQ(r8, r12)
+	g.SUBQ(ax, r12)
+	g.CMPQ(r12, imm(32))
+	g.JB(operand.LabelRef("aback"))
+	g.PREFETCHT0(atIdx(r10, ax, 1, 0))
+	g.copyStep(g.VMOVDQU, 1)
+	g.ADDQ(imm(32), ax)
+	g.Comment("The run's last 32 bytes, where n is no multiple of 32.")
+	g.Label("aback")
 	g.CMPQ(ax, r8)
 	g.JAE(operand.LabelRef("anext"))
-	g.PREFETCHT0(atIdx(r10, ax, 1, 0))
+	g.LEAQ(at(r8, -32), ax)
 	g.copyStep(g.VMOVDQU, 1)
 	g.Label("anext")
 	g.nextRun("arow")

@@ -71,10 +71,14 @@ func CopyRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int)
 	copyRunsShort(dst, dstStride, src, srcStride, n, rows)
 }
 
-// copyRunsShort is CopyRuns once the spans are checked: runs of a few
-// bytes in groups on one side and side by side on the other through
-// copyRunsPermuted where it takes them, the rest generic.
+// copyRunsShort is CopyRuns once the spans are checked: runs of 64 bytes
+// or more through the level's run copy where it has one (copyRunsLong),
+// runs of a few bytes in groups on one side and side by side on the
+// other through copyRunsPermuted where it takes them, the rest generic.
 func copyRunsShort(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
+	if rows > 1 && copyRunsLong(dst, dstStride, src, srcStride, n, rows) {
+		return
+	}
 	done := copyRunsPermuted(dst, dstStride, src, srcStride, n, rows)
 	if done < rows {
 		copyRunsGeneric(dst[done*dstStride:], dstStride, src[done*srcStride:], srcStride, n, rows-done)

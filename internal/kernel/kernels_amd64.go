@@ -24,11 +24,27 @@ func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, 
 		copyRunsShort(dst, dstStride, src, srcStride, n, rows)
 		return
 	}
-	m := n &^ 31
-	copyRunsAhead(&dst[0], dstStride, &src[0], srcStride, m, rows, ahead)
-	if m < n {
-		copyRunsGeneric(dst[m:], dstStride, src[m:], srcStride, n-m, rows)
+	copyRunsVector(dst, dstStride, src, srcStride, n, rows, ahead)
+}
+
+// copyRunsLong runs copyRunsShort's runs of 64 bytes or more through the
+// AVX2 run copy, where the level has it and the runs are apart on some
+// side (runs side by side on both are one copy()), and reports whether
+// it did: a call to memmove a run cost more than the kernel's moves where
+// the runs are a few lines each (rows staged into the edge buffer).
+func copyRunsLong(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) bool {
+	if !useAVX2 || n < 64 || dstStride == n && srcStride == n {
+		return false
 	}
+	copyRunsVector(dst, dstStride, src, srcStride, n, rows, 0)
+	return true
+}
+
+// copyRunsVector copies rows runs of n ≥ 32 bytes with copyRunsAhead,
+// which takes each run's last piece of less than 32 bytes in a 32-byte
+// move back to end at the run's end, in the same pass.
+func copyRunsVector(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
+	copyRunsAhead(&dst[0], dstStride, &src[0], srcStride, n, rows, ahead)
 }
 
 func prefetching() bool { return useAVX2 }

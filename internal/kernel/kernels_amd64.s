@@ -12678,13 +12678,24 @@ aline:
 	CMPQ       AX, R11
 	JB         aline
 
-	// A last 32 bytes, if n is an odd multiple of 32.
+	// A last 32 bytes, if that many are left.
 atail:
-	CMPQ       AX, R8
-	JAE        anext
+	MOVQ       R8, R12
+	SUBQ       AX, R12
+	CMPQ       R12, $+32
+	JB         aback
 	PREFETCHT0 (R10)(AX*1)
 	VMOVDQU    (SI)(AX*1), Y0
 	VMOVDQU    Y0, (DI)(AX*1)
+	ADDQ       $+32, AX
+
+	// The run's last 32 bytes, where n is no multiple of 32.
+aback:
+	CMPQ    AX, R8
+	JAE     anext
+	LEAQ    -32(R8), AX
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU Y0, (DI)(AX*1)
 
 anext:
 	ADDQ DX, DI

@@ -1550,9 +1550,11 @@ func copyRunsNTPrefetch(dst *byte, dstStride int, src *byte, srcStride int, n in
 
 // copyRunsAhead copies rows runs of n bytes, run k from src+k*srcStride to
 // dst+k*dstStride, with ordinary stores, and for each 64 bytes it copies
-// prefetches the line ahead bytes past the source. Preconditions: AVX2;
-// rows ≥ 1; n ≥ 32 and a multiple of 32; every byte copied inside the
-// caller's slices.
+// prefetches the line ahead bytes past the source. Where n is no multiple
+// of 32, a run's last 32 bytes are copied moved back to end at its end,
+// over bytes copied already. Preconditions: AVX2; rows ≥ 1; n ≥ 32;
+// the runs do not overlap between dst and src; every byte copied inside
+// the caller's slices.
 //
 //go:noescape
 func copyRunsAhead(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, ahead int)
