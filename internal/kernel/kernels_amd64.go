@@ -590,9 +590,9 @@ func weaveLeast(width int) int {
 }
 
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
-// width-byte elements, 1, 2 or 4; or 8 of 1 or 2 bytes) at the level in use over
-// rows elements, and returns how many it did (a multiple of its chunk),
-// or 0 if it has no kernel.
+// width-byte elements, 1, 2 or 4; or 8 of 1 or 2 bytes) at the level in
+// use over rows elements, and returns how many it did (a multiple of its
+// chunk), or 0 if it has no kernel.
 func interleaveAsm(width int, dst *byte, src *byte, srcStride int, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
 	if chunk == 0 {
@@ -800,10 +800,10 @@ func fenceGrid(g Grid, stream bool) {
 	}
 }
 
-// deinterleaveAsm runs the de-interleave into rows (2, 3 or 4 of width-byte
-// elements, 1, 2 or 4; or 8 of 1 or 2 bytes) destination rows at the level in
-// use over cols elements, and returns how many it did (a multiple of its
-// chunk), or 0 if it has no kernel.
+// deinterleaveAsm runs the de-interleave into rows (2, 3 or 4 of
+// width-byte elements, 1, 2 or 4; or 8 of 1 or 2 bytes) destination rows
+// at the level in use over cols elements, and returns how many it did (a
+// multiple of its chunk), or 0 if it has no kernel.
 func deinterleaveAsm(width int, dst *byte, dstStride int, src *byte, rows, cols int) int {
 	chunk, avx512 := weaveChunk(width)
 	if chunk == 0 {

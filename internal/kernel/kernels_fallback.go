@@ -26,12 +26,12 @@ func keepsRows(width int) bool { return false }
 // fillAsm has no kernel here.
 func fillAsm(dst *byte, dstStride int, n, rows int, pat *[32]byte) bool { return false }
 
-// copyRunsAheadFast is the generic run copy: no prefetching copy here.
 // copyRunsLong moves no runs here: copyRunsShort's generic code does.
 func copyRunsLong(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) bool {
 	return false
 }
 
+// copyRunsAheadFast is the generic run copy: no prefetching copy here.
 func copyRunsAheadFast(dst []byte, dstStride int, src []byte, srcStride int, n, rows, ahead int) {
 	copyRunsGeneric(dst, dstStride, src, srcStride, n, rows)
 }

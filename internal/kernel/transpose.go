@@ -17,8 +17,8 @@ func Kernel(width int) string {
 
 // weaveNote is what kernelName adds for width-byte elements when the
 // level has the interleave kernels (have; every level that has them has
-// the 3-way ones too) and those of 8 columns of up to eight bytes
-// (widest8): which column counts run them.
+// the 3-way ones too), whose 8-column ones take elements of up to
+// widest8 bytes: which column counts run them.
 func weaveNote(width int, have bool, widest8 int) string {
 	if !have || width > 4 || !pow2(width) {
 		return ""
@@ -36,7 +36,10 @@ const prefetchBlockBytes = 8 << 10
 
 // transposeFast is Transpose after its checks. Two, three or four
 // columns with a contiguous destination are an interleave, two, three or
-// four rows with a contiguous source a de-interleave. Kernels that write
+// four rows with a contiguous source a de-interleave (so are eight of 1-
+// and 2-byte elements); fewer rows than the source's groups hold, the
+// first of each, a de-interleave through a buffer (deinterleaveKept);
+// one row at a small power-of-two stride a gather (copyRunsPermuted). Kernels that write
 // part lines stage their tiles (see transposeStaged). A large
 // destination (larger than the last-level cache, this call's or the
 // whole one a TransposeStreaming call writes part of) goes through
