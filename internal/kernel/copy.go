@@ -59,12 +59,18 @@ const cachedPiece = 512 << 10
 // turn to the next.
 const copyBlock = 256
 
+// lineHead returns how many bytes of b lie before its first 64-byte line
+// boundary, at most len(b): the head the line-aligned kernels leave.
+func lineHead(b []byte) int {
+	return min(int(-uintptr(unsafe.Pointer(unsafe.SliceData(b)))&63), len(b))
+}
+
 // copyParts copies src to dst (of the same length, apart) with kern, the
 // parts kernel of a level: the bytes before dst's first 64-byte line and
 // after the last whole block of every part by copy(), the rest in parts
 // parts walked together, then a store fence.
 func copyParts(dst, src []byte, parts, ahead int, kern func(dst, src *byte, partLen, parts, blocks, ahead int)) {
-	head := min(int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63), len(dst))
+	head := lineHead(dst)
 	copy(dst[:head], src[:head])
 	partLen := (len(dst) - head) / parts / copyBlock * copyBlock
 	if partLen > 0 {

@@ -2,8 +2,6 @@
 
 package kernel
 
-import "unsafe"
-
 // copyStreamed copies src to dst (of the same length, apart) over parts
 // parts with non-temporal stores and reports true, or reports false
 // where the level in use has no such kernel (below AVX2).
@@ -33,7 +31,7 @@ func copyCached(dst, src []byte, repBytes int) bool {
 	if n == 0 {
 		return true
 	}
-	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst))) & 63)
+	head := lineHead(dst)
 	if repBytes == 0 || n <= repBytes || n-head < copyBlock {
 		copyRepMOVSB(&dst[0], &src[0], n)
 		return true

@@ -3,7 +3,6 @@ package kernel
 import (
 	"encoding/binary"
 	"fmt"
-	"unsafe"
 
 	"github.com/tilecopy/tilecopy/internal/mem"
 )
@@ -118,7 +117,7 @@ func maskBytes(dst, src, keep, pat []byte) {
 // them through apply; the kernels' stores fenced.
 func (m *Mask) copyParts(dst, src []byte, phase, parts int, kern func(dst, src *byte, partLen, parts, blocks int, mask, pat *byte, maskLen, phase int)) {
 	n, l := len(dst), m.kernelLen
-	done := min(int(-uintptr(unsafe.Pointer(unsafe.SliceData(dst)))&63), n)
+	done := lineHead(dst)
 	m.apply(dst[:done], src[:done], phase)
 	ran := false
 	for _, k := range []int{parts, 1} {
