@@ -51,17 +51,21 @@ func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, r
 	if steps < 4 {
 		return 0 // the table costs more than a few steps save
 	}
+	// The masks: the runs side by side, and the runs' bytes in their
+	// groups (n ones repeated every group bits, by a product with the
+	// repunit of base 2^group).
+	packed := uint64(1)<<(per*n) - 1
+	grouped := (uint64(1)<<n - 1) * (^uint64(0) / (uint64(1)<<group - 1))
 	var table [64]byte
-	packed := uint64(1)<<(per*n) - 1 // the runs side by side
-	var grouped uint64               // the runs' bytes in their groups
-	for g := range per {
-		for j := range n {
-			grouped |= 1 << (g*group + j)
+	k := 0 // the runs' bytes side by side
+	for g := 0; g < 64; g += group {
+		for j := g; j < g+n; j++ {
 			if gather {
-				table[g*n+j] = byte(g*group + j)
+				table[k&63] = byte(j)
 			} else {
-				table[g*group+j] = byte(g*n + j)
+				table[j&63] = byte(k)
 			}
+			k++
 		}
 	}
 	if gather {
