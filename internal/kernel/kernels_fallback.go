@@ -126,6 +126,9 @@ func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, str
 // in Go.
 func permuteBlocksFast(dst, src []byte, perm []byte, n int) int { return 0 }
 
+// permutesRuns reports that copyRunsPermuted moves no runs here.
+func permutesRuns() bool { return false }
+
 // copyRunsPermuted moves no runs here: CopyRuns moves them all.
 func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) int {
 	return 0

@@ -976,6 +976,40 @@ func TestDeinterleaveKept(t *testing.T) {
 	})
 }
 
+// TestInterleaveKept runs Transpose on interleaves into groups of k
+// elements of which the source fills the first cols (interleaveKept) at
+// every level, for row counts around the kernels' chunks and pieces, the
+// destination ending at a guard page inside its last group or after it:
+// the groups' other elements are left as they were.
+func TestInterleaveKept(t *testing.T) {
+	type shape struct{ w, k, cols int }
+	shapes := []shape{{1, 8, 2}, {1, 8, 3}, {1, 8, 4}, {1, 4, 3}, {1, 4, 2}, {1, 16, 3}, {1, 64, 4}, {2, 8, 3}, {2, 4, 3}, {2, 32, 2}, {4, 4, 3}, {4, 8, 2}, {4, 16, 4}}
+	forEachLevel(t, func(t *testing.T) {
+		for _, c := range shapes {
+			for _, rows := range []int{1, 8, 31, 32, 33, 64, 95, 100, 511, 512, 513, 1000, 1031, 1366, 3000} {
+				for _, whole := range []bool{false, true} {
+					ds := c.k * c.w
+					n := (rows-1)*ds + c.cols*c.w
+					if whole {
+						n = rows * ds
+					}
+					ss := rows*c.w + rows%3
+					src := guarded(t, (c.cols-1)*ss+rows*c.w, true)
+					dst := guarded(t, n, true)
+					r := rand.New(rand.NewPCG(uint64(rows), uint64(c.k)))
+					randomize(r, src, dst)
+					want := bytes.Clone(dst)
+					transposeGeneric(c.w, want, ds, src, ss, rows, c.cols)
+					Transpose(c.w, dst, ds, src, ss, rows, c.cols)
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%+v rows %d whole %v: byte %d differs", c, rows, whole, firstDiff(dst, want))
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestTransposeOneRow runs Transpose on blocks of one row, a gather of an
 // element from each source row (copyRunsPermuted where the rows are a
 // power of two bytes apart, up to 64), at every level, for row counts

@@ -25,6 +25,10 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int {
 	return steps * per
 }
 
+// permutesRuns reports whether copyRunsPermuted moves runs at the level
+// in use.
+func permutesRuns() bool { return useVBMI }
+
 // copyRunsPermuted runs the whole steps of a CopyRuns of runs of n < 64
 // bytes that lie side by side on one side and in groups of a power of
 // two bytes, more than n, on the other (the 3 bytes held of each 8-byte

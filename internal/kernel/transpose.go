@@ -89,6 +89,14 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
+	if k := dstStride / width; cols > 1 && cols < k && dstStride == k*width && dstStride <= 64 && pow2(dstStride) && cols <= 4 && weave && permutesRuns() {
+		// An interleave into groups of k of which the source fills the
+		// first cols: the rows of a tile's partial group ((8,1) tiles
+		// of 3 rows, unpacked to bytes).
+		if interleaveKept(width, k, dst, dstStride, src, srcStride, rows, cols) {
+			return
+		}
+	}
 	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width <= 2) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
@@ -498,6 +506,47 @@ func deinterleaveKept(width, k int, dst []byte, dstStride int, src []byte, rows,
 	if whole < cols {
 		c := whole * width
 		transposeGeneric(width, dst[c:], dstStride, src[whole*k*width:], k*width, rows, 1)
+	}
+	return true
+}
+
+// interleaveKept runs the rows × cols interleave into groups of k
+// width-byte elements (cols < k; the destination's row i is the group at
+// i*k*width) of which the source fills the first cols: the kernel of cols
+// rows interleaves a piece of the rows at a time into a buffer on the
+// stack, whose groups of cols elements copyRunsPermuted moves into the
+// destination's groups with masked stores, leaving the rest of each
+// group as it was. A last piece shorter than the kernel's chunk is moved
+// back to end at the edge, over rows done already. It reports false,
+// having written nothing, where the level has no interleave of cols rows
+// or no permuting run copy (permutesRuns), or the rows are fewer than
+// the kernel's chunk.
+func interleaveKept(width, k int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) bool {
+	chunk := weaveLeast(width)
+	if chunk == 0 || rows < chunk || !permutesRuns() {
+		return false
+	}
+	var buf [keptBytes]byte
+	g := cols * width // the bytes of a group the source fills
+	piece := keptBytes / g / chunk * chunk
+	for r0 := 0; r0 < rows; r0 += piece {
+		n := min(piece, rows-r0)
+		if n < chunk { // the last piece, moved back
+			r0, n = rows-chunk, chunk
+		}
+		done := interleaveAsm(width, &buf[0], &src[r0*width], srcStride, n, cols)
+		if done == 0 {
+			return false // no kernel for cols rows (nothing written yet: the first piece holds a chunk)
+		}
+		if done < n {
+			e := n - chunk
+			interleaveAsm(width, &buf[e*g], &src[(r0+e)*width], srcStride, chunk, cols)
+		}
+		d := dst[r0*dstStride:]
+		moved := copyRunsPermuted(d, dstStride, buf[:n*g], g, g, n)
+		if moved < n {
+			copyRunsGeneric(d[moved*dstStride:], dstStride, buf[moved*g:n*g], g, g, n-moved)
+		}
 	}
 	return true
 }
