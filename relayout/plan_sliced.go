@@ -248,9 +248,13 @@ func (p *Plan) sliced(opts *Options) *Plan {
 	if !best.pack && best.dst.n == 1 {
 		b = 0
 	}
+	if best.pack {
+		// A piece of the packed runs, where they are streamed out.
+		b += min(ceilDiv(best.parts[0].dstBytes*best.dst.bits, 8), packPiece)
+	}
+	best.stream = p.pastCaches()
 	best.temp = a + b
 	best.parallelism = &p.parallelism
-	best.stream = p.pastCaches()
 	p.exec = best
 	return p
 }
@@ -312,7 +316,7 @@ func (s *sliced) runChunks(dst, src []byte, lo, hi int64) {
 	for c := lo; c < hi; c++ {
 		s.slice(dst, src, *tmp, c)
 	}
-	if s.stream && s.dst.n > 1 {
+	if s.stream && (s.dst.n > 1 || s.pack) { // copied out or packed streaming
 		kernel.StoreFence()
 	}
 }
@@ -355,6 +359,10 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 		return
 	}
 	ed := q.dstBytes / s.dst.n
+	if s.packsStreamed(ed) {
+		s.packStreamed(dst[da:], out, tmp[q.dstBytes:], ed)
+		return
+	}
 	for r := range s.dst.n {
 		run := dst[da+r*s.dst.stride:]
 		switch {
@@ -365,6 +373,45 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 		default:
 			copy(run[:ed], out[r*ed:])
 		}
+	}
+}
+
+// packPiece is the most bytes of packed destination a slice packs into
+// its temporary before it streams them out (packStreamed): L1 holds them.
+const packPiece = 16 << 10
+
+// packsStreamed reports whether a slice packs its destination runs of
+// ed unpacked elements through packStreamed: where the destination is
+// packed and past the caches, in runs of whole lines (at strides of
+// whole lines), packPiece bytes or fewer each.
+func (s *sliced) packsStreamed(ed int64) bool {
+	pb := ed * s.dst.bits / 8
+	return s.pack && s.stream && pb <= packPiece && pb%64 == 0 && (s.dst.n == 1 || s.dst.stride%64 == 0)
+}
+
+// packStreamed packs the slice's s.dst.n runs of ed unpacked elements,
+// packPiece bytes or fewer each packed, from out into dst (the slice's
+// first run) through pk, as many runs a piece as fit, and streams each
+// piece out with non-temporal stores in one call: the packing kernel's
+// plain stores would read each destination line before they write it.
+//
+// slice takes it where packsStreamed says: runs of a few hundred bytes to a few KiB far apart ran faster so
+// (s4[1,256,1045,384] from T(256) to another order, 1045 runs of 384
+// bytes a slice). Runs that end inside a line, whose rest the next
+// slice writes (s4[896,603,2,54], runs of 864 bytes), and runs longer
+// than a piece, packed and streamed a piece at a time (u4[3,39454720]
+// transposed to T(128), 3 runs of 175 KB a slice), ran slower than
+// packed in place (docs/perf).
+func (s *sliced) packStreamed(dst, out, pk []byte, ed int64) {
+	bits := s.dst.bits
+	pb := ed * bits / 8   // bytes of a packed run
+	per := packPiece / pb // runs a piece
+	for r0 := int64(0); r0 < s.dst.n; r0 += per {
+		k := min(per, s.dst.n-r0)
+		for r := range k {
+			kernel.PackBits(pk[r*pb:], out[(r0+r)*ed:], int(ed), int(bits))
+		}
+		kernel.CopyRunsStreamingUnfenced(dst[r0*s.dst.stride:], int(s.dst.stride), 0, pk, int(pb), 0, int(pb), int(k), 1)
 	}
 }
 
@@ -393,7 +440,12 @@ func (s *sliced) explain(b *strings.Builder) {
 	fmt.Fprintf(b, "  sliced: d%d in %d slices of %d values, each a sub-array that the caches hold, so that its plan's stages run in them\n", s.dim, s.count, s.per)
 	fmt.Fprintf(b, "    a slice's source: %s\n", side(s.src))
 	fmt.Fprintf(b, "    a slice's destination: %s\n", side(s.dst))
-	if s.stream && s.dst.n > 1 {
+	switch {
+	case s.packsStreamed(s.parts[0].dstBytes / s.dst.n):
+		b.WriteString("    the destination's runs are packed a piece at a time in the caches and written with non-temporal stores (past the caches; runs of whole lines)\n")
+	case s.pack && s.stream:
+		b.WriteString("    the destination's runs are packed in place (past the caches, but runs that end inside lines or are longer than a piece)\n")
+	case s.stream && s.dst.n > 1:
 		b.WriteString("    the destination's runs are written with non-temporal stores (past the caches)\n")
 	}
 	if g := min(s.goroutines(), s.count); g > 1 {
