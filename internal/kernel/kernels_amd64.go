@@ -1645,6 +1645,19 @@ func stageTiles(k kernelID, width int, sp unsafe.Pointer, srcStride, fullRows, f
 	}
 }
 
+// stripRows runs kernel k down rows ≥ bi rows (destination rows; source
+// elements) of a strip of bj columns from dst and src: the whole register
+// blocks, then, where rows is no multiple of bi, one block moved back to
+// end at the last row, over rows the one before wrote (dst and src do
+// not overlap, so it writes them again with the same values).
+func stripRows(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, rows, width int) {
+	bi := shapes[k].bi
+	strip(k, dst, dstStride, src, srcStride, rows/bi)
+	if r := rows - bi; rows%bi != 0 {
+		strip(k, (*byte)(unsafe.Add(unsafe.Pointer(dst), r*dstStride)), dstStride, (*byte)(unsafe.Add(unsafe.Pointer(src), r*width)), srcStride, 1)
+	}
+}
+
 // gridPieceBytes is the length transposeGridStaged makes the runs it
 // reads and writes, where the grid's blocks continue each other's.
 //
@@ -1765,6 +1778,17 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if fullRows == 0 || fullCols == 0 {
 		return false
 	}
+	// Rows past the last whole register block go through the scratch as
+	// well, in a strip moved back to end at the block's last row
+	// (stripRows): kernelEdges would write them into the destination
+	// with ordinary stores, each line read from memory first, between
+	// lines the group streams (f32 [751,1,1401,13,1] to {4,0,1,2,3},
+	// blocks of 13 rows, 5 of them past the AVX2 kernel's 8). Of the
+	// random pairs that have such rows, those of 2 bytes and more ran
+	// faster so, those of bytes no faster (docs/perf).
+	if width >= 2 {
+		fullRows = rows
+	}
 	if fullRows*(fullCols*width+64) > tuning.GridGroup/2 {
 		return stream && splitGrid(width, dst, dstStride, src, srcStride, rows, cols, g)
 	}
@@ -1856,7 +1880,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 				s := unsafe.Add(sp, a0*g.SrcOuter+(b0+b)*g.SrcInner)
 				t := unsafe.Add(scr, b*blk)
 				for c := 0; c < fullCols; c += sh.bj {
-					strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, m*fullRows/sh.bi)
+					stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, m*fullRows, width)
 				}
 			}
 			a2, b2 := nextGroup(a0, m, b0)
@@ -1879,7 +1903,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 				s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
 				t := unsafe.Add(scr, b*blk+a*dstRun)
 				for c := 0; c < fullCols; c += sh.bj {
-					strip(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows/sh.bi)
+					stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows, width)
 				}
 			}
 		}
