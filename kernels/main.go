@@ -164,10 +164,12 @@ func (g *gen) file() {
 			}
 		}
 	}
-	for _, inverse := range []bool{false, true} {
-		for _, w := range []int{1, 2, 4} {
-			g.weave3AVX512(w, inverse)
-			g.weave3AVX2(w, inverse)
+	for _, stream := range []bool{false, true} {
+		for _, inverse := range []bool{false, true} {
+			for _, w := range []int{1, 2, 4} {
+				g.weave3AVX512(w, inverse, stream)
+				g.weave3AVX2(w, inverse, stream)
+			}
 		}
 	}
 	for _, lvl := range []*level{avx512, avx2} {

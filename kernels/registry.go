@@ -56,6 +56,7 @@ type family struct {
 // The docs' common preconditions and sentences.
 const (
 	fieldsStream = " It writes with VMOVNTDQ and ends with SFENCE: dst (and dstStep) a multiple of 32."
+	weaveStream  = " It writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a de-interleave's dstStride, multiples of the vector's bytes; of 16 for the AVX2 interleaves, which store 16-byte pieces)."
 	inside       = "every byte read and written lies inside the caller's slices"
 	feature      = "the CPU has the features the table's level and flags say"
 )
@@ -102,14 +103,14 @@ kernel, except that dst and dstStride are free, multiples of 4; the
 lines written inside the caller's destination.`},
 	{name: "storeFence", kind: "fence", doc: `{name} is SFENCE: it orders the non-temporal stores of the streaming
 kernels before the stores that follow.`},
-	{name: "interleave{k}x{w}{L}", kind: "interleave", vbmi: true, doc: `{name} is Transpose of {k} columns with a contiguous destination: it
+	{name: "interleave{k}x{w}{S}{L}", kind: "interleave", vbmi: true, streamDoc: weaveStream, doc: `{name} is Transpose of {k} columns with a contiguous destination: it
 reads n chunks of {k} source rows ({vec} bytes of each a chunk) and
-writes them to dst element by element ({w} bytes each). Preconditions:
-n ≥ 1; ` + inside + `; ` + feature + `.`},
-	{name: "deinterleave{k}x{w}{L}", kind: "deinterleave", vbmi: true, doc: `{name} is Transpose of {k} rows with a contiguous source: it splits n
+writes them to dst element by element ({w} bytes each).{stream}
+Preconditions: n ≥ 1; ` + inside + `; ` + feature + `.`},
+	{name: "deinterleave{k}x{w}{S}{L}", kind: "deinterleave", vbmi: true, streamDoc: weaveStream, doc: `{name} is Transpose of {k} rows with a contiguous source: it splits n
 chunks of the source ({k}×{vec} bytes a chunk) into {k} destination rows
-dstStride apart, {w} bytes an element. Preconditions: n ≥ 1; ` + inside + `;
-` + feature + `.`},
+dstStride apart, {w} bytes an element.{stream} Preconditions: n ≥ 1;
+` + inside + `; ` + feature + `.`},
 	{name: "interleave{k}x{w}Grid{L}", kind: "interleaveGrid", vbmi: true, doc: `{name} runs interleave{k}x{w}{level} on each block of a grid of outer ×
 inner blocks (block (a, b) at dst + a*dstOuter + b*dstInner and src +
 a*srcOuter + b*srcInner, each of n chunks; where back is not 0, each

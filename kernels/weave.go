@@ -60,20 +60,25 @@ type weaveSpec struct {
 	width   int  // element bytes: 1, 2 or 4
 	inverse bool // de-interleave
 	grid    bool // a grid of blocks, streamed or not
+	stream  bool // not a grid: written with non-temporal stores
 }
 
 // name returns the kernel's name: interleaveKxW<level> or
-// deinterleaveKxW<level>, with Grid before the level for a grid.
+// deinterleaveKxW<level>, with Grid (a grid) or Stream (non-temporal
+// stores) before the level.
 func (s weaveSpec) name() string {
 	verb := "interleave"
 	if s.inverse {
 		verb = "deinterleave"
 	}
-	grid := ""
-	if s.grid {
-		grid = "Grid"
+	kind := ""
+	switch {
+	case s.grid:
+		kind = "Grid"
+	case s.stream:
+		kind = "Stream"
 	}
-	return fmt.Sprintf("%s%dx%d%s%s", verb, s.k, s.width, grid, s.lvl.name)
+	return fmt.Sprintf("%s%dx%d%s%s", verb, s.k, s.width, kind, s.lvl.name)
 }
 
 // gridArgs are the arguments a grid kernel takes after n and back (and,

@@ -132,9 +132,15 @@ func weave3Indexes(inverse bool, w int) [3][2]table {
 
 // weave3AVX512 emits interleave3xWAVX512 or deinterleave3xWAVX512 for w-byte
 // elements (1 needs VBMI, 2 BW): inputs in Z0..Z2, each output's first
-// permute into Z3..Z5 and its second into Z6..Z8.
-func (g *gen) weave3AVX512(w int, inverse bool) {
-	g.weave3Head(weaveSpec{lvl: avx512, k: 3, width: w, inverse: inverse})
+// permute into Z3..Z5 and its second into Z6..Z8. With stream, the
+// kernel (interleave3xWStreamAVX512, deinterleave3xWStreamAVX512) stores
+// with VMOVNTDQ, left unfenced.
+func (g *gen) weave3AVX512(w int, inverse, stream bool) {
+	g.weave3Head(weaveSpec{lvl: avx512, k: 3, width: w, inverse: inverse, stream: stream})
+	store := g.vmov(avx512)
+	if stream {
+		store = g.VMOVNTDQ
+	}
 	tables := weave3Tables[inverse][w]
 	for k := range 3 {
 		for step := range 2 {
@@ -158,9 +164,9 @@ func (g *gen) weave3AVX512(w int, inverse bool) {
 		g.VMOVDQA64(avx512.v(27+2*k), second)
 		perm(in[2], first, second)
 		if inverse {
-			g.VMOVDQU64(second, row(di, dx, r8, k, 0))
+			store(second, row(di, dx, r8, k, 0))
 		} else {
-			g.VMOVDQU64(second, at(di, 64*k))
+			store(second, at(di, 64*k))
 		}
 	}
 	g.weave3Step(avx512, inverse)
@@ -182,9 +188,15 @@ func (g *gen) permi2(w int) func(...operand.Op) {
 // weave3AVX2 emits interleave3xWAVX2 or deinterleave3xWAVX2 for w-byte
 // elements: the input pieces of both blocks in Y0..Y2 (block 0 in the
 // low lanes), each output piece ORed together in Y3 from the shuffles in
-// Y4.
-func (g *gen) weave3AVX2(w int, inverse bool) {
-	g.weave3Head(weaveSpec{lvl: avx2, k: 3, width: w, inverse: inverse})
+// Y4. With stream, the kernel (…StreamAVX2) stores with VMOVNTDQ, left
+// unfenced: the interleave's 16-byte pieces, the high ones taken out of
+// Y3 into X4 first (VEXTRACTI128 stores only plainly).
+func (g *gen) weave3AVX2(w int, inverse, stream bool) {
+	g.weave3Head(weaveSpec{lvl: avx2, k: 3, width: w, inverse: inverse, stream: stream})
+	store := g.vmov(avx2)
+	if stream {
+		store = g.VMOVNTDQ
+	}
 	masks := weave3Lanes[inverse][w]
 	in := avx2.vs(0, 3)
 	acc, t := avx2.v(3), avx2.v(4)
@@ -203,9 +215,14 @@ func (g *gen) weave3AVX2(w int, inverse bool) {
 			g.VPSHUFB(masks[q][r].addr(), in[r], t)
 			g.VPOR(t, acc, acc)
 		}
-		if inverse {
-			g.VMOVDQU(acc, row(di, dx, r8, q, 0))
-		} else {
+		switch {
+		case inverse:
+			store(acc, row(di, dx, r8, q, 0))
+		case stream:
+			store(acc.AsX(), at(di, 16*q))
+			g.VEXTRACTI128(operand.U8(1), acc, t.AsX())
+			store(t.AsX(), at(di, 48+16*q))
+		default:
 			g.VMOVDQU(acc.AsX(), at(di, 16*q))
 			g.VEXTRACTI128(operand.U8(1), acc, at(di, 48+16*q))
 		}

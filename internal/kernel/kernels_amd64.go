@@ -665,6 +665,48 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 	return n * chunk
 }
 
+// The streaming 3-way weaves by [log2 width][AVX-512].
+var (
+	interleave3Streams = [3][2]func(dst *byte, src *byte, srcStride int, n int){
+		{interleave3x1StreamAVX2, interleave3x1StreamAVX512}, {interleave3x2StreamAVX2, interleave3x2StreamAVX512}, {interleave3x4StreamAVX2, interleave3x4StreamAVX512},
+	}
+	deinterleave3Streams = [3][2]func(dst *byte, dstStride int, src *byte, n int){
+		{deinterleave3x1StreamAVX2, deinterleave3x1StreamAVX512}, {deinterleave3x2StreamAVX2, deinterleave3x2StreamAVX512}, {deinterleave3x4StreamAVX2, deinterleave3x4StreamAVX512},
+	}
+)
+
+// weave3StreamAsm runs the streaming kernel of the 3-way interleave
+// (count groups of 3 elements into dst, the source rows srcStride apart)
+// or, with inverse, de-interleave (count elements of each of 3
+// destination rows dstStride apart) over the whole chunks, its stores
+// left unfenced, and returns how many elements of each row it moved: 0
+// where the level has no such kernel or the destination is not aligned
+// for its vector stores (64 bytes with AVX-512, 32 with AVX2, 16 for the
+// AVX2 interleave's pieces).
+func weave3StreamAsm(width int, inverse bool, dst *byte, dstStride int, src *byte, srcStride int, count int) int {
+	chunk, avx512 := weaveChunk(width)
+	if chunk == 0 || width > 4 || !pow2(width) || count < chunk {
+		return 0
+	}
+	align, a := 64, 1
+	if !avx512 {
+		align, a = 32, 0
+		if !inverse {
+			align = 16
+		}
+	}
+	if uintptr(unsafe.Pointer(dst))%uintptr(align) != 0 || inverse && dstStride%align != 0 {
+		return 0
+	}
+	n, w := count/chunk, bits.TrailingZeros(uint(width))
+	if inverse {
+		deinterleave3Streams[w][a](dst, dstStride, src, n)
+	} else {
+		interleave3Streams[w][a](dst, src, srcStride, n)
+	}
+	return n * chunk
+}
+
 // interleaveGridFunc and deinterleaveGridFunc are the signatures of the
 // grid kernels.
 type (

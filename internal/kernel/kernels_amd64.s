@@ -11047,6 +11047,513 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave3x1StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F, AVX512VBMI
+TEXT ·interleave3x1StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 64 bytes of each of 3 rows, interleaved by 1-byte elements into 192 bytes.
+	VMOVDQU64 weave33x1Out0First<>+0(SB), Z26
+	VMOVDQU64 weave33x1Out0Second<>+0(SB), Z27
+	VMOVDQU64 weave33x1Out1First<>+0(SB), Z28
+	VMOVDQU64 weave33x1Out1Second<>+0(SB), Z29
+	VMOVDQU64 weave33x1Out2First<>+0(SB), Z30
+	VMOVDQU64 weave33x1Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2B  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2B  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2B  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2B  Z2, Z4, Z7
+	VMOVNTDQ  Z7, 64(DI)
+	VMOVDQA64 Z30, Z5
+	VPERMI2B  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2B  Z2, Z5, Z8
+	VMOVNTDQ  Z8, 128(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+192, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func interleave3x1StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x1StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 1-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes1Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, (DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 48(DI)
+	VPSHUFB      weave3Lanes1Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 64(DI)
+	VPSHUFB      weave3Lanes1Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes1Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes1Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func interleave3x2StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·interleave3x2StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 64 bytes of each of 3 rows, interleaved by 2-byte elements into 192 bytes.
+	VMOVDQU64 weave33x2Out0First<>+0(SB), Z26
+	VMOVDQU64 weave33x2Out0Second<>+0(SB), Z27
+	VMOVDQU64 weave33x2Out1First<>+0(SB), Z28
+	VMOVDQU64 weave33x2Out1Second<>+0(SB), Z29
+	VMOVDQU64 weave33x2Out2First<>+0(SB), Z30
+	VMOVDQU64 weave33x2Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2W  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2W  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2W  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2W  Z2, Z4, Z7
+	VMOVNTDQ  Z7, 64(DI)
+	VMOVDQA64 Z30, Z5
+	VPERMI2W  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2W  Z2, Z5, Z8
+	VMOVNTDQ  Z8, 128(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+192, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func interleave3x2StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x2StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 2-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes2Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, (DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 48(DI)
+	VPSHUFB      weave3Lanes2Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 64(DI)
+	VPSHUFB      weave3Lanes2Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes2Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes2Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func interleave3x4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·interleave3x4StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 64 bytes of each of 3 rows, interleaved by 4-byte elements into 192 bytes.
+	VMOVDQU64 weave33x4Out0First<>+0(SB), Z26
+	VMOVDQU64 weave33x4Out0Second<>+0(SB), Z27
+	VMOVDQU64 weave33x4Out1First<>+0(SB), Z28
+	VMOVDQU64 weave33x4Out1Second<>+0(SB), Z29
+	VMOVDQU64 weave33x4Out2First<>+0(SB), Z30
+	VMOVDQU64 weave33x4Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQU64 (SI)(BX*2), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2D  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2D  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2D  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2D  Z2, Z4, Z7
+	VMOVNTDQ  Z7, 64(DI)
+	VMOVDQA64 Z30, Z5
+	VPERMI2D  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2D  Z2, Z5, Z8
+	VMOVNTDQ  Z8, 128(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+192, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func interleave3x4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·interleave3x4StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ srcStride+16(FP), BX
+	MOVQ n+24(FP), CX
+
+	// A chunk: 32 bytes of each of 3 rows, interleaved by 4-byte elements into 96 bytes.
+loop:
+	VMOVDQU      (SI), Y0
+	VMOVDQU      (SI)(BX*1), Y1
+	VMOVDQU      (SI)(BX*2), Y2
+	VPSHUFB      weave3Lanes4Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out0In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out0In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, (DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 48(DI)
+	VPSHUFB      weave3Lanes4Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out1In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out1In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 16(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 64(DI)
+	VPSHUFB      weave3Lanes4Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB      weave3Lanes4Out2In1<>+0(SB), Y1, Y4
+	VPOR         Y4, Y3, Y3
+	VPSHUFB      weave3Lanes4Out2In2<>+0(SB), Y2, Y4
+	VPOR         Y4, Y3, Y3
+	VMOVNTDQ     X3, 32(DI)
+	VEXTRACTI128 $0x01, Y3, X4
+	VMOVNTDQ     X4, 80(DI)
+	ADDQ         $+32, SI
+	ADDQ         $+96, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x1StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX512F, AVX512VBMI
+TEXT ·deinterleave3x1StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 192 bytes of groups of 3 1-byte elements, split into 64 bytes of each of 3 rows.
+	VMOVDQU64 deweave33x1Out0First<>+0(SB), Z26
+	VMOVDQU64 deweave33x1Out0Second<>+0(SB), Z27
+	VMOVDQU64 deweave33x1Out1First<>+0(SB), Z28
+	VMOVDQU64 deweave33x1Out1Second<>+0(SB), Z29
+	VMOVDQU64 deweave33x1Out2First<>+0(SB), Z30
+	VMOVDQU64 deweave33x1Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2B  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2B  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2B  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2B  Z2, Z4, Z7
+	VMOVNTDQ  Z7, (DI)(DX*1)
+	VMOVDQA64 Z30, Z5
+	VPERMI2B  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2B  Z2, Z5, Z8
+	VMOVNTDQ  Z8, (DI)(DX*2)
+	ADDQ      $+192, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x1StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x1StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 1-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes1Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)
+	VPSHUFB     deweave3Lanes1Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes1Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes1Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes1Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x2StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·deinterleave3x2StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 192 bytes of groups of 3 2-byte elements, split into 64 bytes of each of 3 rows.
+	VMOVDQU64 deweave33x2Out0First<>+0(SB), Z26
+	VMOVDQU64 deweave33x2Out0Second<>+0(SB), Z27
+	VMOVDQU64 deweave33x2Out1First<>+0(SB), Z28
+	VMOVDQU64 deweave33x2Out1Second<>+0(SB), Z29
+	VMOVDQU64 deweave33x2Out2First<>+0(SB), Z30
+	VMOVDQU64 deweave33x2Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2W  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2W  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2W  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2W  Z2, Z4, Z7
+	VMOVNTDQ  Z7, (DI)(DX*1)
+	VMOVDQA64 Z30, Z5
+	VPERMI2W  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2W  Z2, Z5, Z8
+	VMOVNTDQ  Z8, (DI)(DX*2)
+	ADDQ      $+192, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x2StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x2StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 2-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes2Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)
+	VPSHUFB     deweave3Lanes2Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes2Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes2Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes2Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x4StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·deinterleave3x4StreamAVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 192 bytes of groups of 3 4-byte elements, split into 64 bytes of each of 3 rows.
+	VMOVDQU64 deweave33x4Out0First<>+0(SB), Z26
+	VMOVDQU64 deweave33x4Out0Second<>+0(SB), Z27
+	VMOVDQU64 deweave33x4Out1First<>+0(SB), Z28
+	VMOVDQU64 deweave33x4Out1Second<>+0(SB), Z29
+	VMOVDQU64 deweave33x4Out2First<>+0(SB), Z30
+	VMOVDQU64 deweave33x4Out2Second<>+0(SB), Z31
+
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQA64 Z26, Z3
+	VPERMI2D  Z1, Z0, Z3
+	VMOVDQA64 Z27, Z6
+	VPERMI2D  Z2, Z3, Z6
+	VMOVNTDQ  Z6, (DI)
+	VMOVDQA64 Z28, Z4
+	VPERMI2D  Z1, Z0, Z4
+	VMOVDQA64 Z29, Z7
+	VPERMI2D  Z2, Z4, Z7
+	VMOVNTDQ  Z7, (DI)(DX*1)
+	VMOVDQA64 Z30, Z5
+	VPERMI2D  Z1, Z0, Z5
+	VMOVDQA64 Z31, Z8
+	VPERMI2D  Z2, Z5, Z8
+	VMOVNTDQ  Z8, (DI)(DX*2)
+	ADDQ      $+192, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave3x4StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave3x4StreamAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ n+24(FP), CX
+
+	// A chunk: 96 bytes of groups of 3 4-byte elements, split into 32 bytes of each of 3 rows.
+loop:
+	VMOVDQU     (SI), X0
+	VINSERTI128 $0x01, 48(SI), Y0, Y0
+	VMOVDQU     16(SI), X1
+	VINSERTI128 $0x01, 64(SI), Y1, Y1
+	VMOVDQU     32(SI), X2
+	VINSERTI128 $0x01, 80(SI), Y2, Y2
+	VPSHUFB     deweave3Lanes4Out0In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out0In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out0In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)
+	VPSHUFB     deweave3Lanes4Out1In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out1In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out1In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*1)
+	VPSHUFB     deweave3Lanes4Out2In0<>+0(SB), Y0, Y3
+	VPSHUFB     deweave3Lanes4Out2In1<>+0(SB), Y1, Y4
+	VPOR        Y4, Y3, Y3
+	VPSHUFB     deweave3Lanes4Out2In2<>+0(SB), Y2, Y4
+	VPOR        Y4, Y3, Y3
+	VMOVNTDQ    Y3, (DI)(DX*2)
+	ADDQ        $+96, SI
+	ADDQ        $+32, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
 // func interleave8Pack4AVX512(dst *byte, src *byte, srcStride int, n int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·interleave8Pack4AVX512(SB), NOSPLIT, $0-32

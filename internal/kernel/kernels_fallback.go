@@ -129,6 +129,11 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int { return 0 }
 // permutesRuns reports that copyRunsPermuted moves no runs here.
 func permutesRuns() bool { return false }
 
+// weave3StreamAsm has no streaming kernel here: it moves nothing.
+func weave3StreamAsm(width int, inverse bool, dst *byte, dstStride int, src *byte, srcStride int, count int) int {
+	return 0
+}
+
 // copyRunsPermuted moves no runs here: CopyRuns moves them all.
 func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) int {
 	return 0

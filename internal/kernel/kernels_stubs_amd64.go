@@ -1384,6 +1384,150 @@ func deinterleave3x4AVX512(dst *byte, dstStride int, src *byte, n int)
 //go:noescape
 func deinterleave3x4AVX2(dst *byte, dstStride int, src *byte, n int)
 
+// interleave3x1StreamAVX512 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (64 bytes of each a
+// chunk) and writes them to dst element by element (1 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x1StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+
+// interleave3x1StreamAVX2 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (32 bytes of each a
+// chunk) and writes them to dst element by element (1 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x1StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+
+// interleave3x2StreamAVX512 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (64 bytes of each a
+// chunk) and writes them to dst element by element (2 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x2StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+
+// interleave3x2StreamAVX2 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (32 bytes of each a
+// chunk) and writes them to dst element by element (2 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x2StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+
+// interleave3x4StreamAVX512 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (64 bytes of each a
+// chunk) and writes them to dst element by element (4 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x4StreamAVX512(dst *byte, src *byte, srcStride int, n int)
+
+// interleave3x4StreamAVX2 is Transpose of 3 columns with a contiguous
+// destination: it reads n chunks of 3 source rows (32 bytes of each a
+// chunk) and writes them to dst element by element (4 bytes each). It
+// writes with VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func interleave3x4StreamAVX2(dst *byte, src *byte, srcStride int, n int)
+
+// deinterleave3x1StreamAVX512 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×64 bytes a chunk) into 3
+// destination rows dstStride apart, 1 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x1StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave3x1StreamAVX2 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×32 bytes a chunk) into 3
+// destination rows dstStride apart, 1 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x1StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave3x2StreamAVX512 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×64 bytes a chunk) into 3
+// destination rows dstStride apart, 2 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x2StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave3x2StreamAVX2 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×32 bytes a chunk) into 3
+// destination rows dstStride apart, 2 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x2StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave3x4StreamAVX512 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×64 bytes a chunk) into 3
+// destination rows dstStride apart, 4 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x4StreamAVX512(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave3x4StreamAVX2 is Transpose of 3 rows with a contiguous
+// source: it splits n chunks of the source (3×32 bytes a chunk) into 3
+// destination rows dstStride apart, 4 bytes an element. It writes with
+// VMOVNTDQ, not fenced: each vector store aligned (dst, and a
+// de-interleave's dstStride, multiples of the vector's bytes; of 16 for
+// the AVX2 interleaves, which store 16-byte pieces). Preconditions: n ≥
+// 1; every byte read and written lies inside the caller's slices; the CPU
+// has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave3x4StreamAVX2(dst *byte, dstStride int, src *byte, n int)
+
 // interleave8Pack4AVX512 packs n chunks of 8 source rows (64 bytes of each
 // row a chunk) into words of nibbles (PackRows8). Preconditions: n ≥ 1;
 // every byte read and written lies inside the caller's slices; the CPU has
@@ -2415,6 +2559,18 @@ const (
 	idDeinterleave3x2AVX2
 	idDeinterleave3x4AVX512
 	idDeinterleave3x4AVX2
+	idInterleave3x1StreamAVX512
+	idInterleave3x1StreamAVX2
+	idInterleave3x2StreamAVX512
+	idInterleave3x2StreamAVX2
+	idInterleave3x4StreamAVX512
+	idInterleave3x4StreamAVX2
+	idDeinterleave3x1StreamAVX512
+	idDeinterleave3x1StreamAVX2
+	idDeinterleave3x2StreamAVX512
+	idDeinterleave3x2StreamAVX2
+	idDeinterleave3x4StreamAVX512
+	idDeinterleave3x4StreamAVX2
 	idInterleave8Pack4AVX512
 	idInterleave8Pack4StreamAVX512
 	idUnpack4Deinterleave8AVX512
@@ -2616,6 +2772,18 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idDeinterleave3x2AVX2:              {name: "deinterleave3x2AVX2", fn: deinterleave3x2AVX2, kind: asmDeinterleave, level: levelAVX2, width: 2, ways: 3},
 	idDeinterleave3x4AVX512:            {name: "deinterleave3x4AVX512", fn: deinterleave3x4AVX512, kind: asmDeinterleave, level: levelAVX512, width: 4, ways: 3},
 	idDeinterleave3x4AVX2:              {name: "deinterleave3x4AVX2", fn: deinterleave3x4AVX2, kind: asmDeinterleave, level: levelAVX2, width: 4, ways: 3},
+	idInterleave3x1StreamAVX512:        {name: "interleave3x1StreamAVX512", fn: interleave3x1StreamAVX512, kind: asmInterleave, level: levelAVX512, width: 1, ways: 3, flags: asmStream | asmVBMI},
+	idInterleave3x1StreamAVX2:          {name: "interleave3x1StreamAVX2", fn: interleave3x1StreamAVX2, kind: asmInterleave, level: levelAVX2, width: 1, ways: 3, flags: asmStream},
+	idInterleave3x2StreamAVX512:        {name: "interleave3x2StreamAVX512", fn: interleave3x2StreamAVX512, kind: asmInterleave, level: levelAVX512, width: 2, ways: 3, flags: asmStream},
+	idInterleave3x2StreamAVX2:          {name: "interleave3x2StreamAVX2", fn: interleave3x2StreamAVX2, kind: asmInterleave, level: levelAVX2, width: 2, ways: 3, flags: asmStream},
+	idInterleave3x4StreamAVX512:        {name: "interleave3x4StreamAVX512", fn: interleave3x4StreamAVX512, kind: asmInterleave, level: levelAVX512, width: 4, ways: 3, flags: asmStream},
+	idInterleave3x4StreamAVX2:          {name: "interleave3x4StreamAVX2", fn: interleave3x4StreamAVX2, kind: asmInterleave, level: levelAVX2, width: 4, ways: 3, flags: asmStream},
+	idDeinterleave3x1StreamAVX512:      {name: "deinterleave3x1StreamAVX512", fn: deinterleave3x1StreamAVX512, kind: asmDeinterleave, level: levelAVX512, width: 1, ways: 3, flags: asmStream | asmVBMI},
+	idDeinterleave3x1StreamAVX2:        {name: "deinterleave3x1StreamAVX2", fn: deinterleave3x1StreamAVX2, kind: asmDeinterleave, level: levelAVX2, width: 1, ways: 3, flags: asmStream},
+	idDeinterleave3x2StreamAVX512:      {name: "deinterleave3x2StreamAVX512", fn: deinterleave3x2StreamAVX512, kind: asmDeinterleave, level: levelAVX512, width: 2, ways: 3, flags: asmStream},
+	idDeinterleave3x2StreamAVX2:        {name: "deinterleave3x2StreamAVX2", fn: deinterleave3x2StreamAVX2, kind: asmDeinterleave, level: levelAVX2, width: 2, ways: 3, flags: asmStream},
+	idDeinterleave3x4StreamAVX512:      {name: "deinterleave3x4StreamAVX512", fn: deinterleave3x4StreamAVX512, kind: asmDeinterleave, level: levelAVX512, width: 4, ways: 3, flags: asmStream},
+	idDeinterleave3x4StreamAVX2:        {name: "deinterleave3x4StreamAVX2", fn: deinterleave3x4StreamAVX2, kind: asmDeinterleave, level: levelAVX2, width: 4, ways: 3, flags: asmStream},
 	idInterleave8Pack4AVX512:           {name: "interleave8Pack4AVX512", fn: interleave8Pack4AVX512, kind: asmPackRows8, level: levelAVX512, flags: asmVBMI},
 	idInterleave8Pack4StreamAVX512:     {name: "interleave8Pack4StreamAVX512", fn: interleave8Pack4StreamAVX512, kind: asmPackRows8, level: levelAVX512, flags: asmStream | asmVBMI},
 	idUnpack4Deinterleave8AVX512:       {name: "unpack4Deinterleave8AVX512", fn: unpack4Deinterleave8AVX512, kind: asmUnpackRows8, level: levelAVX512, flags: asmVBMI},

@@ -64,6 +64,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	weave := width <= 4 && pow2(width)
 	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width <= 2) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
+		if done := weaveStreamed(width, rows, true, dp, dstStride, sp, 0, cols, large); done > 0 {
+			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, true)
+			return
+		}
 		if done := deinterleaveAsm(width, (*byte)(dp), dstStride, (*byte)(sp), rows, cols); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, true)
 			return
@@ -99,6 +103,10 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width <= 2) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
+		if done := weaveStreamed(width, cols, false, dp, 0, sp, srcStride, rows, large); done > 0 {
+			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, false)
+			return
+		}
 		if done := interleaveAsm(width, (*byte)(dp), (*byte)(sp), srcStride, rows, cols); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, false)
 			return
@@ -549,6 +557,30 @@ func interleaveKept(width, k int, dst []byte, dstStride int, src []byte, srcStri
 		}
 	}
 	return true
+}
+
+// weaveStreamed runs, for a destination past the caches (large), the
+// interleave of k source rows into one stream or, with inverse, the
+// de-interleave of one stream into k destination rows with a kernel that
+// writes with non-temporal stores, count elements of each row, and
+// fences them; it returns how many elements of each row it moved (whole
+// chunks), or 0 where none did: k other than 3 (the 2- and 4-way weaves
+// stream through their grid kernels, TransposeGrid), no such kernel at
+// the level, or a destination not aligned for its stores.
+//
+// The 3-way weaves with ordinary stores read each destination line from
+// memory before they wrote it: f32 NHWC to NCHW with 3 channels ran at
+// two thirds of the copy limit, with non-temporal stores at the limit
+// (docs/perf).
+func weaveStreamed(width, k int, inverse bool, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride, count int, large bool) int {
+	if k != 3 || !large || !streamingStores {
+		return 0
+	}
+	done := weave3StreamAsm(width, inverse, (*byte)(dp), dstStride, (*byte)(sp), srcStride, count)
+	if done > 0 {
+		storeFence() // before weaveRest's ordinary stores, which may share its last lines
+	}
+	return done
 }
 
 // weaveRest finishes the rows × cols interleave (or, with inverse, the
