@@ -386,7 +386,7 @@ const packPiece = 16 << 10
 // whole lines), packPiece bytes or fewer each.
 func (s *sliced) packsStreamed(ed int64) bool {
 	pb := ed * s.dst.bits / 8
-	return s.pack && s.stream && pb <= packPiece && pb%64 == 0 && (s.dst.n == 1 || s.dst.stride%64 == 0)
+	return s.pack && s.stream && pb > 0 && pb <= packPiece && pb%64 == 0 && (s.dst.n == 1 || s.dst.stride%64 == 0)
 }
 
 // packStreamed packs the slice's s.dst.n runs of ed unpacked elements,
@@ -395,13 +395,13 @@ func (s *sliced) packsStreamed(ed int64) bool {
 // piece out with non-temporal stores in one call: the packing kernel's
 // plain stores would read each destination line before they write it.
 //
-// slice takes it where packsStreamed says: runs of a few hundred bytes to a few KiB far apart ran faster so
-// (s4[1,256,1045,384] from T(256) to another order, 1045 runs of 384
-// bytes a slice). Runs that end inside a line, whose rest the next
-// slice writes (s4[896,603,2,54], runs of 864 bytes), and runs longer
-// than a piece, packed and streamed a piece at a time (u4[3,39454720]
-// transposed to T(128), 3 runs of 175 KB a slice), ran slower than
-// packed in place (docs/perf).
+// slice takes it where packsStreamed says: runs of a few hundred bytes
+// to a few KiB far apart ran faster so (s4[1,256,1045,384] from T(256)
+// to another order, 1045 runs of 384 bytes a slice). Runs that end inside
+// a line, whose rest the next slice writes (s4[896,603,2,54], runs of 864
+// bytes), and runs longer than a piece, packed and streamed a piece at a
+// time (u4[3,39454720] transposed to T(128), 3 runs of 175 KB a slice),
+// ran slower than packed in place (docs/perf).
 func (s *sliced) packStreamed(dst, out, pk []byte, ed int64) {
 	bits := s.dst.bits
 	pb := ed * bits / 8   // bytes of a packed run
