@@ -1010,35 +1010,42 @@ func TestInterleaveKept(t *testing.T) {
 	})
 }
 
-// TestWeave3Streamed runs transposeFast's 3-way interleaves and
+// TestWeaveStreamed runs transposeFast's 2-, 3- and 4-way interleaves and
 // de-interleaves of a destination past the caches (large), whose whole
-// chunks take the streaming kernels where the destination is aligned for
-// their stores (weaveStreamed), at every level: element widths 1, 2 and
-// 4, row lengths around the kernels' chunks, the destination on a line
+// chunks take streaming kernels where the destination is aligned for
+// their stores (weaveStreamed: the 3-way weaves' streaming twins at any
+// length, the 2- and 4-way grid kernels from weaveStreamBytes on), at
+// every level: element widths 1, 2 and 4, row lengths around the
+// kernels' chunks and past weaveStreamBytes, the destination on a line
 // or 4, 16 or 32 bytes past one, flush against a guard page before it or
 // after it, the source too.
-func TestWeave3Streamed(t *testing.T) {
+func TestWeaveStreamed(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{1, 2, 4} {
-			for _, n := range []int{1, 15, 16, 17, 63, 64, 65, 100, 128, 129, 1000, 4096 + 3} {
-				for _, off := range []int{0, 4, 16, 32} {
-					for _, inverse := range []bool{false, true} {
-						r := rand.New(rand.NewPCG(uint64(n), uint64(w*64+off)))
-						rows, cols, ss, ds := n, 3, n*w+off, 3*w // an interleave: 3 source rows
-						if inverse {
-							rows, cols, ss, ds = 3, n, 3*w, n*w+off // a de-interleave: 3 destination rows
-							if off%w != 0 {
-								continue
+		for _, k := range []int{2, 3, 4} {
+			for _, w := range []int{1, 2, 4} {
+				for _, n := range []int{1, 15, 16, 17, 63, 64, 65, 100, 128, 129, 1000, 4096 + 3, weaveStreamBytes/(k*w) + 5} {
+					for _, off := range []int{0, 4, 16, 32} {
+						for _, inverse := range []bool{false, true} {
+							r := rand.New(rand.NewPCG(uint64(n*k), uint64(w*64+off)))
+							rows, cols, ss, ds := n, k, n*w+off, k*w // an interleave: k source rows
+							if inverse {
+								rows, cols, ss, ds = k, n, k*w, n*w+off // a de-interleave: k destination rows
+								if off%w != 0 {
+									continue
+								}
 							}
-						}
-						src := guarded(t, span(cols, ss, rows*w), n%2 == 0)
-						dst := guarded(t, span(rows, ds, cols*w)+off, n%2 == 1)[off:]
-						randomize(r, src, dst)
-						want := bytes.Clone(dst)
-						transposeGeneric(w, want, ds, src, ss, rows, cols)
-						transposeFast(w, dst, ds, src, ss, rows, cols, true, nil)
-						if !bytes.Equal(dst, want) {
-							t.Fatalf("width %d, %d elements a row, inverse %v, %d bytes past a line: byte %d differs", w, n, inverse, off, firstDiff(dst, want))
+							src := guarded(t, span(cols, ss, rows*w), n%2 == 0)
+							// On a line or off bytes past one, flush against a
+							// guard page before it; 4 bytes past one, flush
+							// against one after it.
+							dst := guarded(t, span(rows, ds, cols*w)+off, off == 4)[off:]
+							randomize(r, src, dst)
+							want := bytes.Clone(dst)
+							transposeGeneric(w, want, ds, src, ss, rows, cols)
+							transposeFast(w, dst, ds, src, ss, rows, cols, true, nil)
+							if !bytes.Equal(dst, want) {
+								t.Fatalf("%d-way, width %d, %d elements a row, inverse %v, %d bytes past a line: byte %d differs", k, w, n, inverse, off, firstDiff(dst, want))
+							}
 						}
 					}
 				}

@@ -64,7 +64,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	weave := width <= 4 && pow2(width)
 	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width <= 2) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
-		if done := weaveStreamed(width, rows, true, dp, dstStride, sp, 0, cols, large); done > 0 {
+		if done := weaveStreamed(width, dp, dstStride, sp, srcStride, rows, cols, true, large); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, true)
 			return
 		}
@@ -103,7 +103,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width <= 2) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
-		if done := weaveStreamed(width, cols, false, dp, 0, sp, srcStride, rows, large); done > 0 {
+		if done := weaveStreamed(width, dp, dstStride, sp, srcStride, rows, cols, false, large); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, false)
 			return
 		}
@@ -559,26 +559,48 @@ func interleaveKept(width, k int, dst []byte, dstStride int, src []byte, srcStri
 	return true
 }
 
+// weaveStreamBytes is the least a 2- or 4-way weave call writes for
+// weaveStreamed to stream it through a grid kernel: the random pairs
+// whose plans make smaller calls ran slower so (s8[640,593,59,2] to
+// {2,3,1,0}, f16[957,50,292] from T(16,64): docs/perf); the 3-way
+// kernels stream calls of any size (f32[2411589,3,1] from T(8,128),
+// 1.5 KB a call, ran faster streamed).
+const weaveStreamBytes = 64 << 10
+
 // weaveStreamed runs, for a destination past the caches (large), the
-// interleave of k source rows into one stream or, with inverse, the
-// de-interleave of one stream into k destination rows with a kernel that
-// writes with non-temporal stores, count elements of each row, and
-// fences them; it returns how many elements of each row it moved (whole
-// chunks), or 0 where none did: k other than 3 (the 2- and 4-way weaves
-// stream through their grid kernels, TransposeGrid), no such kernel at
-// the level, or a destination not aligned for its stores.
+// rows × cols interleave of cols source rows into one stream or, with
+// inverse, the de-interleave of one stream into rows destination rows,
+// with kernels that write with non-temporal stores, and fences them: the
+// 3-way weaves' streaming twins, the 2- and 4-way ones' grid kernels on a
+// grid of one block. It returns how many elements of each row it moved
+// (whole chunks; the grid kernels take a row's ragged end too), or 0
+// where none did: 8 rows, no such kernel at the level, or a destination
+// not aligned for its stores.
 //
-// The 3-way weaves with ordinary stores read each destination line from
+// The weaves with ordinary stores read each destination line from
 // memory before they wrote it: f32 NHWC to NCHW with 3 channels ran at
 // two thirds of the copy limit, with non-temporal stores at the limit
 // (docs/perf).
-func weaveStreamed(width, k int, inverse bool, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride, count int, large bool) int {
-	if k != 3 || !large || !streamingStores {
+func weaveStreamed(width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, rows, cols int, inverse, large bool) int {
+	if !large || !streamingStores {
 		return 0
 	}
-	done := weave3StreamAsm(width, inverse, (*byte)(dp), dstStride, (*byte)(sp), srcStride, count)
-	if done > 0 {
-		storeFence() // before weaveRest's ordinary stores, which may share its last lines
+	k, count := cols, rows // an interleave: k source rows
+	if inverse {
+		k, count = rows, cols // a de-interleave: k destination rows
+	}
+	var done int
+	switch k {
+	case 3:
+		done = weave3StreamAsm(width, inverse, (*byte)(dp), dstStride, (*byte)(sp), srcStride, count)
+		if done > 0 {
+			storeFence() // before weaveRest's ordinary stores, which may share its last lines
+		}
+	case 2, 4:
+		if rows*cols*width < weaveStreamBytes {
+			return 0
+		}
+		done, _ = weaveGridAsm(width, (*byte)(dp), dstStride, (*byte)(sp), srcStride, rows, cols, Grid{Inner: 1, Outer: 1}, true)
 	}
 	return done
 }
