@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"iter"
 	"math/bits"
 	"unsafe"
 )
@@ -494,11 +495,7 @@ func deinterleaveKept(width, k int, dst []byte, dstStride int, src []byte, rows,
 	var buf [keptBytes]byte
 	piece := keptBytes / (k * width) / chunk * chunk
 	stride := piece * width
-	for c0 := 0; c0 < whole; c0 += piece {
-		n := min(piece, whole-c0)
-		if n < chunk { // the last piece, moved back
-			c0, n = whole-chunk, chunk
-		}
+	for c0, n := range pieces(whole, piece, chunk) {
 		done := deinterleaveAsm(width, &buf[0], stride, &src[c0*k*width], k, n)
 		if done == 0 {
 			return false // no kernel for k rows (nothing written yet: the first piece holds a chunk)
@@ -516,6 +513,24 @@ func deinterleaveKept(width, k int, dst []byte, dstStride int, src []byte, rows,
 		transposeGeneric(width, dst[c:], dstStride, src[whole*k*width:], k*width, rows, 1)
 	}
 	return true
+}
+
+// pieces yields the pieces deinterleaveKept and interleaveKept cut n ≥
+// chunk elements into: from each start, piece elements (a multiple of
+// chunk) or the rest, a last rest shorter than chunk moved back to end at
+// n (start n-chunk, chunk elements), over elements the piece before took.
+func pieces(n, piece, chunk int) iter.Seq2[int, int] {
+	return func(yield func(start, m int) bool) {
+		for start := 0; start < n; start += piece {
+			m := min(piece, n-start)
+			if m < chunk {
+				start, m = n-chunk, chunk
+			}
+			if !yield(start, m) {
+				return
+			}
+		}
+	}
 }
 
 // interleaveKept runs the rows × cols interleave into groups of k
@@ -537,11 +552,7 @@ func interleaveKept(width, k int, dst []byte, dstStride int, src []byte, srcStri
 	var buf [keptBytes]byte
 	g := cols * width // the bytes of a group the source fills
 	piece := keptBytes / g / chunk * chunk
-	for r0 := 0; r0 < rows; r0 += piece {
-		n := min(piece, rows-r0)
-		if n < chunk { // the last piece, moved back
-			r0, n = rows-chunk, chunk
-		}
+	for r0, n := range pieces(rows, piece, chunk) {
 		done := interleaveAsm(width, &buf[0], &src[r0*width], srcStride, n, cols)
 		if done == 0 {
 			return false // no kernel for cols rows (nothing written yet: the first piece holds a chunk)
