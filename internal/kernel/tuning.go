@@ -43,7 +43,11 @@ type Tuning struct {
 	// them alone the parts fell well behind copy() on some placements of
 	// the buffers' pages and not on others; prefetched, they kept up on
 	// every placement measured, on huge pages and on 4 KiB ones
-	// (docs/perf).
+	// (docs/perf). 0 on an Intel CPU: its non-temporal stores combine
+	// in the L1's fill buffers, the same buffers a software prefetch
+	// holds until its line arrives, so prefetching parts take buffers
+	// from their own stores (on the Intel VMs measured, each prefetch
+	// distance ran well behind none; docs/perf).
 	CopyAhead int `json:"copy_ahead"`
 	// CopyRepBytes is the size up to which Copy's copies through the
 	// caches use REP MOVSB, where the CPU runs it fast (ERMS); larger
@@ -214,6 +218,7 @@ func tuningFor(m machine) Tuning {
 		}
 		t.StagedOffLinesBytes = intelRunStreamMax / 3
 		t.CopyRowsFirst = true
+		t.CopyAhead = 0
 		perRow = 512
 	}
 	if m.l1d > 0 {
