@@ -2,10 +2,12 @@ package relayout
 
 import (
 	"bytes"
-	"github.com/tilecopy/tilecopy/internal/kernel"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tilecopy/tilecopy/internal/kernel"
+	"github.com/tilecopy/tilecopy/internal/tuningtest"
 )
 
 // TestBlockedMatchesReference forces a blocked plan on every random pair
@@ -69,6 +71,7 @@ func TestBlockedMatchesReference(t *testing.T) {
 // whose walk moves tiny kernel blocks (swapped or not), and not those
 // whose kernels move large ones.
 func TestBlockedChosen(t *testing.T) {
+	tuningtest.Reference(t)
 	for _, c := range []struct {
 		from, to string
 		want     bool
@@ -232,6 +235,7 @@ func checkBlocked(t *testing.T, from, to string, want bool) *Plan {
 // T(4,128) and T(8,8), whose units' last pair of a column of tiles is
 // partial. Units of 1-byte elements keep their walks.
 func TestBlockedUnits(t *testing.T) {
+	tuningtest.Reference(t)
 	for _, c := range []struct {
 		from, to string
 		want     bool
@@ -255,6 +259,7 @@ func TestBlockedUnits(t *testing.T) {
 // so that kernel.CopyRuns gathers them a vector at a time; 20 groups of
 // T(8,8) tiles' rows stay outside the next digit of the destination.
 func TestBlockedGroups(t *testing.T) {
+	tuningtest.Reference(t)
 	for _, c := range []struct {
 		from, to string
 		next     int // the dim of the digit just outside the runs
@@ -314,6 +319,7 @@ func TestBlockedContinuesSource(t *testing.T) {
 // have cut (1024 elements each side). Each plan, forced blocked on a
 // smaller array of the same tiles, runs against the reference.
 func TestBlockedWholeSourceRuns(t *testing.T) {
+	tuningtest.Reference(t)
 	for _, c := range []struct {
 		from, to    string
 		small       [2]string

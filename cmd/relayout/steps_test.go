@@ -4,10 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tilecopy/tilecopy/internal/tuningtest"
 	"github.com/tilecopy/tilecopy/relayout"
 )
 
 func TestPlanSteps(t *testing.T) {
+	tuningtest.Reference(t) // the chunks follow the tuning
 	tests := []struct {
 		from, to string
 		source   sourceMode

@@ -262,6 +262,14 @@ func floorPow2(n int) int {
 // TILECOPY_TUNING names no file. It does no measurement.
 func DefaultTuning() Tuning { return tuningFor(thisMachine()) }
 
+// TuningFor returns the tuning that the defaults derive for a CPU of
+// vendor whose data caches hold l1d, l2 and l3 bytes (0 where unknown):
+// for tests that check a plan's choices, which follow the tuning, the
+// same on every machine that runs them.
+func TuningFor(l1d, l2, l3 int, vendor cpuid.Vendor) Tuning {
+	return tuningFor(machine{l1d: l1d, l2: l2, l3: l3, vendor: vendor})
+}
+
 // CurrentTuning returns the tuning in use, and the error that kept the
 // file named by TILECOPY_TUNING from loading, if there was one (the
 // defaults are then in use).
