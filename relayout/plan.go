@@ -900,6 +900,9 @@ func (p *walkPlan) widen() {
 		return
 	}
 	last := p.loops[len(p.loops)-1]
+	if p.wholeRun(last) {
+		return
+	}
 	k, d := last.size, last.dim
 	loops := slices.Clone(p.loops[:len(p.loops)-1])
 	runs := false // units of byteUnits elements cut from a longer run
@@ -963,6 +966,32 @@ func (p *walkPlan) widen() {
 	if w.part != 0 {
 		p.why = append(p.why, fmt.Sprintf("units: d%d's last unit holds %d of its %d elements and moves an element at a time", d, w.part, k))
 	}
+}
+
+// wholeRun cuts into units of byteUnits elements a nest that is one run,
+// the same on both sides, of whole dims merged (last, the only loop,
+// whose scale is the size of the dims merged into it): an array copied
+// whole into one whose tiles only pad its end (u4 [4,13398144] to and
+// from L(1024)), which packedUnits then moves as bytes, not through
+// the packing stages. Each unit is byteUnits elements of the merged
+// dims, which must be a multiple of it, so that the loop still counts
+// whole values of its dim; the plan's dims keep their sizes and no dim
+// is the units' (udim is none of them). It reports whether it did so.
+func (p *walkPlan) wholeRun(last ploop) bool {
+	b := p.byteUnits
+	if b < 2 || len(p.loops) != 1 || last.scale < 2 || last.scale%b != 0 ||
+		last.w != 1 || last.dst != 1 || last.src != 1 || p.width*b > maxUnitBytes ||
+		p.tail[1] > p.tail[0] && (p.tail[0]%b != 0 || p.tail[1]%b != 0) {
+		return false
+	}
+	p.loops = []ploop{{dim: last.dim, w: 1, size: last.size / b, scale: last.scale / b, dst: 1, src: 1}}
+	p.width, p.unit, p.step, p.udim = p.width*b, b, 1, -1
+	if p.tail[1] > p.tail[0] {
+		p.tail = [2]int64{p.tail[0] / b, p.tail[1] / b}
+	}
+	p.pat = bytes.Repeat(p.pat, int(b))
+	p.why = append(p.why, fmt.Sprintf("units: one run of whole dims, the same on both sides, moved in units of %d elements", b))
+	return true
 }
 
 // wholeUnits reports whether the plan's strides, offsets and dims all

@@ -1201,6 +1201,13 @@ func TestPackedUnits(t *testing.T) {
 		{"s4[5,3,38]{2,1,0:E(4)}", "s4[5,3,38]{2,0,1:E(4)}", Padding{}, true},
 		{"u4[6,300]{1,0:T(128)E(4)}", "u4[6,300]{1,0:T(256)E(4)}", Padding{Kind: PadValue, Value: 3}, true},
 		{"s4[5,3,37]{2,1,0:E(4)}", "s4[5,3,37]{2,0,1:E(4)}", Padding{}, false},
+		// One run of whole dims on both sides, the tiles padding only
+		// the array's end (wholeRun): to and from L(1024), rows of 2046
+		// fields; rows of 1023 do not fill whole bytes.
+		{"s4[3,2046]{1,0:L(1024)E(4)}", "s4[3,2046]{1,0:E(4)}", Padding{}, true},
+		{"u4[3,2046]{1,0:E(4)}", "u4[3,2046]{1,0:L(1024)E(4)}", Padding{Kind: PadValue, Value: 9}, true},
+		{"u4[2,5,1000]{2,1,0:E(4)}", "u4[2,5,1000]{2,1,0:L(1024)E(4)}", Padding{Kind: PadValue, Value: 4}, true},
+		{"u4[3,1023]{1,0:E(4)}", "u4[3,1023]{1,0:L(1024)E(4)}", Padding{Kind: PadValue, Value: 9}, false},
 		{"s4[16,256]{1,0:E(4)}", "s4[16,256]{0,1:E(4)}", Padding{}, false},
 		{"s4[16,256]{0,1:E(4)}", "s4[16,256]{1,0:T(8,128)(8,1)}", Padding{}, false},
 	}
