@@ -48,6 +48,9 @@ func cpuReport(override string) string {
 	t, terr := kernel.CurrentTuning()
 	fmt.Fprintf(&b, "blocks:    band %d B (L1); tile %d × %d B, groups %s (L2)\n",
 		t.Band, t.StageRow, t.StageCol, cacheSize(t.GridGroup))
+	if t.TileRows > 0 {
+		fmt.Fprintf(&b, "           tiles of at most %d source rows a page apart, not prefetched\n", t.TileRows)
+	}
 	fmt.Fprintf(&b, "streams:   transposes from %s (rows on lines from %s)\n           run copies from %s\n",
 		cacheSize(t.TransposeStreamBytes), cacheSize(t.LineStreamBytes), cacheSize(t.RunStreamBytes))
 	off := "never"

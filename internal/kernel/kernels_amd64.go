@@ -1278,7 +1278,7 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		defer scratchPool.Put(buf)
 		sk = newSkewer(k, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
 	}
-	tj := max(tuning.StageCol/width/sh.bj, 1) * sh.bj
+	tj, capped := tileRows(max(tuning.StageCol/width/sh.bj, 1)*sh.bj, width, srcStride, sh.bj)
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		if sk != nil {
@@ -1290,11 +1290,12 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
 			for i := 0; i < ni; i += sh.bi {
-				di, si, pf := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(s, i*width)), nt.prefetch(srcStride, width, i/sh.bi)
+				di, si := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(s, i*width))
+				pf, pfStride, pfN := nt.walk(capped, si, srcStride, srcStride, width, i/sh.bi)
 				if sk != nil {
-					sk.strip(i0, i/sh.bi, j0 == 0, di, si, srcStride, nj/sh.bj, pf, srcStride, nt.pfN)
+					sk.strip(i0, i/sh.bi, j0 == 0, di, si, srcStride, nj/sh.bj, pf, pfStride, pfN)
 				} else {
-					stripStream(k, (*byte)(di), dstStride, si, srcStride, nj/sh.bj, pf, srcStride, nt.pfN)
+					stripStream(k, (*byte)(di), dstStride, si, srcStride, nj/sh.bj, pf, pfStride, pfN)
 				}
 			}
 		}
@@ -1404,6 +1405,22 @@ func (sk *skewer) finish(width, i0, ni, fullCols int) {
 	}
 }
 
+// tileRows returns tj, a streamed transpose's source rows a tile, cut to
+// tuning.TileRows (a multiple of bj, the kernel's source rows a block,
+// and no fewer than a destination line of elements) where those rows
+// lie srcStride bytes apart, a 4 KiB page or more: each is a stream of
+// its own, which the hardware prefetchers follow when there are few
+// enough. capped reports that tuning.TileRows applied: the tiles are
+// left to the hardware prefetchers.
+func tileRows(tj, width, srcStride, bj int) (rows int, capped bool) {
+	r := tuning.TileRows
+	if r == 0 || srcStride < 4096 {
+		return tj, false
+	}
+	r = max(r, 64/width)
+	return min(tj, max(r/bj, 1)*bj), true
+}
+
 // tileAhead is the tile after the one the streaming kernels are on, and
 // how their calls on this one prefetch it.
 type tileAhead struct {
@@ -1444,6 +1461,18 @@ func nextTile(sh kernelShape, width int, sp, after unsafe.Pointer, i0, j0, ti, t
 func (t tileAhead) prefetch(srcStride, width, c int) *byte {
 	r := min(c*t.perRows, t.nj2-1)
 	return (*byte)(unsafe.Add(t.base, (t.j2+r)*srcStride+t.i2*width))
+}
+
+// walk returns the prefetch walk of kernel call c on the tile, whose
+// blocks read src at stride (a tile read in place, at srcStride, or a
+// buffer): its share of the next tile; or for a tile left to the
+// hardware prefetchers (own, see tileRows), the call's own source
+// lines, a line of each row in turn, which its loads bring in anyway.
+func (t tileAhead) walk(own bool, src *byte, stride, srcStride, width, c int) (pf *byte, pfStride, pfN int) {
+	if own {
+		return src, stride, 64
+	}
+	return t.prefetch(srcStride, width, c), srcStride, t.pfN
 }
 
 // slabbed reports whether transposeStreamed reads the source of gather
@@ -1566,7 +1595,9 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 					if r := b / sh.bi * share; r < nn {
 						copyRunsAhead((*byte)(unsafe.Add(next, r*64)), 64, (*byte)(unsafe.Add(ns, r*srcStride)), srcStride, 64, min(share, nn-r), 0)
 					}
-					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, (*byte)(unsafe.Add(cur, b*width)), 64, nj/sh.bj, nt.prefetch(srcStride, width, (i+b)/sh.bi), srcStride, nt.pfN)
+					src := (*byte)(unsafe.Add(cur, b*width))
+					pf, pfStride, pfN := nt.walk(false, src, 64, srcStride, width, (i+b)/sh.bi)
+					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, src, 64, nj/sh.bj, pf, pfStride, pfN)
 				}
 				cur, next = next, cur
 			}

@@ -328,7 +328,11 @@ func TestTransposeStreaming(t *testing.T) {
 				if k%3 == 0 {
 					g.srcStride = (g.rows*w + 1023) / 1024 * 1024
 				}
+				if k%5 == 1 { // source rows on pages of their own: TileRows applies
+					g.srcStride = (g.rows*w + 4095) / 4096 * 4096
+				}
 				setTuning(t, func(tu *Tuning) {
+					tu.TileRows = []int{0, 8, 32}[k%3]
 					tu.CopyRowsFirst = k%2 == 0
 					tu.CopiedRow = []int{64, 128, 512}[k%3]
 					tu.CopiedCol = []int{16, 64, 128, 256}[k%4]

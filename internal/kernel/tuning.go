@@ -120,6 +120,19 @@ type Tuning struct {
 	// StageCol's default: 512 bytes whatever the cache, the shortest run
 	// that non-temporal stores write at full speed.
 	StageCol int `json:"stage_col"`
+	// TileRows caps how many source rows a page or more apart a
+	// streamed transpose's tile reads at once (never below a
+	// destination line of elements), or 0 for no cap beyond StageCol;
+	// the tiles it caps are left to the hardware prefetchers, not
+	// prefetched. Default: 32 on an Intel CPU, whose L2 streamer
+	// follows up to 32 streams, one a 4 KiB page, and whose
+	// non-temporal stores combine in the L1 fill buffers that a software
+	// prefetch to memory also holds (see CopyAhead): a tile of more rows
+	// than the streamer follows was read as demand misses, and
+	// prefetching a tile of fewer took buffers from the stores (f32
+	// 8192² transposed ran fastest capped and not prefetched on the
+	// Intel VM; docs/perf); 0 elsewhere.
+	TileRows int `json:"tile_rows"`
 	// GridGroup is how many bytes of destination a grid of small blocks
 	// (a 4-D reversal, for example) stages before it streams them out,
 	// behind one store fence; a blocked plan's two block buffers take
@@ -191,6 +204,10 @@ func (m machine) lastLevel() int {
 	return 32 << 20
 }
 
+// intelStreams is how many streams an Intel core's L2 streamer follows,
+// one a 4 KiB page (Intel's optimization reference manual).
+const intelStreams = 32
+
 // tuningFor derives the tuning of machine m, as the fields' comments
 // describe. It is the only place where the CPU's vendor enters.
 func tuningFor(m machine) Tuning {
@@ -219,6 +236,7 @@ func tuningFor(m machine) Tuning {
 		t.StagedOffLinesBytes = intelRunStreamMax / 3
 		t.CopyRowsFirst = true
 		t.CopyAhead = 0
+		t.TileRows = intelStreams
 		perRow = 512
 	}
 	if m.l1d > 0 {
@@ -307,6 +325,7 @@ func (t Tuning) Check() error {
 	positive("band", t.Band, 16, 1<<20)
 	positive("stage_row", t.StageRow, 64, 1<<20)
 	positive("stage_col", t.StageCol, 64, 1<<20)
+	positive("tile_rows", t.TileRows, 0, 1<<20)
 	positive("grid_group", t.GridGroup, 4<<10, 64<<20)
 	positive("copied_row", t.CopiedRow, 64, 1<<20)
 	positive("copied_col", t.CopiedCol, 16, 1<<20)

@@ -48,7 +48,7 @@ func TestTuningFor(t *testing.T) {
 			t.TransposeStreamBytes, t.StagedOffLinesBytes = 2<<20, 32<<20
 			t.StageRow, t.GridGroup, t.CopyRowsFirst = 4096, 256<<10, true
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 2<<20, 64<<20, 1200<<20
-			t.CopyRepBytes, t.CopyAhead = 0, 0
+			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
 		}},
 		{"intel, small L3", machine{48 << 10, 8 << 20, 4 << 20, cpuid.Intel}, func(t *Tuning) {
 			// The L2 is the largest cache reported: the last level.
@@ -56,12 +56,12 @@ func TestTuningFor(t *testing.T) {
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
 			t.StageRow, t.GridGroup = 4096, 256<<10
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
-			t.CopyRepBytes, t.CopyAhead = 0, 0
+			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
 		}},
 		{"intel, unknown L2", machine{0, 0, 32 << 20, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes = 32 << 20
 			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
-			t.CopyRepBytes, t.CopyAhead = 0, 0
+			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
 		}},
 		{"small caches", machine{16 << 10, 64 << 10, 0, cpuid.AMD}, func(t *Tuning) {
 			t.Band, t.StageRow, t.GridGroup = 512, 256, 32<<10
@@ -74,7 +74,7 @@ func TestTuningFor(t *testing.T) {
 		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes = 32 << 20
 			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
-			t.PackedOnePassBytes, t.CopyRepBytes, t.CopyAhead = 512<<10, 0, 0
+			t.PackedOnePassBytes, t.CopyRepBytes, t.CopyAhead, t.TileRows = 512<<10, 0, 0, 32
 		}},
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, cpuid.AMD}, func(t *Tuning) { t.Band, t.CopyRepBytes = 2048, 1280<<10 }},
 		{"other vendor", machine{48 << 10, 1 << 20, 32 << 20, cpuid.VendorUnknown}, func(t *Tuning) { t.CopyRepBytes = 0 }},
