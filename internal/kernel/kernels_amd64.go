@@ -1731,6 +1731,20 @@ func stripRows(k kernelID, dst *byte, dstStride int, src *byte, srcStride int, r
 	}
 }
 
+// groupRun is how many bytes of each source row a group of
+// transposeGridStaged reads, mo outer blocks by ki inner ones, each
+// srcRun bytes of a row: all of them where the inner (or outer) blocks
+// continue each other's rows, else one block's.
+func groupRun(g Grid, mo, ki, srcRun int) int {
+	switch {
+	case g.SrcInner == srcRun:
+		return ki * srcRun
+	case g.SrcOuter == srcRun:
+		return mo * srcRun
+	}
+	return srcRun
+}
+
 // gridPieceBytes is the length transposeGridStaged makes the runs it
 // reads and writes, where the grid's blocks continue each other's.
 //
@@ -1836,10 +1850,22 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if rows < shapes[k].bi || cols < shapes[k].bj {
 		k = fitKernel(width, rows, cols) // the tpu preset's 8 rows of f32, say
 	}
-	if k == kNone || !useAVX2 {
+	if !useAVX2 || k == kNone && (!stream || width < 8 || !pow2(width)) {
 		return false
 	}
 	sh := shapes[k]
+	if k == kNone {
+		// No kernel takes blocks this narrow (8- and 16-byte elements
+		// of fewer source rows than the kernels' 8 or 4: c64 T(4,128)
+		// untiled, 4 rows a tile): past the caches, the generic
+		// transpose moves them into the scratch, which the caches hold,
+		// and the group streams out in whole lines as for the others,
+		// where block by block the generic kernel wrote part lines
+		// straight into the destination, each line read from memory
+		// first. In the caches (TransposeBlocks), the detour through
+		// the scratch only cost (blocked plans' 8- and 16-byte units).
+		sh = kernelShape{bi: 1, bj: 1, name: "generic"}
+	}
 	fullRows, fullCols := rows-rows%sh.bi, cols-cols%lineUnit(sh.bj, width)
 	if fullCols == 0 && cols%sh.bj == 0 && (g.DstOuter == cols*width || g.DstInner == cols*width) {
 		// Blocks whose destination rows are shorter than a line but
@@ -1848,7 +1874,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		// whole lines.
 		fullCols = cols
 	}
-	if fullRows == 0 || fullCols == 0 {
+	if fullRows == 0 || fullCols == 0 || k == kNone && fullCols != cols {
 		return false
 	}
 	// Rows past the last whole register block go through the scratch as
@@ -1925,6 +1951,13 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	if g.SrcInner == srcRun {
 		ki = min(ki, max(gridPieceBytes/srcRun, 1))
 	}
+	if k == kNone && groupRun(g, mo, ki, srcRun) < 2*64 {
+		// The generic transpose reads a group's source a row at a time:
+		// a line of each of thousands of rows (f64 [2,423,4300] to
+		// T(4,128), 4 blocks of 16 bytes a row) ran slower so than
+		// block by block, where each block's next continued its lines.
+		return false
+	}
 	if ki*blk > scratchBytes { // each row leaves 64 bytes, so the scratch may start 64 bytes in
 		return false
 	}
@@ -1945,16 +1978,26 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		}
 		return a2, b2
 	}
+	// stage transposes the first rows rows of a block's fullCols
+	// columns from s into the scratch at t: kernel k a strip of columns
+	// at a time, or the generic transpose all at once where k is kNone.
+	stage := func(t, s unsafe.Pointer, rows int) {
+		if k == kNone {
+			transposeGeneric(width, unsafe.Slice((*byte)(t), (rows-1)*sst+fullCols*width), sst,
+				unsafe.Slice((*byte)(s), (fullCols-1)*srcStride+rows*width), srcStride, rows, fullCols)
+			return
+		}
+		for c := 0; c < fullCols; c += sh.bj {
+			stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, rows, width)
+		}
+	}
 	// group moves the blocks [a0, a0+m) × [b0, b0+n), its runs' part
 	// lines as ends says (copyRunsStream).
 	group := func(a0, m, b0, n, ends int) {
 		if stack {
 			for b := range n {
 				s := unsafe.Add(sp, a0*g.SrcOuter+(b0+b)*g.SrcInner)
-				t := unsafe.Add(scr, b*blk)
-				for c := 0; c < fullCols; c += sh.bj {
-					stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, m*fullRows, width)
-				}
+				stage(unsafe.Add(scr, b*blk), s, m*fullRows)
 			}
 			a2, b2 := nextGroup(a0, m, b0)
 			for b := range n {
@@ -1974,10 +2017,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		for a := range m {
 			for b := 0; b < n; b += per {
 				s := unsafe.Add(sp, (a0+a)*g.SrcOuter+(b0+b)*g.SrcInner)
-				t := unsafe.Add(scr, b*blk+a*dstRun)
-				for c := 0; c < fullCols; c += sh.bj {
-					stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, per*fullRows, width)
-				}
+				stage(unsafe.Add(scr, b*blk+a*dstRun), s, per*fullRows)
 			}
 		}
 		d := unsafe.Add(dp, a0*g.DstOuter+b0*g.DstInner)

@@ -1135,8 +1135,11 @@ func TestTransposeGridTiled(t *testing.T) {
 					rows, cols = 16*(1+r.IntN(4)), 64*(1+r.IntN(2))
 				}
 				inner, outer := 1+r.IntN(12), 1+r.IntN(12)
-				if w == 4 && k%4 == 1 { // the narrow kernels' blocks
+				if (w == 4 || w == 8 || w == 16) && k%4 == 1 { // the narrow kernels' blocks, or the generic transpose's
 					few, many := []int{2, 4, 8}[r.IntN(3)], 16*(1+r.IntN(8))
+					if w >= 8 { // no kernel takes fewer than 8 rows (4 for 16 bytes)
+						few = []int{2, 3, 4}[r.IntN(3)]
+					}
 					rows, cols = few, many
 					if k%8 == 1 {
 						// Destination rows shorter than a line: enough
