@@ -277,11 +277,15 @@ func block1(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int, i0, i1, j0, j1
 		}
 	}
 	for ; j+8 <= j1; j += 8 {
+		i := i0
+		for ; i+8 <= i1; i += 8 {
+			block8x8(unsafe.Add(dp, i*ds+j), ds, unsafe.Add(sp, j*ss+i), ss)
+		}
 		var s [8]unsafe.Pointer
 		for k := range s {
 			s[k] = unsafe.Add(sp, (j+k)*ss)
 		}
-		for i := i0; i < i1; i++ {
+		for ; i < i1; i++ {
 			v := uint64(*(*byte)(unsafe.Add(s[0], i))) |
 				uint64(*(*byte)(unsafe.Add(s[1], i)))<<8 |
 				uint64(*(*byte)(unsafe.Add(s[2], i)))<<16 |
@@ -759,6 +763,31 @@ func transposeBytes4(r0, r1, r2, r3 uint64) (uint64, uint64, uint64, uint64) {
 	return r0, r1, r2, r3
 }
 
+// transposeBytes8 transposes the 8×8 matrix of bytes in r (byte k of
+// r[i] is element (i, k)): each half of four words as two 4×4 matrices
+// (transposeBytes4), then the off-diagonal 4×4 blocks swap.
+func transposeBytes8(r *[8]uint64) {
+	r[0], r[1], r[2], r[3] = transposeBytes4(r[0], r[1], r[2], r[3])
+	r[4], r[5], r[6], r[7] = transposeBytes4(r[4], r[5], r[6], r[7])
+	for k := range 4 {
+		t := (r[k]>>32 ^ r[k+4]) & 0xffffffff
+		r[k], r[k+4] = r[k]^t<<32, r[k+4]^t
+	}
+}
+
+// block8x8 transposes the 8×8 block of bytes at sp (rows ss apart) to dp
+// (rows ds apart) with one transposeBytes8: a word of each source row.
+func block8x8(dp unsafe.Pointer, ds int, sp unsafe.Pointer, ss int) {
+	var r [8]uint64
+	for k := range r {
+		r[k] = *(*uint64)(unsafe.Add(sp, k*ss))
+	}
+	transposeBytes8(&r)
+	for k, v := range r {
+		*(*uint64)(unsafe.Add(dp, k*ds)) = v
+	}
+}
+
 // deinterleaveNibbles8Generic is DeinterleaveNibbles8 after its checks,
 // in the steps of interleaveNibbles8Generic.
 func deinterleaveNibbles8Generic(dst []byte, dstStride int, src []byte, n int) {
@@ -826,14 +855,29 @@ const tinyBlockElems = 32
 // 1, 2, 4, 8 or 16 bytes: one loop over the blocks that moves each element
 // with one load and one store, in place of a kernel choice and call per
 // block (the 2×2 blocks of two (2,1) tiles of bf16 swapping their
-// pairs). It reports false, having moved nothing, for other grids. The
-// caller has checked the grid's bounds.
+// pairs); and where its blocks are 8×8 bytes, one that moves a word of
+// each source row of a block at a time (transposeBytes8). It reports
+// false, having moved nothing, for other grids. The caller has checked
+// the grid's bounds.
 func tinyGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
-	if !fastWords || rows*cols > tinyBlockElems {
+	if !fastWords {
 		return false
 	}
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
+	if width == 1 && rows == 8 && cols == 8 {
+		// Blocks of 8×8 bytes (T(8,8) tiles of 8-bit types, and of
+		// 4-bit ones unpacked): one transposeBytes8 a block.
+		for a := range g.Outer {
+			for b := range g.Inner {
+				block8x8(unsafe.Add(dp, a*g.DstOuter+b*g.DstInner), dstStride, unsafe.Add(sp, a*g.SrcOuter+b*g.SrcInner), srcStride)
+			}
+		}
+		return true
+	}
+	if rows*cols > tinyBlockElems {
+		return false
+	}
 	switch width {
 	case 1:
 		tinyGridOf[uint8](dp, dstStride, sp, srcStride, rows, cols, g)

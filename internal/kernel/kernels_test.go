@@ -1199,6 +1199,33 @@ func checkGridKernels(t *testing.T, r *rand.Rand, w int, dst []byte, dstStride i
 	}
 }
 
+// TestTransposeGridBytes8 runs the grid kernels on grids of 8×8 blocks
+// of bytes (T(8,8) tiles of 8-bit types, and of 4-bit ones unpacked),
+// which tinyGrid moves a word of each source row at a time: blocks side
+// by side or apart on either side, at strides on and off words, against
+// guard pages.
+func TestTransposeGridBytes8(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(8, 8))
+		for k := range 16 {
+			inner, outer := 1+r.IntN(9), 1+r.IntN(5)
+			grid := Grid{Inner: inner, Outer: outer, DstInner: 8 + r.IntN(2)*(8+r.IntN(5)), SrcInner: 8 * (8 + r.IntN(3))}
+			grid.DstOuter = inner*grid.DstInner + r.IntN(9)
+			grid.SrcOuter = inner*grid.SrcInner + r.IntN(9)
+			dstStride := outer*grid.DstOuter + r.IntN(9)
+			srcStride := outer*grid.SrcOuter + r.IntN(9)
+			if k%2 == 1 { // the other way round
+				grid.Inner, grid.Outer = grid.Outer, grid.Inner
+				grid.DstInner, grid.DstOuter = grid.DstOuter, grid.DstInner
+				grid.SrcInner, grid.SrcOuter = grid.SrcOuter, grid.SrcInner
+			}
+			dst := guarded(t, span(8, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, 8))), k%4 < 2)
+			src := guarded(t, span(8, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, 8))), k%2 == 0)
+			checkGridKernels(t, r, 1, dst, dstStride, src, srcStride, 8, 8, grid)
+		}
+	})
+}
+
 // TestTransposeGridBoth runs TransposeGrid and TransposeBlocks on grids
 // whose outer blocks continue each other's rows on both sides (a dim
 // both keep between the block's, as in u8 [64,128,256,32] to {1,2,3,0}),
