@@ -32,10 +32,10 @@ func (g *gen) copyParts(l *level) {
 	pre := "cp" + l.name
 	g.TESTQ(r9, r9)
 	g.JZ(operand.LabelRef(pre + "plain"))
-	g.copyPartsLoop(l, pre+"ahead", true, false)
+	g.copyPartsLoop(l, pre+"ahead", true, false, true)
 	g.ret()
 	g.Label(pre + "plain")
-	g.copyPartsLoop(l, pre+"plain", false, false)
+	g.copyPartsLoop(l, pre+"plain", false, false, true)
 	g.ret()
 }
 
@@ -56,15 +56,27 @@ func (g *gen) copyParts(l *level) {
 func (g *gen) copyPartsMasked(l *level) {
 	g.text("copyPartsMasked"+l.name, "func(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)")
 	g.params([]string{"dst", "src", "partLen", "parts", "blocks", "mask", "pat", "maskLen", "phase"}, di, si, dx, r8, cx, r13, r14, bx, ax)
-	g.copyPartsLoop(l, "cpm"+l.name, false, true)
+	g.copyPartsLoop(l, "cpm"+l.name, false, true, true)
+	g.ret()
+}
+
+// copyMaskedBlocks emits copyMaskedBlocks{L}, copyPartsMasked{L} with
+// ordinary stores: the masked copy of a destination the caches hold,
+// where the stores of copyPartsMasked would send it to memory and the
+// portable loop moves 8 bytes a step.
+func (g *gen) copyMaskedBlocks(l *level) {
+	g.text("copyMaskedBlocks"+l.name, "func(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)")
+	g.params([]string{"dst", "src", "partLen", "parts", "blocks", "mask", "pat", "maskLen", "phase"}, di, si, dx, r8, cx, r13, r14, bx, ax)
+	g.copyPartsLoop(l, "cmb"+l.name, false, true, false)
 	g.ret()
 }
 
 // copyPartsLoop emits copyParts' loop over the blocks, with or without
 // prefetches, and with masked, copyPartsMasked's (each vector loaded
 // and-ed with its mask and or-ed with its pattern, at AX, which moves on
-// a block each block, wrapping at BX); label prefixes its labels.
-func (g *gen) copyPartsLoop(l *level, label string, prefetch, masked bool) {
+// a block each block, wrapping at BX); its stores are non-temporal with
+// nt, else ordinary ones. label prefixes its labels.
+func (g *gen) copyPartsLoop(l *level, label string, prefetch, masked, nt bool) {
 	n := copyPartsBlock / l.bytes
 	vs := l.vs(0, n)
 	load := g.vmov(l)
@@ -92,7 +104,11 @@ func (g *gen) copyPartsLoop(l *level, label string, prefetch, masked bool) {
 		}
 	}
 	for i, v := range vs {
-		g.VMOVNTDQ(v, at(r11, i*l.bytes))
+		if nt {
+			g.VMOVNTDQ(v, at(r11, i*l.bytes))
+		} else {
+			load(v, at(r11, i*l.bytes))
+		}
 	}
 	g.ADDQ(dx, r10)
 	g.ADDQ(dx, r11)

@@ -198,6 +198,8 @@ func (g *gen) file() {
 	g.copyParts(avx2)
 	g.copyPartsMasked(avx512)
 	g.copyPartsMasked(avx2)
+	g.copyMaskedBlocks(avx512)
+	g.copyMaskedBlocks(avx2)
 	g.copyBlocks(avx2)
 	g.copyRepMOVSB()
 	g.prefetchRuns()

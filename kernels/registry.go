@@ -216,6 +216,15 @@ Preconditions (Mask.Copy checks them): those of copyParts, with no
 prefetch; maskLen a multiple of 256 and partLen of maskLen (where
 parts > 1); 0 ≤ phase < maskLen; mask and pat hold 2 × maskLen bytes
 each, their period twice; p has no bit of m.`},
+	{name: "copyMaskedBlocks{L}", kind: "copyPartsMasked", doc: `{name} is the copyPartsMasked kernel of its level with ordinary
+stores, for a destination the caches hold: it stores (src & m) | p, m and p the bytes of mask and
+pat at an offset that starts at phase and moves on 256 bytes a block,
+less maskLen where it reaches maskLen, blocks blocks of 256 bytes from
+each of parts parts, partLen bytes apart. Preconditions (Mask.Copy
+checks them): parts, blocks ≥ 1; parts × partLen bytes lie inside both
+buffers, which do not overlap; maskLen a multiple of 256 and partLen of
+maskLen (where parts > 1); 0 ≤ phase < maskLen; mask and pat hold 2 ×
+maskLen bytes each, their period twice; p has no bit of m; ` + feature + `.`},
 	{name: "permuteBlocksAVX512", kind: "permuteBlocks", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} permutes bytes: steps times, it loads the 64 bytes at src under
 srcMask (the rest zero), permutes them by the 64 indexes at table
 (VPERMB) and stores those under dstMask to dst, then moves src on by

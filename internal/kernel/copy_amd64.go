@@ -45,20 +45,32 @@ func copyCached(dst, src []byte, repBytes int) bool {
 	return true
 }
 
-// copyMaskedStreamed runs m's masked copy of src to dst (of the same
-// length, apart; dst[0] at byte phase of the pattern) over parts parts with non-temporal stores and reports
-// true, or reports false where the level in use has no such kernel
-// (below AVX2) or m's period does not suit it (Mask.kernelLen).
-func copyMaskedStreamed(dst, src []byte, m *Mask, phase, parts int) bool {
-	switch {
-	case m.kernelLen == 0:
+// copyMasked runs m's masked copy of src to dst (of the same length,
+// apart; dst[0] at byte phase of the pattern) with a kernel of the level
+// in use and reports true, or reports false where the level has none
+// (below AVX2) or m's period does not suit them (Mask.kernelLen). With
+// stream it walks parts parts with non-temporal stores; without, it
+// goes through the caches.
+func copyMasked(dst, src []byte, m *Mask, phase, parts int, stream bool) bool {
+	if m.kernelLen == 0 {
 		return false
+	}
+	var kern func(dst, src *byte, partLen, parts, blocks int, mask, pat *byte, maskLen, phase int)
+	switch {
+	case useAVX512 && stream:
+		kern = copyPartsMaskedAVX512
 	case useAVX512:
-		m.copyParts(dst, src, phase, parts, copyPartsMaskedAVX512)
+		kern = copyMaskedBlocksAVX512
+	case useAVX2 && stream:
+		kern = copyPartsMaskedAVX2
 	case useAVX2:
-		m.copyParts(dst, src, phase, parts, copyPartsMaskedAVX2)
+		kern = copyMaskedBlocksAVX2
 	default:
 		return false
 	}
+	if !stream {
+		parts = 1
+	}
+	m.copyParts(dst, src, phase, parts, kern, stream)
 	return true
 }

@@ -13871,6 +13871,126 @@ cpmAVX2wrapped:
 	VZEROUPPER
 	RET
 
+// func copyMaskedBlocksAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+// Requires: AVX, AVX512F
+TEXT ·copyMaskedBlocksAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ partLen+16(FP), DX
+	MOVQ parts+24(FP), R8
+	MOVQ blocks+32(FP), CX
+	MOVQ mask+40(FP), R13
+	MOVQ pat+48(FP), R14
+	MOVQ maskLen+56(FP), BX
+	MOVQ phase+64(FP), AX
+
+cmbAVX512block:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cmbAVX512part:
+	VMOVDQU64 (R10), Z0
+	VPANDQ    (R13)(AX*1), Z0, Z0
+	VPORQ     (R14)(AX*1), Z0, Z0
+	VMOVDQU64 64(R10), Z1
+	VPANDQ    64(R13)(AX*1), Z1, Z1
+	VPORQ     64(R14)(AX*1), Z1, Z1
+	VMOVDQU64 128(R10), Z2
+	VPANDQ    128(R13)(AX*1), Z2, Z2
+	VPORQ     128(R14)(AX*1), Z2, Z2
+	VMOVDQU64 192(R10), Z3
+	VPANDQ    192(R13)(AX*1), Z3, Z3
+	VPORQ     192(R14)(AX*1), Z3, Z3
+	VMOVDQU64 Z0, (R11)
+	VMOVDQU64 Z1, 64(R11)
+	VMOVDQU64 Z2, 128(R11)
+	VMOVDQU64 Z3, 192(R11)
+	ADDQ      DX, R10
+	ADDQ      DX, R11
+	DECQ      R12
+	JNZ       cmbAVX512part
+	ADDQ      $+256, SI
+	ADDQ      $+256, DI
+	ADDQ      $+256, AX
+	CMPQ      AX, BX
+	JB        cmbAVX512wrapped
+	SUBQ      BX, AX
+
+cmbAVX512wrapped:
+	DECQ CX
+	JNZ  cmbAVX512block
+	VZEROUPPER
+	RET
+
+// func copyMaskedBlocksAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+// Requires: AVX, AVX2
+TEXT ·copyMaskedBlocksAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ partLen+16(FP), DX
+	MOVQ parts+24(FP), R8
+	MOVQ blocks+32(FP), CX
+	MOVQ mask+40(FP), R13
+	MOVQ pat+48(FP), R14
+	MOVQ maskLen+56(FP), BX
+	MOVQ phase+64(FP), AX
+
+cmbAVX2block:
+	MOVQ SI, R10
+	MOVQ DI, R11
+	MOVQ R8, R12
+
+cmbAVX2part:
+	VMOVDQU (R10), Y0
+	VPAND   (R13)(AX*1), Y0, Y0
+	VPOR    (R14)(AX*1), Y0, Y0
+	VMOVDQU 32(R10), Y1
+	VPAND   32(R13)(AX*1), Y1, Y1
+	VPOR    32(R14)(AX*1), Y1, Y1
+	VMOVDQU 64(R10), Y2
+	VPAND   64(R13)(AX*1), Y2, Y2
+	VPOR    64(R14)(AX*1), Y2, Y2
+	VMOVDQU 96(R10), Y3
+	VPAND   96(R13)(AX*1), Y3, Y3
+	VPOR    96(R14)(AX*1), Y3, Y3
+	VMOVDQU 128(R10), Y4
+	VPAND   128(R13)(AX*1), Y4, Y4
+	VPOR    128(R14)(AX*1), Y4, Y4
+	VMOVDQU 160(R10), Y5
+	VPAND   160(R13)(AX*1), Y5, Y5
+	VPOR    160(R14)(AX*1), Y5, Y5
+	VMOVDQU 192(R10), Y6
+	VPAND   192(R13)(AX*1), Y6, Y6
+	VPOR    192(R14)(AX*1), Y6, Y6
+	VMOVDQU 224(R10), Y7
+	VPAND   224(R13)(AX*1), Y7, Y7
+	VPOR    224(R14)(AX*1), Y7, Y7
+	VMOVDQU Y0, (R11)
+	VMOVDQU Y1, 32(R11)
+	VMOVDQU Y2, 64(R11)
+	VMOVDQU Y3, 96(R11)
+	VMOVDQU Y4, 128(R11)
+	VMOVDQU Y5, 160(R11)
+	VMOVDQU Y6, 192(R11)
+	VMOVDQU Y7, 224(R11)
+	ADDQ    DX, R10
+	ADDQ    DX, R11
+	DECQ    R12
+	JNZ     cmbAVX2part
+	ADDQ    $+256, SI
+	ADDQ    $+256, DI
+	ADDQ    $+256, AX
+	CMPQ    AX, BX
+	JB      cmbAVX2wrapped
+	SUBQ    BX, AX
+
+cmbAVX2wrapped:
+	DECQ CX
+	JNZ  cmbAVX2block
+	VZEROUPPER
+	RET
+
 // func copyBlocksAVX2(dst *byte, src *byte, blocks int)
 // Requires: AVX
 TEXT ·copyBlocksAVX2(SB), NOSPLIT, $0-24

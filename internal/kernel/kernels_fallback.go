@@ -110,9 +110,9 @@ func copyStreamed(dst, src []byte, parts, ahead int) bool { return false }
 // copy(), a piece at a time.
 func copyCached(dst, src []byte, repBytes int) bool { return false }
 
-// copyMaskedStreamed has no kernel here: Mask.Copy copies through the
-// caches.
-func copyMaskedStreamed(dst, src []byte, m *Mask, phase, parts int) bool { return false }
+// copyMasked has no kernel here: Mask.Copy masks 8 bytes a step,
+// through the caches.
+func copyMasked(dst, src []byte, m *Mask, phase, parts int, stream bool) bool { return false }
 
 // fusedTilesAsm reports that this build has no fused tile kernels.
 func fusedTilesAsm() bool { return false }

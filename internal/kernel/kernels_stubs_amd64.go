@@ -1828,6 +1828,36 @@ func copyPartsMaskedAVX512(dst *byte, src *byte, partLen int, parts int, blocks 
 //go:noescape
 func copyPartsMaskedAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
 
+// copyMaskedBlocksAVX512 is the copyPartsMasked kernel of its level with
+// ordinary stores, for a destination the caches hold: it stores (src & m)
+// | p, m and p the bytes of mask and pat at an offset that starts at phase
+// and moves on 256 bytes a block, less maskLen where it reaches maskLen,
+// blocks blocks of 256 bytes from each of parts parts, partLen bytes
+// apart. Preconditions (Mask.Copy checks them): parts, blocks ≥ 1; parts
+// × partLen bytes lie inside both buffers, which do not overlap; maskLen
+// a multiple of 256 and partLen of maskLen (where parts > 1); 0 ≤ phase
+// < maskLen; mask and pat hold 2 × maskLen bytes each, their period
+// twice; p has no bit of m; the CPU has the features the table's level and
+// flags say.
+//
+//go:noescape
+func copyMaskedBlocksAVX512(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+
+// copyMaskedBlocksAVX2 is the copyPartsMasked kernel of its level with
+// ordinary stores, for a destination the caches hold: it stores (src & m)
+// | p, m and p the bytes of mask and pat at an offset that starts at phase
+// and moves on 256 bytes a block, less maskLen where it reaches maskLen,
+// blocks blocks of 256 bytes from each of parts parts, partLen bytes
+// apart. Preconditions (Mask.Copy checks them): parts, blocks ≥ 1; parts
+// × partLen bytes lie inside both buffers, which do not overlap; maskLen
+// a multiple of 256 and partLen of maskLen (where parts > 1); 0 ≤ phase
+// < maskLen; mask and pat hold 2 × maskLen bytes each, their period
+// twice; p has no bit of m; the CPU has the features the table's level and
+// flags say.
+//
+//go:noescape
+func copyMaskedBlocksAVX2(dst *byte, src *byte, partLen int, parts int, blocks int, mask *byte, pat *byte, maskLen int, phase int)
+
 // copyBlocksAVX2 copies blocks blocks of 256 bytes from src to dst with
 // ordinary stores, through the caches. Preconditions: blocks ≥ 1; blocks
 // × 256 bytes lie inside both buffers, which do not overlap; the CPU has
@@ -2597,6 +2627,8 @@ const (
 	idCopyPartsAVX2
 	idCopyPartsMaskedAVX512
 	idCopyPartsMaskedAVX2
+	idCopyMaskedBlocksAVX512
+	idCopyMaskedBlocksAVX2
 	idCopyBlocksAVX2
 	idCopyRepMOVSB
 	idPrefetchRuns
@@ -2810,6 +2842,8 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyPartsAVX2:                    {name: "copyPartsAVX2", fn: copyPartsAVX2, kind: asmCopyParts, level: levelAVX2, flags: asmStream},
 	idCopyPartsMaskedAVX512:            {name: "copyPartsMaskedAVX512", fn: copyPartsMaskedAVX512, kind: asmCopyPartsMasked, level: levelAVX512, flags: asmStream},
 	idCopyPartsMaskedAVX2:              {name: "copyPartsMaskedAVX2", fn: copyPartsMaskedAVX2, kind: asmCopyPartsMasked, level: levelAVX2, flags: asmStream},
+	idCopyMaskedBlocksAVX512:           {name: "copyMaskedBlocksAVX512", fn: copyMaskedBlocksAVX512, kind: asmCopyPartsMasked, level: levelAVX512},
+	idCopyMaskedBlocksAVX2:             {name: "copyMaskedBlocksAVX2", fn: copyMaskedBlocksAVX2, kind: asmCopyPartsMasked, level: levelAVX2},
 	idCopyBlocksAVX2:                   {name: "copyBlocksAVX2", fn: copyBlocksAVX2, kind: asmCopyBlocks, level: levelAVX2},
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPrefetchRuns:                     {name: "prefetchRuns", fn: prefetchRuns, kind: asmPrefetchRuns, level: ""},

@@ -63,8 +63,9 @@ func gcd(a, b int) int {
 // non-temporal stores (AVX2 and above), it walks the current tuning's
 // CopyParts parts of the buffers at once, as Copy does past the caches,
 // and the destination bypasses them (fenced before it returns);
-// otherwise, or where the buffers overlap, it goes through the caches, 8
-// bytes a step.
+// otherwise it goes through the caches, a vector at a time where the
+// level has a kernel for it (AVX2 and above), else, or where the buffers
+// overlap, 8 bytes a step.
 func (m *Mask) Copy(dst, src []byte, phase int, stream bool) int {
 	return m.copyIn(dst, src, phase, stream, tuning.CopyParts)
 }
@@ -80,7 +81,7 @@ func (m *Mask) copyIn(dst, src []byte, phase int, stream bool, parts int) int {
 		// to front, then masked in place.
 		copy(dst, src)
 		m.apply(dst, dst, phase)
-	case !stream || !copyMaskedStreamed(dst, src, m, phase, max(parts, 1)):
+	case !copyMasked(dst, src, m, phase, max(parts, 1), stream):
 		m.apply(dst, src, phase)
 	}
 	return n
@@ -114,8 +115,8 @@ func maskBytes(dst, src, keep, pat []byte) {
 // the bytes before dst's first 64-byte line through apply; then parts
 // parts of a multiple of m.kernelLen bytes each, where the buffers hold
 // as many; then the whole blocks left as one part, and the bytes after
-// them through apply; the kernels' stores fenced.
-func (m *Mask) copyParts(dst, src []byte, phase, parts int, kern func(dst, src *byte, partLen, parts, blocks int, mask, pat *byte, maskLen, phase int)) {
+// them through apply; the kernel's stores fenced where they stream.
+func (m *Mask) copyParts(dst, src []byte, phase, parts int, kern func(dst, src *byte, partLen, parts, blocks int, mask, pat *byte, maskLen, phase int), stream bool) {
 	n, l := len(dst), m.kernelLen
 	done := lineHead(dst)
 	m.apply(dst[:done], src[:done], phase)
@@ -131,7 +132,7 @@ func (m *Mask) copyParts(dst, src []byte, phase, parts int, kern func(dst, src *
 			ran = true
 		}
 	}
-	if ran {
+	if ran && stream {
 		storeFence()
 	}
 	m.apply(dst[done:], src[done:], (phase+done)%l)
