@@ -32,7 +32,7 @@ func (p *walkPlan) threadChunks() int {
 	if p.goroutines() == 1 || (p.mode != modeStrided && p.mode != modeGather) {
 		return 1
 	}
-	if p.splitsColumns() {
+	if p.splitsColumns() || p.splitsRun() {
 		return p.threads
 	}
 	l := p.threadLoop()
@@ -56,6 +56,39 @@ func (p *walkPlan) splitsColumns() bool {
 		o.size < 4*int64(p.threads) && o.scale == 1 && in.scale == 1 && p.unit == 1 && p.part == 0 &&
 		p.dims[o.dim].n == p.dims[o.dim].e && p.dims[in.dim].n == p.dims[in.dim].e &&
 		p.tail[1] <= p.tail[0] && in.size >= int64(p.threads)*columnPiece
+}
+
+// splitsRun reports whether a Run shares out the walk's one run among
+// goroutines (runPieces): a nest that is a single run copy, contiguous on
+// both sides, has no loop to share out (an array copied into a layout
+// that only pads its end, or out of one: c64[1,3104207] from T(128)
+// untiled, u4[9102,2688] into L(1024)), and ran on one goroutine however
+// many a Run had.
+func (p *walkPlan) splitsRun() bool {
+	in := &p.inner
+	return p.goroutines() > 1 && p.mode == modeStrided && p.kern == kernRun && len(p.loops) == 0 && p.outer == nil &&
+		p.step == 1 && p.part == 0 && in.dst == 1 && in.src == 1 && in.size*p.width >= int64(p.threads)*copyPiece
+}
+
+// runPieces runs the walk's one run as n runs of its columns, each whole
+// pages of the destination (copyPiece) but the last, on n goroutines
+// (splitsRun); the one that holds its end fills the padding after its
+// elements.
+func (p *walkPlan) runPieces(dst, src []byte, n int) {
+	w := p.newWalker(dst, src)
+	valid, held := w.extent(&p.inner)
+	p.putWalker(w)
+	cols := copyPiece / gcd(copyPiece, p.width) // columns of whole pages
+	shareOut(ceilDiv(held, cols), int64(n), func(lo, hi int64) {
+		a, e := lo*cols, min(hi*cols, held)
+		w := p.newWalker(dst, src)
+		w.rect(a, a, 0, 0, 1, 1, min(max(valid-a, 0), e-a), e-a)
+		if w.unfenced {
+			kernel.StoreFence()
+			w.unfenced = false
+		}
+		p.putWalker(w)
+	})
 }
 
 // columnPiece is the granule, in columns, in which runColumns shares out
@@ -283,8 +316,12 @@ func (p *walkPlan) reachOf(l *ploop, stride, values func(*ploop) int64) int64 {
 // runParallel runs the nest in n chunks of threadLoop, one goroutine
 // each.
 func (p *walkPlan) runParallel(dst, src []byte, n int) {
-	if p.splitsColumns() {
+	switch {
+	case p.splitsColumns():
 		p.runColumns(dst, src, n)
+		return
+	case p.splitsRun():
+		p.runPieces(dst, src, n)
 		return
 	}
 	l := p.threadLoop()
@@ -348,6 +385,8 @@ func (p *walkPlan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *
 func (p *walkPlan) explainChunks() string {
 	n := p.chunks()
 	switch {
+	case p.splitsRun():
+		return fmt.Sprintf("chunks: one; a Run shares the run's %d elements among %d goroutines, in whole pages", p.inner.size, p.threadChunks())
 	case n == 1:
 		return "chunks: one (the plan does not split)"
 	case p.splitsColumns():

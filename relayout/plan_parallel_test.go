@@ -80,6 +80,34 @@ func nextIndex(idx, dims []int64) bool {
 	return false
 }
 
+// splitCase is a pair that a Run on more than one goroutine shares out
+// in a way of its own (shared), or not.
+type splitCase struct {
+	from, to string
+	pad      Padding
+	shared   bool
+}
+
+// checkShares runs each case on 1-3 goroutines, streamed or not, against
+// the reference, and checks that shares says a Run shares it out so
+// exactly where the case is shared and the Run has more than one
+// goroutine; what names the way in the errors.
+func checkShares(t *testing.T, seed uint64, what string, cases []splitCase, shares func(*walkPlan) bool) {
+	t.Helper()
+	for _, c := range cases {
+		from, to := parsePair(t, c.from, c.to)
+		for _, streamMin := range []int64{-1, 0} {
+			for _, threads := range []int{1, 2, 3} {
+				p := checkSplit(t, seed, from, to, Options{Pad: c.pad, Threads: threads}, streamMin)
+				w := p.walk()
+				if got := w != nil && shares(w); got != (c.shared && threads > 1) {
+					t.Errorf("%s -> %s on %d threads: %s shared %v, want %v\n%s", c.from, c.to, threads, what, got, c.shared && threads > 1, p)
+				}
+			}
+		}
+	}
+}
+
 // TestSplitColumns runs transposes that are one block of a few rows
 // (de-interleaves into 2 or 3 planes, one of odd length, a transpose
 // into 5 rows) on 1-3 goroutines, streamed or not, against the
@@ -88,11 +116,7 @@ func nextIndex(idx, dims []int64) bool {
 // one with padding in its rows, and one of 12 rows share out their rows
 // as before.
 func TestSplitColumns(t *testing.T) {
-	for _, c := range []struct {
-		from, to string
-		pad      Padding
-		columns  bool
-	}{
+	checkShares(t, 3, "columns", []splitCase{
 		{"bf16[3,5000]{0,1}", "bf16[3,5000]{1,0}", Padding{}, true},
 		{"bf16[3,5000]{1,0}", "bf16[3,5000]{0,1}", Padding{}, false}, // 5000 destination rows
 		{"u8[2,7001]{0,1}", "u8[2,7001]{1,0}", Padding{}, true},
@@ -100,18 +124,26 @@ func TestSplitColumns(t *testing.T) {
 		{"s8[1,1,3,9000]{2,3,0,1}", "s8[1,1,3,9000]{3,1,0,2}", Padding{}, true},
 		{"f32[3,3000]{0,1}", "f32[3,3000]{1,0:T(8,128)}", PadWith(2), false},
 		{"f32[12,3000]{0,1}", "f32[12,3000]{1,0}", Padding{}, false},
-	} {
-		from, to := parsePair(t, c.from, c.to)
-		for _, streamMin := range []int64{-1, 0} {
-			for _, threads := range []int{1, 2, 3} {
-				p := checkSplit(t, 3, from, to, Options{Pad: c.pad, Threads: threads}, streamMin)
-				w := p.walk()
-				if got := w != nil && w.splitsColumns(); got != (c.columns && threads > 1) {
-					t.Errorf("%s -> %s on %d threads: columns shared %v, want %v\n%s", c.from, c.to, threads, got, c.columns && threads > 1, p)
-				}
-			}
-		}
-	}
+	}, (*walkPlan).splitsColumns)
+}
+
+// TestSplitRun runs relayouts that are one run copy (out of and into
+// layouts that only pad the array's end, 1-D tiles of one row, packed
+// arrays moved as bytes, 3-byte units) on 1-3 goroutines, streamed or
+// not, against the reference, and checks that those of more than one
+// goroutine share out the run in pieces (runPieces), the last with the
+// padding; a transpose and a run too short for two pages keep one.
+func TestSplitRun(t *testing.T) {
+	checkShares(t, 5, "run", []splitCase{
+		{"c64[1,3107]{1,0:T(128)}", "c64[1,3107]{1,0}", Padding{}, true},
+		{"f32[3,1111,7]{2,1,0}", "f32[3,1111,7]{2,1,0:L(1024)}", PadWith(5), true},
+		{"u8[2,9001]{1,0:L(1024)}", "u8[2,9001]{1,0:L(1024)}", Padding{}, true},
+		{"u4[91,300]{1,0:E(4)}", "u4[91,300]{1,0:L(1024)E(4)}", PadWith(3), true},
+		{"s4[4,13378]{1,0:L(1024)E(4)}", "s4[4,13378]{1,0:E(4)}", Padding{}, true},
+		{"u8[3,5001,3]{2,1,0}", "u8[3,5001,3]{2,1,0:L(1024)}", Padding{}, true},
+		{"bf16[300]{0}", "bf16[300]{0:L(1024)}", Padding{}, false}, // under two pages
+		{"u8[2,9001]{1,0}", "u8[2,9001]{0,1}", Padding{}, false},
+	}, (*walkPlan).splitsRun)
 }
 
 // TestThreadLoopFewRows checks that a Run on 2 goroutines shares out
