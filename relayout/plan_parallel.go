@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -124,21 +125,49 @@ func (p *walkPlan) runColumns(dst, src []byte, n int) {
 // tile's few rows, split, would each take part of every tile, a walk
 // the hardware prefetchers lose (bf16[1792,2,1,2863] from T(2,128) and
 // u8[4,11085868] from T(4,128) ran slower on 2 threads than on one,
-// docs/perf).
+// docs/perf). Where neither has values enough, and the split loop's do
+// not share out evenly (3 planes on 2 threads), the outermost loop
+// further in that has values enough and is the heaviest of its dim: its
+// chunks come round again for each value of the loops outside.
 func (p *walkPlan) threadLoop() *ploop {
 	l := p.splitLoop()
-	if l == nil || l != p.outer || len(p.loops) == 0 {
+	if l == nil || len(p.loops) == 0 {
 		return l
 	}
-	o := &p.loops[0]
-	enough := o.size/o.scale >= 4*int64(p.threads)
-	if enough && p.kern == kernTranspose && o.dst*p.offBytes()%64 == 0 {
-		return o
+	few := func(l *ploop) bool { return l.size/l.scale < 4*int64(p.threads) }
+	if l == p.outer {
+		o := &p.loops[0]
+		if !few(o) && (p.kern == kernTranspose && o.dst*p.offBytes()%64 == 0 || few(l)) {
+			return o
+		}
 	}
-	if enough && l.size/l.scale < 4*int64(p.threads) {
-		return o
+	if few(l) && l.size/l.scale%int64(p.threads) != 0 {
+		// Too few values on either to share out evenly: the 3 planes of
+		// bf16[3,128,56,150,3] transposed, and the 3 values of its
+		// outermost loop, ran slower on 2 goroutines than on one.
+		for i := range p.loops {
+			if m := &p.loops[i]; !few(m) && m.scale == 1 && p.heaviest(m) {
+				return m
+			}
+		}
 	}
 	return l
+}
+
+// heaviest reports whether l is the heaviest loop of its dim: a range
+// of its values is then a range of the dim, whose places in the
+// destination no other range's share.
+func (p *walkPlan) heaviest(l *ploop) bool {
+	all := append(slices.Clone(p.loops), p.inner)
+	if p.outer != nil {
+		all = append(all, *p.outer)
+	}
+	for _, m := range all {
+		if m.dim == l.dim && m.w > l.w {
+			return false
+		}
+	}
+	return true
 }
 
 // splitLoop is the loop whose values are shared out among goroutines: the
@@ -363,7 +392,11 @@ func (p *walkPlan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *
 	} else {
 		w.ownLoops = append(w.ownLoops[:0], p.loops...)
 		w.loops = w.ownLoops
-		l = &w.loops[0]
+		for i := range p.loops {
+			if &p.loops[i] == split {
+				l = &w.loops[i]
+			}
+		}
 	}
 	dOff, sOff = lo*l.dst, lo*l.src
 	l.size = hi - lo
@@ -375,6 +408,13 @@ func (p *walkPlan) chunkWalker(dst, src []byte, split *ploop, lo, hi int64) (w *
 	k := p.per(l.dim)
 	w.b[l.dim] = max(w.b[l.dim]-step*k, 0)
 	w.e[l.dim] -= step * k
+	if len(w.loops) > 0 && l != &w.loops[0] && l != w.outer {
+		// A loop further in (threadLoop) comes round again for each value
+		// of the loops outside: its dim's budgets end with the chunk, so
+		// that nothing that reads them (a band, a corner) reaches past it.
+		w.b[l.dim] = min(w.b[l.dim], l.size*l.w*k)
+		w.e[l.dim] = min(w.e[l.dim], l.size*l.w*k)
+	}
 	if w.idx != nil {
 		w.idx[l.dim] = step
 	}

@@ -146,21 +146,36 @@ func TestSplitRun(t *testing.T) {
 	}, (*walkPlan).splitsRun)
 }
 
-// TestThreadLoopFewRows checks that a Run on 2 goroutines shares out
-// the outermost loop, not the kernel's rows, where those are too few to
-// share evenly (the 4 rows of T(4,128) tiles, the 2 of T(2,128)), and
-// runs the pairs against the reference.
-func TestThreadLoopFewRows(t *testing.T) {
-	for _, c := range []struct{ from, to string }{
-		{"u8[4,20000]{1,0:T(4,128)}", "u8[4,20000]{1,0:T(256)}"},
-		{"bf16[64,2,1,300]{3,1,0,2:T(2,128)}", "bf16[64,2,1,300]{2,3,0,1}"},
+// TestThreadLoop runs on 2 goroutines, streamed or not, against the
+// reference, pairs whose kernel rows are too few to share out evenly,
+// and checks which loop a Run shares out: the outermost loop where it
+// has values enough (the 4 rows of T(4,128) tiles, the 2 of T(2,128));
+// a loop further in where it has not either (3 planes and 3 values
+// outermost), among them a tile loop's dim with padding and a dim whose
+// values a streamed walk's bands stage (each chunk's band must end with
+// the chunk).
+func TestThreadLoop(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		further  bool // a loop further in; else the outermost
+	}{
+		{"u8[4,20000]{1,0:T(4,128)}", "u8[4,20000]{1,0:T(256)}", false},
+		{"bf16[64,2,1,300]{3,1,0,2:T(2,128)}", "bf16[64,2,1,300]{2,3,0,1}", false},
+		{"bf16[3,128,7,20,3]{0,1,3,2,4}", "bf16[3,128,7,20,3]{1,2,4,3,0:T(16,128)}", true},
+		{"c64[16,3,8,11,1]{2,0,1,3,4:T(8,1,5)L(3)}", "c64[16,3,8,11,1]{3,2,4,0,1}", true},
 	} {
 		from, to := parsePair(t, c.from, c.to)
 		for _, streamMin := range []int64{-1, 0} {
-			p := checkSplit(t, 4, from, to, Options{Threads: 2}, streamMin)
-			w := p.walk()
-			if w == nil || w.outer == nil || len(w.loops) == 0 || w.threadLoop() != &w.loops[0] {
-				t.Errorf("%s -> %s: a Run shares out the kernel's rows\n%s", c.from, c.to, p)
+			for seed := range uint64(4) {
+				p := checkSplit(t, 4+seed, from, to, Options{Threads: 2}, streamMin)
+				w := p.walk()
+				if w == nil || len(w.loops) == 0 {
+					t.Fatalf("%s -> %s: no loops to share out\n%s", c.from, c.to, p)
+				}
+				l := w.threadLoop()
+				if got := l != w.splitLoop() && l != &w.loops[0]; got != c.further || !c.further && l != &w.loops[0] {
+					t.Fatalf("%s -> %s: a Run shares out d%d ×%d, want a loop further in %v\n%s", c.from, c.to, l.dim, l.size, c.further, p)
+				}
 			}
 		}
 	}
