@@ -61,20 +61,22 @@ func (p *walkPlan) splitsColumns() bool {
 
 // splitsRun reports whether a Run shares out the walk's one run among
 // goroutines (runPieces): a nest that is a single run copy, contiguous on
-// both sides, has no loop to share out (an array copied into a layout
+// both sides, or a single row gathered at a stride into a contiguous
+// destination, has no loop to share out (an array copied into a layout
 // that only pads its end, or out of one: c64[1,3104207] from T(128)
-// untiled, u4[9102,2688] into L(1024)), and ran on one goroutine however
+// untiled, u4[9102,2688] into L(1024); c64[844288,2] from T(8,8), whose
+// tiles' rows hold 2 of their 8 places), and ran on one goroutine however
 // many a Run had.
 func (p *walkPlan) splitsRun() bool {
 	in := &p.inner
-	return p.goroutines() > 1 && p.mode == modeStrided && p.kern == kernRun && len(p.loops) == 0 && p.outer == nil &&
-		p.step == 1 && p.part == 0 && in.dst == 1 && in.src == 1 && in.size*p.width >= int64(p.threads)*copyPiece
+	return p.goroutines() > 1 && p.mode == modeStrided && (p.kern == kernRun && in.src == 1 || p.kern == kernTranspose) &&
+		len(p.loops) == 0 && p.outer == nil && p.step == 1 && p.part == 0 && in.dst == 1 && in.size*p.width >= int64(p.threads)*copyPiece
 }
 
-// runPieces runs the walk's one run as n runs of its columns, each whole
-// pages of the destination (copyPiece) but the last, on n goroutines
-// (splitsRun); the one that holds its end fills the padding after its
-// elements.
+// runPieces runs the walk's one run (or row) as n runs of its columns,
+// each whole pages of the destination (copyPiece) but the last, on n
+// goroutines (splitsRun); the one that holds its end fills the padding
+// after its elements.
 func (p *walkPlan) runPieces(dst, src []byte, n int) {
 	w := p.newWalker(dst, src)
 	valid, held := w.extent(&p.inner)
@@ -83,7 +85,7 @@ func (p *walkPlan) runPieces(dst, src []byte, n int) {
 	shareOut(ceilDiv(held, cols), int64(n), func(lo, hi int64) {
 		a, e := lo*cols, min(hi*cols, held)
 		w := p.newWalker(dst, src)
-		w.rect(a, a, 0, 0, 1, 1, min(max(valid-a, 0), e-a), e-a)
+		w.rect(a, a*p.inner.src, 0, 0, 1, 1, min(max(valid-a, 0), e-a), e-a)
 		if w.unfenced {
 			kernel.StoreFence()
 			w.unfenced = false
@@ -426,7 +428,7 @@ func (p *walkPlan) explainChunks() string {
 	n := p.chunks()
 	switch {
 	case p.splitsRun():
-		return fmt.Sprintf("chunks: one; a Run shares the run's %d elements among %d goroutines, in whole pages", p.inner.size, p.threadChunks())
+		return fmt.Sprintf("chunks: one; a Run shares the %d values of its one run among %d goroutines, in whole pages of the destination", p.inner.size, p.threadChunks())
 	case n == 1:
 		return "chunks: one (the plan does not split)"
 	case p.splitsColumns():

@@ -129,10 +129,12 @@ func TestSplitColumns(t *testing.T) {
 
 // TestSplitRun runs relayouts that are one run copy (out of and into
 // layouts that only pad the array's end, 1-D tiles of one row, packed
-// arrays moved as bytes, 3-byte units) on 1-3 goroutines, streamed or
-// not, against the reference, and checks that those of more than one
-// goroutine share out the run in pieces (runPieces), the last with the
-// padding; a transpose and a run too short for two pages keep one.
+// arrays moved as bytes, 3-byte units) or one row gathered at a stride
+// (the 2 places of 8 that T(8,8) tiles' rows hold) on 1-3 goroutines,
+// streamed or not, against the reference, and checks that those of more
+// than one goroutine share out the run in pieces (runPieces), the last
+// with the padding; a transpose and a run too short for two pages keep
+// one.
 func TestSplitRun(t *testing.T) {
 	checkShares(t, 5, "run", []splitCase{
 		{"c64[1,3107]{1,0:T(128)}", "c64[1,3107]{1,0}", Padding{}, true},
@@ -141,7 +143,8 @@ func TestSplitRun(t *testing.T) {
 		{"u4[91,300]{1,0:E(4)}", "u4[91,300]{1,0:L(1024)E(4)}", PadWith(3), true},
 		{"s4[4,13378]{1,0:L(1024)E(4)}", "s4[4,13378]{1,0:E(4)}", Padding{}, true},
 		{"u8[3,5001,3]{2,1,0}", "u8[3,5001,3]{2,1,0:L(1024)}", Padding{}, true},
-		{"bf16[300]{0}", "bf16[300]{0:L(1024)}", Padding{}, false}, // under two pages
+		{"c64[1100,2]{1,0:T(8,8)}", "c64[1100,2]{1,0:L(1024)}", PadWith(1), true}, // a row at a stride
+		{"bf16[300]{0}", "bf16[300]{0:L(1024)}", Padding{}, false},                // under two pages
 		{"u8[2,9001]{1,0}", "u8[2,9001]{0,1}", Padding{}, false},
 	}, (*walkPlan).splitsRun)
 }
