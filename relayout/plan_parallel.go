@@ -127,7 +127,10 @@ func (p *walkPlan) runColumns(dst, src []byte, n int) {
 // tile's few rows, split, would each take part of every tile, a walk
 // the hardware prefetchers lose (bf16[1792,2,1,2863] from T(2,128) and
 // u8[4,11085868] from T(4,128) ran slower on 2 threads than on one,
-// docs/perf). Where neither has values enough, and the split loop's do
+// docs/perf); and for rows whose shares would each span only a line or
+// a few on either side, so that two goroutines read or write every one
+// of them (f16[42,47,128,1,115] untiled from T(8,128)(2,1): 21 rows 4
+// bytes apart a share). Where neither has values enough, and the split loop's do
 // not share out evenly (3 planes on 2 threads), the outermost loop
 // further in that has values enough and is the heaviest of its dim: its
 // chunks come round again for each value of the loops outside.
@@ -139,7 +142,11 @@ func (p *walkPlan) threadLoop() *ploop {
 	few := func(l *ploop) bool { return l.size/l.scale < 4*int64(p.threads) }
 	if l == p.outer {
 		o := &p.loops[0]
-		if !few(o) && (p.kern == kernTranspose && o.dst*p.offBytes()%64 == 0 || few(l)) {
+		// A goroutine's share of the rows, where it spans a few lines
+		// on either side, shares its lines with the next share's.
+		B, share := p.offBytes(), l.size/l.scale/int64(p.threads)
+		apart := share*l.src*B >= 4*lineBytes && share*l.dst*B >= 4*lineBytes
+		if !few(o) && (p.kern == kernTranspose && o.dst*B%64 == 0 || few(l) || !apart) {
 			return o
 		}
 	}

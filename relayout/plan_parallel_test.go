@@ -152,7 +152,8 @@ func TestSplitRun(t *testing.T) {
 // TestThreadLoop runs on 2 goroutines, streamed or not, against the
 // reference, pairs whose kernel rows are too few to share out evenly,
 // and checks which loop a Run shares out: the outermost loop where it
-// has values enough (the 4 rows of T(4,128) tiles, the 2 of T(2,128));
+// has values enough (the 4 rows of T(4,128) tiles, the 2 of T(2,128);
+// 42 rows whose shares lie in a line or two of the source);
 // a loop further in where it has not either (3 planes and 3 values
 // outermost), among them a tile loop's dim with padding and a dim whose
 // values a streamed walk's bands stage (each chunk's band must end with
@@ -164,6 +165,7 @@ func TestThreadLoop(t *testing.T) {
 	}{
 		{"u8[4,20000]{1,0:T(4,128)}", "u8[4,20000]{1,0:T(256)}", false},
 		{"bf16[64,2,1,300]{3,1,0,2:T(2,128)}", "bf16[64,2,1,300]{2,3,0,1}", false},
+		{"f16[42,9,8,1,115]{0,4,3,2,1:T(8,128)(2,1)}", "f16[42,9,8,1,115]{4,3,2,1,0}", false}, // 21 rows 4 bytes apart a share
 		{"bf16[3,128,7,20,3]{0,1,3,2,4}", "bf16[3,128,7,20,3]{1,2,4,3,0:T(16,128)}", true},
 		{"c64[16,3,8,11,1]{2,0,1,3,4:T(8,1,5)L(3)}", "c64[16,3,8,11,1]{3,2,4,0,1}", true},
 	} {

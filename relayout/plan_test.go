@@ -527,7 +527,9 @@ func TestPaddingOnlyChunks(t *testing.T) {
 	}{
 		{"s16[8,1,5]{2,1,0:L(5)}", "s16[8,1,5]{1,0,2}", Padding{Kind: PadValue, Value: -1, Widths: []int64{9, 2, 7}}, true},
 		{"f32[6,3]{1,0}", "f32[6,3]{0,1}", Padding{Kind: PadValue, Value: 2, Widths: []int64{6, 9}}, true},
-		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,1,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, true},
+		// Rows a byte apart in the source: each share of them must span
+		// 4 lines at least for a Run to share them out (threadLoop).
+		{"u8[5,40,300]{2,1,0}", "u8[5,40,300]{0,1,2}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 2400}}, true},
 		// The threads split d1, which holds no padding: every chunk
 		// holds elements, and its kernel rows padding.
 		{"u8[5,40,3]{2,1,0}", "u8[5,40,3]{0,2,1}", Padding{Kind: PadValue, Value: 7, Widths: []int64{5, 40, 12}}, false},
