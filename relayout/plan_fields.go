@@ -224,12 +224,19 @@ func (f *fieldPlan) batchOffsets(b int64) (dOff, sOff int64) {
 func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int64) {
 	e, w := f.e, r1-r0
 	if d, u := dst[r0*f.dstRow/e:], f.unit(); f.onePass && r0%u == 0 && uintptr(unsafe.Pointer(&d[0]))%64 == 0 {
-		// Up to parts goroutines, each a stretch of whole tiles' rows.
-		one := func(a, b int64) {
-			kernel.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e:], int(f.dstRow/e), src[(r0+a)/e:], int(f.srcRow/e), int(b-a), int(f.cols))
+		// Up to parts goroutines, each a stretch of whole tiles' rows;
+		// or where the rows are fewer tiles than the goroutines (one
+		// tile of 128 destination rows, s4[128,211,1152] from T(128)
+		// transposed), of whole tiles' columns.
+		one := func(a, b, c0, c1 int64) {
+			kernel.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e+c0/e:], int(f.dstRow/e), src[c0*f.srcRow/e+(r0+a)/e:], int(f.srcRow/e), int(b-a), int(c1-c0))
+		}
+		if tiles, cols := ceilDiv(w, u), f.cols/u; tiles < parts && cols > tiles {
+			shareOut(cols, min(parts, cols), func(a, b int64) { one(0, w, a*u, b*u) })
+			return
 		}
 		tiles := ceilDiv(w, u)
-		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w)) })
+		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w), 0, f.cols) })
 		return
 	}
 	c := fieldPass{f: f, dst: dst, src: src, m: temp(), r0: r0, w: w, groups: f.cols / e}

@@ -216,6 +216,7 @@ func TestPackedOnePass(t *testing.T) {
 	}{
 		{"s4[256,384]{1,0:E(4)}", "s4[256,384]{0,1:E(4)}", true},
 		{"u4[2,384,256]{2,1,0:E(4)}", "u4[2,384,256]{1,2,0:E(4)}", true}, // batched
+		{"s4[1024,128]{1,0:E(4)}", "s4[1024,128]{0,1:E(4)}", true},       // one tile of rows: columns shared out
 		{"s4[256,390]{1,0:E(4)}", "s4[256,390]{0,1:E(4)}", false},        // not whole tiles
 		{"s2[256,384]{1,0:E(2)}", "s2[256,384]{0,1:E(2)}", false},        // 2-bit fields: tiles of 256
 		{"s2[256,512]{1,0:E(2)}", "s2[256,512]{0,1:E(2)}", true},
