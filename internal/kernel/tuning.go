@@ -25,11 +25,10 @@ import (
 type Tuning struct {
 	// CopyStreamBytes is the size past which Copy streams over parts
 	// with non-temporal stores; up to it Copy copies through the caches.
-	// Default: a quarter of the last-level cache (half RunStreamBytes; a
-	// quarter of it on an Intel CPU), so that a copy streams once its
-	// source and destination together pass half of the cache: a copy
-	// runs among other traffic, and one of the whole cache keeps little
-	// of it.
+	// Default: a quarter of the last-level cache (half RunStreamBytes),
+	// so that a copy streams once its source and destination together
+	// pass half of the cache: a copy runs among other traffic, and one
+	// of the whole cache keeps little of it.
 	CopyStreamBytes int `json:"copy_stream_bytes"`
 	// CopyParts is how many parts of the buffer Copy walks at once.
 	// Default: 4, enough walks to keep the misses in flight that reach
@@ -65,9 +64,13 @@ type Tuning struct {
 	// where Copy streams a copy of the same bytes: run copies between
 	// half the cache and the whole of it that wrote through the caches
 	// ran far slower than streamed ones (relayout bench on a VM, which
-	// shares its L3 with other guests: docs/perf). On an Intel CPU the
-	// whole L3, at most 96 MiB, since cpuid there reports the L3 of the
-	// whole socket, of which one process's cores hold a part.
+	// shares its L3 with other guests: docs/perf). On an Intel CPU,
+	// whose cpuid reports the L3 of the whole socket, of which one
+	// process's cores hold a part, half of at most 96 MiB of it: a run
+	// copy then streams where Copy streams a copy of the same bytes, as
+	// elsewhere (on one Intel VM run copies on ordinary stores between
+	// that and the whole 96 MiB ran far slower than streamed ones, on
+	// another one of them ran faster: docs/perf).
 	RunStreamBytes int `json:"run_stream_bytes"`
 	// TransposeStreamBytes is the destination size from which Transpose
 	// writes with non-temporal stores, and from which a plan transposes
@@ -78,9 +81,10 @@ type Tuning struct {
 	// large cpuid says it is (relayout tune, which measures the size, and
 	// the random pairs of relayout bench found streamed transposes
 	// faster from sizes well below the whole cache: docs/perf). On an
-	// Intel CPU the L2, where cpuid reports one smaller, since its L3 is
-	// far (a mesh shared by the socket) and an ordinary store that misses
-	// L2 reads its line from there before it writes it.
+	// Intel CPU the L2, where cpuid reports one and it is smaller than
+	// RunStreamBytes, since its L3 is far (a mesh shared by the socket)
+	// and an ordinary store that misses L2 reads its line from there
+	// before it writes it.
 	TransposeStreamBytes int `json:"transpose_stream_bytes"`
 	// LineStreamBytes is the destination size from which Transpose
 	// streams a destination whose rows all start on 64-byte lines,
@@ -96,8 +100,9 @@ type Tuning struct {
 	// which writes whole lines, rather than the plain kernels' ordinary
 	// stores; 0 means never. Default: on an Intel CPU, where an ordinary
 	// store reads its line from the far L3 or memory first, a third of
-	// the cap on its RunStreamBytes, well inside the share of the
-	// socket's L3 that one process's cores hold; never elsewhere.
+	// the share of the socket's L3 that one process's cores hold (the
+	// 96 MiB RunStreamBytes derives from), well inside it; never
+	// elsewhere.
 	StagedOffLinesBytes int `json:"staged_off_lines_bytes"`
 
 	// Band is the L1 block of the transpose of a cache-resident array:
@@ -229,11 +234,13 @@ func tuningFor(m machine) Tuning {
 	}
 	perRow := 1024 // bytes of L2 for each byte of a tile's source rows
 	if intel {
-		t.RunStreamBytes = min(llc, intelRunStreamMax)
+		// The share of the socket's L3 that one process's cores hold
+		// stands for the last level: half of it, as elsewhere.
+		t.RunStreamBytes = min(llc, intelL3Share) / 2
 		if m.l2 > 0 {
-			t.TransposeStreamBytes = min(m.l2, llc)
+			t.TransposeStreamBytes = min(m.l2, t.RunStreamBytes)
 		}
-		t.StagedOffLinesBytes = intelRunStreamMax / 3
+		t.StagedOffLinesBytes = intelL3Share / 3
 		t.CopyRowsFirst = true
 		t.CopyAhead = 0
 		t.TileRows = intelStreams
@@ -250,9 +257,6 @@ func tuningFor(m machine) Tuning {
 	if m.vendor == cpuid.AMD {
 		t.CopyRepBytes = max(m.l2, 0)
 	}
-	if intel {
-		t.CopyStreamBytes = t.RunStreamBytes / 4
-	}
 	t.PackedOnePassBytes = 1 << 20
 	if m.l2 > 0 {
 		t.PackedOnePassBytes = min(max(floorPow2(m.l2), 256<<10), 4<<20)
@@ -262,9 +266,10 @@ func tuningFor(m machine) Tuning {
 	return t
 }
 
-// intelRunStreamMax caps RunStreamBytes on Intel CPUs: about what one
-// process's share of a server socket's L3 holds (docs/perf).
-const intelRunStreamMax = 96 << 20
+// intelL3Share is about what one process's share of a server socket's
+// L3 holds on an Intel CPU, whose cpuid reports the whole socket's
+// (docs/perf): the last level the streaming thresholds derive from.
+const intelL3Share = 96 << 20
 
 // floorPow2 returns the largest power of two not above n (n ≥ 1), or 1.
 func floorPow2(n int) int {
