@@ -2,7 +2,6 @@ package relayout
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -130,10 +129,10 @@ func (p *walkPlan) runColumns(dst, src []byte, n int) {
 // docs/perf); and for rows whose shares would each span only a line or
 // a few on either side, so that two goroutines read or write every one
 // of them (f16[42,47,128,1,115] untiled from T(8,128)(2,1): 21 rows 4
-// bytes apart a share). Where neither has values enough, and the split loop's do
-// not share out evenly (3 planes on 2 threads), the outermost loop
-// further in that has values enough and is the heaviest of its dim: its
-// chunks come round again for each value of the loops outside.
+// bytes apart a share). Where neither has values enough, and the split
+// loop's do not share out evenly (3 planes on 2 threads), the outermost
+// loop further in that has values enough and is the heaviest of its
+// dim: its chunks come round again for each value of the loops outside.
 func (p *walkPlan) threadLoop() *ploop {
 	l := p.splitLoop()
 	if l == nil || len(p.loops) == 0 {
@@ -167,12 +166,12 @@ func (p *walkPlan) threadLoop() *ploop {
 // of its values is then a range of the dim, whose places in the
 // destination no other range's share.
 func (p *walkPlan) heaviest(l *ploop) bool {
-	all := append(slices.Clone(p.loops), p.inner)
-	if p.outer != nil {
-		all = append(all, *p.outer)
+	heavier := func(m *ploop) bool { return m != nil && m.dim == l.dim && m.w > l.w }
+	if heavier(&p.inner) || heavier(p.outer) {
+		return false
 	}
-	for _, m := range all {
-		if m.dim == l.dim && m.w > l.w {
+	for i := range p.loops {
+		if heavier(&p.loops[i]) {
 			return false
 		}
 	}
