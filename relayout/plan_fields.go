@@ -231,11 +231,11 @@ func (f *fieldPlan) chunk(dst, src []byte, temp func() []byte, r0, r1, parts int
 		one := func(a, b, c0, c1 int64) {
 			kernel.TransposePackedStreaming(int(f.bits), dst[(r0+a)*f.dstRow/e+c0/e:], int(f.dstRow/e), src[c0*f.srcRow/e+(r0+a)/e:], int(f.srcRow/e), int(b-a), int(c1-c0))
 		}
-		if tiles, cols := ceilDiv(w, u), f.cols/u; tiles < parts && cols > tiles {
+		tiles := ceilDiv(w, u)
+		if cols := f.cols / u; tiles < parts && cols > tiles {
 			shareOut(cols, min(parts, cols), func(a, b int64) { one(0, w, a*u, b*u) })
 			return
 		}
-		tiles := ceilDiv(w, u)
 		shareOut(tiles, min(parts, tiles), func(a, b int64) { one(a*u, min(b*u, w), 0, f.cols) })
 		return
 	}
