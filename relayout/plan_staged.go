@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -35,6 +36,10 @@ type staged struct {
 	// packed whole (rows8Walk.partialTiles), so that tests can tell the
 	// path ran.
 	partials atomic.Int64
+	// buffered counts the calls of direct slabs that read packed source
+	// rows starting inside bytes through a buffer (rows8Walk.bufferTiles),
+	// for the tests as well.
+	buffered atomic.Int64
 	// grids counts the grid calls of (8,1) tiles, between packed sides
 	// or packed from byte rows (rows8Walk.blockGrid), for the tests as
 	// well.
@@ -198,12 +203,21 @@ func (st *staged) planSlabs(plan *Plan, target int64) *slabs {
 	// Direct slabs cut along the source's rows (the kernel's, each a
 	// run of a source row: 4 rows of 21309696 fields to (8,1) tiles)
 	// read a run of each row; they unpack nothing.
-	runs := sl.direct && l == mid.outer && l.src == 1 && len(mid.loops) == 0
-	if !runs && ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
-		if st.unpack {
+	runs := l == mid.outer && l.src == 1 && len(mid.loops) == 0
+	if !(sl.direct && runs) && ((sl.per-1)*l.src+sl.sReach)*sl.unit() > 4*max(target, sl.per*l.dst*sl.unit()) {
+		switch {
+		case runs && sl.rows8 == rows8Pack && !sl.direct && st.nibbles():
+			// Source rows that start inside bytes (u4[3,12847895]
+			// row-major): direct slabs read them through a buffer
+			// (rows8Walk.bufferTiles), a run of each row a slab,
+			// where these would unpack the whole stretch between.
+			sl.direct = true
+			sl.resize(st, target) // no temporaries
+		case st.unpack:
 			return nil
+		default:
+			sl.rangeOnly = true
 		}
-		sl.rangeOnly = true
 	}
 	return sl
 }
@@ -252,9 +266,11 @@ func (st *staged) rows8Of(mid *walkPlan) rows8Mode {
 // mid can run direct: both sides packed in 4-bit fields of 4-bit values
 // (narrower values are sign- or zero-extended on the way through bytes,
 // which a direct move would not do), and every row of the side that
-// rows8Of did not look at starting on a whole byte.
+// rows8Of did not look at starting on a whole byte. (planSlabs lets
+// packing slabs whose source rows start inside bytes run direct as
+// well, where the slabs that unpack would read too far.)
 func (st *staged) rows8Direct(mid *walkPlan, m rows8Mode) bool {
-	if m == rows8None || !st.unpack || !st.pack || st.srcBits != 4 || st.dstBits != 4 || st.natural != 4 {
+	if m == rows8None || !st.nibbles() {
 		return false
 	}
 	// The other side's rows: the source's along the inner loop, or the
@@ -268,6 +284,12 @@ func (st *staged) rows8Direct(mid *walkPlan, m rows8Mode) bool {
 		even = even && stride(&mid.loops[i])%2 == 0
 	}
 	return even
+}
+
+// nibbles reports whether both sides pack 4-bit values in 4-bit fields,
+// which direct rows8 slabs move without unpacking them.
+func (st *staged) nibbles() bool {
+	return st.unpack && st.pack && st.srcBits == 4 && st.dstBits == 4 && st.natural == 4
 }
 
 // identityCopy reports whether p copies its whole source unchanged: one
@@ -639,6 +661,9 @@ func (st *staged) slab(dst, src, tmp []byte, c int64) {
 	if r != nil && r.gridCalls > 0 {
 		st.grids.Add(r.gridCalls)
 	}
+	if r != nil && r.buffered > 0 {
+		st.buffered.Add(r.buffered)
+	}
 	switch {
 	case r != nil && r.packsDst():
 		if from, to := max(mid.tail[0], dFrom), min(mid.tail[1], dTo); from < to {
@@ -676,6 +701,7 @@ type rows8Walk struct {
 	// (partialTiles): the rows the array has, then the padding's.
 	rows      []byte
 	partials  int64 // partialTiles calls that packed
+	buffered  int64 // bufferTiles calls that read packed rows starting inside bytes
 	gridCalls int64 // blockGrid's kernel calls
 	// padded is the row length and the first padding row for which
 	// rows holds the padding rows already.
@@ -697,7 +723,21 @@ func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64)
 	if r.mode != rows8Pack || colsE != 8 || dOff%2 != 0 {
 		return false
 	}
+	r.bufferTiles(w, dOff, sOff, rows, cols)
+	r.partials++
+	return true
+}
+
+// bufferTiles packs rows words of (8,1) tiles at dOff, whose first cols
+// rows hold the source rows at sOff and the rest padding, through a
+// buffer of 8 rows that start on whole bytes (partialRows words at a
+// time): partialTiles' tiles, and whole ones whose packed source rows
+// start inside a byte (block), which the kernels cannot read in place.
+func (r *rows8Walk) bufferTiles(w *walker, dOff, sOff, rows, cols int64) {
 	in := w.p.inner.src
+	if r.direct && (sOff%2 != 0 || cols > 1 && in%2 != 0) {
+		r.buffered++
+	}
 	v := w.p.pat[0] & 0x0f
 	for i0 := int64(0); i0 < rows; i0 += partialRows {
 		n := min(rows-i0, partialRows)
@@ -739,8 +779,6 @@ func (r *rows8Walk) partialTiles(w *walker, dOff, sOff, rows, cols, colsE int64)
 			kernel.PackRows8(d, buf, int(stride), int(n))
 		}
 	}
-	r.partials++
-	return true
 }
 
 // copyFields4 copies n 4-bit fields of the packed buffer src, from field
@@ -754,8 +792,14 @@ func copyFields4(dst, src []byte, from, n int64) {
 	}
 	// Each byte of the row takes the low nibble of one source byte and
 	// the high nibble of the next, which the last field of an even n
-	// does not reach past.
-	for k := range n / 2 {
+	// does not reach past: 8 bytes a step from 9 source bytes, then one
+	// at a time.
+	k := int64(0)
+	for ; k+8 <= n/2; k += 8 {
+		v := binary.BigEndian.Uint64(src[b+k:])<<4 | uint64(src[b+k+8]>>4)
+		binary.BigEndian.PutUint64(dst[k:], v)
+	}
+	for ; k < n/2; k++ {
 		dst[k] = src[b+k]<<4 | src[b+k+1]>>4
 	}
 	if n%2 != 0 {
@@ -774,11 +818,14 @@ func (r *rows8Walk) block(w *walker, dOff, sOff, rows, cols int64) {
 	if r.mode == rows8Pack {
 		// Destination element (i, j) at dOff + 8i + j, from source
 		// element sOff + j*in.src + i.
+		onBytes := sOff%2 == 0 && in.src%2 == 0
 		switch {
-		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0 && r.stream:
+		case r.direct && cols == 8 && onBytes && dOff%2 == 0 && r.stream:
 			w.stream(w.ahead/2).InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
-		case r.direct && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
+		case r.direct && cols == 8 && onBytes && dOff%2 == 0:
 			kernel.InterleaveNibbles8(w.dst[dOff/2:], w.src[sOff/2:], int(in.src/2), int(rows))
+		case r.direct && cols == 8 && dOff%2 == 0:
+			r.bufferTiles(w, dOff, sOff, rows, cols)
 		case r.direct:
 			for i := range rows {
 				for j := range cols {
@@ -861,7 +908,7 @@ func (r *rows8Walk) blockGrid(w *walker, dOff, sOff, rows, cols, count, dStep, s
 			kernel.PackRows8Grid(d, int(dStep/2), s, int(in.src), int(sStep), int(rows), int(count))
 		}
 		r.gridCalls++
-	case r.direct && r.mode == rows8Pack && cols == 8 && sOff%2 == 0 && dOff%2 == 0:
+	case r.direct && r.mode == rows8Pack && cols == 8 && sOff%2 == 0 && in.src%2 == 0 && dOff%2 == 0:
 		d, s := w.dst[dOff/2:], w.src[sOff/2:]
 		if r.stream {
 			w.stream(w.ahead/2).InterleaveNibbles8Grid(d, int(dStep/2), s, int(in.src/2), int(sStep/2), int(rows), int(count))
@@ -1054,6 +1101,9 @@ func (st *staged) explain(b *strings.Builder) {
 		switch {
 		case sl.direct:
 			b.WriteString("  each slab moves its (8,1) tiles' fields between the packed sides in one pass (kernel.InterleaveNibbles8, DeinterleaveNibbles8; fields cut by padding one at a time)\n")
+			if in := sl.mid.walk().inner.src; sl.rows8 == rows8Pack && in%2 != 0 {
+				fmt.Fprintf(b, "  the source rows, %d fields apart, start inside bytes by turns: a slab reads its run of each into a buffer of 8 rows that start on bytes\n", in)
+			}
 		case sl.rows8 != rows8None:
 			b.WriteString("  each slab packs (or unpacks) its (8,1) tiles and interleaves them in one pass (kernel.PackRows8, UnpackRows8; fields cut by padding one at a time)\n")
 		}

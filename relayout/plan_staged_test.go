@@ -273,7 +273,8 @@ func TestStagedRows8(t *testing.T) {
 		{"s2[17,256]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{}, nil},
 		// 4-bit values on both sides move direct, padding and partial
 		// tiles a field at a time; rows of an odd number of fields go
-		// through the temporary.
+		// through the temporary (TestStagedOddRows: unless the slabs
+		// would unpack too much of it).
 		{"s4[64,256]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
 		{"u4[40,300]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, nil},
 		{"u4[40,300]{1,0:E(4)}", "", [2]bool{true, true}, [2]bool{true, true}, []int64{48, 304}},
@@ -355,6 +356,21 @@ func TestStagedPartialTiles(t *testing.T) {
 	}
 }
 
+// TestStagedOddRows runs packings into (8,1) tiles from packed rows of an
+// odd number of fields, far apart, against the reference: the slabs run
+// direct, a run of each source row a slab through a buffer
+// (rows8Walk.bufferTiles), and the test checks that the path ran.
+func TestStagedOddRows(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		// 3 rows: each tile's last 5 rows are padding.
+		{"u4[3,4001]{1,0:E(4)}", "u4[3,4001]{1,0:T(8,128)(8,1)E(4)}"},
+		// Whole tiles of 8 rows.
+		{"s4[8,2001]{1,0:E(4)}", "s4[8,2001]{1,0:T(8,128)(8,1)E(4)}"},
+	} {
+		checkSlabPath(t, 7, tc.from, tc.to, "no tile packed from odd rows", func(st *staged) int64 { return st.buffered.Load() })
+	}
+}
+
 // checkSlabPath runs a packed pair slab by slab, as a large array of it
 // runs, in slabs of two sizes, streamed or not, on one and two threads,
 // against the reference (checkPairWith), and reports missing where the
@@ -385,11 +401,13 @@ func checkSlabPath(t *testing.T, seed uint64, fromText, toText, missing string, 
 }
 
 // TestCopyFields4 checks copyFields4 against field4 at every start and
-// length over a buffer, at even and odd starts.
+// length over a buffer, at even and odd starts: rows shorter and longer
+// than its 8-byte steps.
 func TestCopyFields4(t *testing.T) {
-	src := fillRandom(9, 4)
-	for from := int64(0); from < 18; from++ {
-		for n := int64(1); from+n <= 18; n++ {
+	const fields = 50
+	src := fillRandom(fields/2, 4)
+	for from := int64(0); from < fields; from++ {
+		for n := int64(1); from+n <= fields; n++ {
 			dst := make([]byte, (n+1)/2)
 			copyFields4(dst, src, from, n)
 			for k := range n {
