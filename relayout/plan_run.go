@@ -149,8 +149,10 @@ type walker struct {
 	bandBuf  []byte
 	bands    int
 	// rects is how many rectangles the walk staged through edge
-	// (stageRect).
-	rects int
+	// (stageRect); runRows how many groups of a run copy's rectangles
+	// kernelRow staged there (stageRow).
+	rects   int
+	runRows int
 	// padFills is how many runs of padding values padValues filled at
 	// once (for tests).
 	padFills int
@@ -910,13 +912,13 @@ func (w *walker) block(dOff, sOff, oDst, oSrc, rows, cols int64) {
 }
 
 // blockRow reports whether kernelRow may run the values of loop l, the
-// last outside the kernel: a block transpose whose rectangle is the same
-// at each value (l's dim is neither kernel loop's, or its budgets cover
-// every value whole; and no dim has partial units), written by the plan's
-// own kernels.
+// last outside the kernel: a block transpose, or a streamed run copy of
+// rows, whose rectangle is the same at each value (l's dim is neither
+// kernel loop's, or its budgets cover every value whole; and no dim has
+// partial units), written by the plan's own kernels.
 func (w *walker) blockRow(l *ploop, whole bool) bool {
 	p := w.p
-	return p.kern == kernTranspose && w.outer != nil && w.rows8 == nil && w.idx == nil && p.part == 0 &&
+	return (p.kern == kernTranspose || p.kern == kernRun && w.streams()) && w.outer != nil && w.rows8 == nil && w.idx == nil && p.part == 0 &&
 		(whole || l.dim != w.outer.dim && l.dim != p.inner.dim)
 }
 
@@ -927,11 +929,23 @@ func (w *walker) blockRow(l *ploop, whole bool) bool {
 // in two such values) was a Transpose and a fill per value. next is the
 // source step to the walk's next such row, which the grid prefetches
 // (Grid.Ahead).
+//
+// A streamed run copy takes this path only where stageRow stages its
+// rectangles: a tile's rows that padding cuts (s4[7355,3,2432] to
+// T(4,128), 3 of each tile's 4 rows of 64 bytes) each staged and streamed
+// on their own cost several times the copy. Otherwise each value is a
+// kernel call, as the walk would make it.
 func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	p := w.p
 	rowsV, rowsE := w.extent(w.outer)
 	colsV, colsE := w.extent(&p.inner)
 	oDst := w.outer.dst
+	if p.kern == kernRun && (nv <= from || rowsV == 0 || colsV == 0 || !w.stageRow(l, dOff+from*l.dst, nv-from, rowsV, rowsE, colsV, colsE)) {
+		for v := from; v < ne; v++ {
+			w.kernel(dOff+v*l.dst, sOff+v*l.src, v >= nv)
+		}
+		return
+	}
 	staged := false // the rectangles' padding went with them
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 && w.padGrid(l, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE) {
 		staged = true
@@ -950,16 +964,21 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 				// the next of the same rectangles (the last tiles of
 				// the bands of a plane).
 				dst := w.dst
-				w.dst = w.edge
+				w.dst, w.staging = w.edge, true
 				for v := range key[0] {
 					w.pad(v*l.dst, oDst, rowsV, rowsE, colsV, colsE)
 				}
-				w.dst, w.edgePad = dst, key
+				w.dst, w.staging, w.edgePad = dst, false, key
 			}
 			for v0 := int64(0); v0 < n; v0 += per {
 				k := min(per, n-v0)
 				g.Inner = int(k)
-				kernel.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s[v0*l.src*B:], int(p.inner.src*B), int(rowsV), int(colsV), g)
+				if p.kern == kernRun {
+					w.runRows++
+					kernel.CopyRunsGrid(w.edge, int(oDst*B), int(l.dst*B), s[v0*l.src*B:], int(w.outer.src*B), int(l.src*B), int(colsV*p.width), int(rowsV), int(k))
+				} else {
+					kernel.TransposeBlocks(int(p.width), w.edge, int(oDst*B), s[v0*l.src*B:], int(p.inner.src*B), int(rowsV), int(colsV), g)
+				}
 				// The stores stream while the next group's source
 				// comes in.
 				st := w.stream(0)
@@ -1057,10 +1076,10 @@ func (w *walker) padGrid(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, col
 // stageRow reports whether kernelRow stages the n partial rectangles of
 // loop l from element dOff in the edge buffer, with their padding, and
 // streams them out as runs of whole lines, as many rectangles a run as
-// the buffer holds: a streamed transpose whose rectangles (the last tile
-// of each band of s8 or bf16 tiles, or every tile of a row whose dim
-// the tiles pad) each hold one run of the destination and continue each
-// other. In place, their padding's plain stores would read the lines
+// the buffer holds: a streamed transpose or run copy whose rectangles
+// (the last tile of each band of s8 or bf16 tiles, or every tile of a
+// row whose dim the tiles pad) each hold one run of the destination and
+// continue each other. In place, their padding's plain stores would read the lines
 // they write from memory first, each a part line of a rectangle's end:
 // s8 [64,1000,1000] to T(8,128)(4,1) spent a quarter of its time there.
 // The buffer is allocated here the first time.
@@ -1068,7 +1087,7 @@ func (w *walker) stageRow(l *ploop, dOff, n, rowsV, rowsE, colsV, colsE int64) b
 	p := w.p
 	B := p.offBytes()
 	row := l.dst * B // bytes of a rectangle
-	if !w.streams() || w.rows8 != nil || p.kern != kernTranspose || rowsV == rowsE && colsV == colsE ||
+	if !w.streams() || w.rows8 != nil || p.kern != kernTranspose && p.kern != kernRun || rowsV == rowsE && colsV == colsE ||
 		w.outer.dst != colsE*p.step || l.dst != rowsE*w.outer.dst ||
 		row > edgeBytes || n*row%64 != 0 || n*row > edgeBytes && row%64 != 0 || dOff*B%64 != 0 {
 		return false

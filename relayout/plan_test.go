@@ -999,37 +999,50 @@ func walkOf(plan *Plan) *walkPlan {
 }
 
 // TestStagedRects checks the streamed run copies whose rectangles hold
-// padding and go through the edge buffer (stageRect): whole when they
-// fit it, in groups of rows that make whole lines when they do not, and
-// in place when no group of rows does. Each runs against the reference,
-// whole and by chunk ranges, on one and two goroutines.
+// padding and go through the edge buffer: each on its own (stageRect),
+// whole when it fits the buffer, in groups of rows that make whole lines
+// when it does not, and in place when no group of rows does; or, where
+// the rectangles are the same at each value of the last loop and
+// continue each other in the destination, as many a group as the buffer
+// holds (kernelRow's stageRow), streamed out at once. Each runs against
+// the reference, whole and by chunk ranges, on one and two goroutines.
 func TestStagedRects(t *testing.T) {
 	for i, tc := range []struct {
 		from, to string
 		pad      Padding
-		rects    int // staged by a whole walk on one goroutine
+		// staged by a whole walk on one goroutine: rectangles on their
+		// own, groups of rectangles
+		rects, groups int
 	}{
 		// Runs of 106 bytes into rows of 128: 400 rows, 128 a group.
-		{"u8[4,100,106]{2,1,0}", "u8[4,100,106]{2,1,0:T(2,128)}", Padding{}, 4},
+		{"u8[4,100,106]{2,1,0}", "u8[4,100,106]{2,1,0:T(2,128)}", Padding{}, 4, 0},
 		// The same with a padding value, and rows of 4-byte elements:
 		// 150 rows of 512 bytes, 32 a group.
-		{"f32[3,50,100]{2,1,0}", "f32[3,50,100]{2,1,0:T(1,128)}", PadWith(-1), 5},
+		{"f32[3,50,100]{2,1,0}", "f32[3,50,100]{2,1,0:T(1,128)}", PadWith(-1), 5, 0},
 		// Padded rows at the end: 8-row tiles of 130 rows, whose last
 		// tile holds 2, 136 rows of 512 bytes.
-		{"f32[130,100]{1,0}", "f32[130,100]{1,0:T(8,128)}", Padding{}, 5},
+		{"f32[130,100]{1,0}", "f32[130,100]{1,0:T(8,128)}", Padding{}, 5, 0},
 		// A rectangle that fits the buffer whole.
-		{"u8[10,100]{1,0}", "u8[10,100]{1,0:T(1,128)}", Padding{}, 1},
+		{"u8[10,100]{1,0}", "u8[10,100]{1,0:T(1,128)}", Padding{}, 1, 0},
 		// Rows of 192 bytes: groups of 85 rows.
-		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12},
+		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12, 0},
 		// Rows larger than the buffer: in place.
-		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0},
+		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0, 0},
 		// Rows apart in the destination, each whole lines: the last
 		// T(16,64) tile of each row of tiles, 47 of its 64 columns, into
 		// rows of 256 bytes 512 apart, one rectangle a tile.
-		{"f32[3,40,111]{2,1,0:T(16,64)}", "f32[3,40,111]{2,1,0:T(8,128)}", PadWith(7), 9},
+		{"f32[3,40,111]{2,1,0:T(16,64)}", "f32[3,40,111]{2,1,0:T(8,128)}", PadWith(7), 9, 0},
 		// Rows apart that are no whole lines (47 of 60 columns, 240
 		// bytes): in place.
-		{"f32[3,40,107]{2,1,0:T(16,60)}", "f32[3,40,107]{2,1,0:T(8,120)}", Padding{}, 0},
+		{"f32[3,40,107]{2,1,0:T(16,60)}", "f32[3,40,107]{2,1,0:T(8,120)}", Padding{}, 0, 0},
+		// Groups: 3 of each T(4,128) tile's 4 rows, 19 tiles of 64
+		// bytes a plane, a group a plane.
+		{"s4[5,3,2432]{2,0,1:E(4)}", "s4[5,3,2432]{2,1,0:T(4,128)E(4)}", Padding{}, 0, 5},
+		// 2 of each T(8,128) tile's 8 rows of 512 bytes, 40 tiles a
+		// row of them: 16 KiB, 4 tiles, a group.
+		{"f32[2,5120]{1,0}", "f32[2,5120]{1,0:T(8,128)}", PadWith(3), 0, 10},
+		// 17 of each T(32,32) tile's 32 rows, 4 tiles a row.
+		{"f32[2,3,17,128]{3,2,0,1}", "f32[2,3,17,128]{3,2,1,0:T(32,32)}", Padding{}, 0, 6},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
@@ -1039,12 +1052,12 @@ func TestStagedRects(t *testing.T) {
 				continue
 			}
 			w := wholeWalk(plan)
-			want := tc.rects
+			want := [2]int{tc.rects, tc.groups}
 			if !kernel.Streaming() { // no plan streams: every rectangle in place
-				want = 0
+				want = [2]int{}
 			}
-			if w.rects != want {
-				t.Errorf("%s -> %s: staged %d rectangles, want %d\n%s", tc.from, tc.to, w.rects, want, plan)
+			if got := [2]int{w.rects, w.runRows}; got != want {
+				t.Errorf("%s -> %s: staged %d rectangles and %d groups, want %d and %d\n%s", tc.from, tc.to, got[0], got[1], want[0], want[1], plan)
 			}
 		}
 	}
