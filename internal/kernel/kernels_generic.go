@@ -20,6 +20,10 @@ func copyRunsGeneric(dst []byte, dstStride int, src []byte, srcStride int, n, ro
 		copyShortRuns(dst, dstStride, src, srcStride, n, rows)
 		return
 	}
+	if n < 16 {
+		copyOddRuns(dst, dstStride, src, srcStride, n, rows)
+		return
+	}
 	d, s := 0, 0
 	for range rows {
 		copy(dst[d:d+n], src[s:s+n])
@@ -52,6 +56,31 @@ func copyShortRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows
 			dr, sr := dst[d:d+32], src[s:s+32]
 			*(*[16]byte)(dr) = *(*[16]byte)(sr)
 			*(*[16]byte)(dr[16:]) = *(*[16]byte)(sr[16:])
+		}
+		d += dstStride
+		s += srcStride
+	}
+}
+
+// copyOddRuns is copyRunsGeneric for runs of 3 to 15 bytes that are no
+// power of two, each moved by two of the compiler's inline moves of the
+// power of two below n, the second ending where the run ends: copy()'s
+// call to memmove a run cost more than the move (runs of 3 bytes of
+// u8[2,3,2547,890]{1,0,2,3} into T(8,128)(4,1) tiles; docs/perf).
+func copyOddRuns(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) {
+	d, s := 0, 0
+	for range rows {
+		dr, sr := dst[d:d+n], src[s:s+n]
+		switch {
+		case n < 4:
+			*(*[2]byte)(dr) = *(*[2]byte)(sr)
+			*(*[2]byte)(dr[n-2:]) = *(*[2]byte)(sr[n-2:])
+		case n < 8:
+			*(*[4]byte)(dr) = *(*[4]byte)(sr)
+			*(*[4]byte)(dr[n-4:]) = *(*[4]byte)(sr[n-4:])
+		default:
+			*(*[8]byte)(dr) = *(*[8]byte)(sr)
+			*(*[8]byte)(dr[n-8:]) = *(*[8]byte)(sr[n-8:])
 		}
 		d += dstStride
 		s += srcStride

@@ -666,6 +666,9 @@ func TestCopyRuns(t *testing.T) {
 					if k%7 == 3 {
 						g.n = []int{8, 16, 24, 32}[r.IntN(4)] // the short runs' own loop
 					}
+					if k%9 == 2 {
+						g.n = 1 + r.IntN(15) // a few bytes: copyShortRuns, copyOddRuns
+					}
 					g.ds, g.ss = g.n+r.IntN(2)*r.IntN(256), g.n+r.IntN(2)*r.IntN(256)
 					if k%4 == 0 {
 						g.ds, g.ss = g.n, g.n
