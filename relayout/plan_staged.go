@@ -1128,13 +1128,18 @@ func (st *staged) placesAlike(p *Plan) bool {
 // significant bits first (as packed fields fill bytes), keeping the
 // bits of dst's last byte that are not among them.
 func copyBits(dst, src []byte, n int64) {
-	if q := n / 8; q <= 8 {
-		// A few bytes, a partial unit's: cheaper than copy's call.
-		//lint:ignore S1001 copy calls memmove, which costs more than these few bytes
-		for i, b := range src[:q] {
-			dst[i] = b
-		}
-	} else {
+	// A few bytes, a partial unit's: two moves that overlap where they
+	// are not a power of two, cheaper than copy's call to memmove.
+	switch q := n / 8; {
+	case q >= 4 && q <= 8:
+		*(*[4]byte)(dst[q-4:]) = *(*[4]byte)(src[q-4:])
+		*(*[4]byte)(dst) = *(*[4]byte)(src)
+	case q >= 2 && q <= 3:
+		*(*[2]byte)(dst[q-2:]) = *(*[2]byte)(src[q-2:])
+		*(*[2]byte)(dst) = *(*[2]byte)(src)
+	case q == 1:
+		dst[0] = src[0]
+	case q > 8:
 		copy(dst[:q], src)
 	}
 	if r := n % 8; r != 0 {

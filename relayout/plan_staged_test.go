@@ -3,6 +3,7 @@ package relayout
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -415,6 +416,25 @@ func TestCopyFields4(t *testing.T) {
 					t.Fatalf("from %d, %d fields: field %d is %x, want %x", from, n, k, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestCopyBits checks copyBits at every length up to 25 bytes: the
+// first n bits of the source, the most significant of each byte first,
+// and every other bit of the destination kept.
+func TestCopyBits(t *testing.T) {
+	src := fillRandom(25, 6)
+	for n := int64(0); n <= 8*25; n++ {
+		dst := fillRandom(25, uint64(n))
+		want := slices.Clone(dst)
+		for i := range n {
+			m := byte(0x80) >> (i % 8)
+			want[i/8] = want[i/8]&^m | src[i/8]&m
+		}
+		copyBits(dst, src, n)
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("%d bits: got %x, want %x", n, dst, want)
 		}
 	}
 }
