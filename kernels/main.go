@@ -204,6 +204,7 @@ func (g *gen) file() {
 	g.copyRepMOVSB()
 	g.prefetchRuns()
 	g.permuteBlocks()
+	g.permuteBlocks2()
 	g.transposeNibbles8()
 	g.packRows8x8()
 	g.unpack4()

@@ -221,3 +221,38 @@ func (g *gen) permuteBlocks() {
 	g.ADDQ(r9, di)
 	g.loopEnd("permb")
 }
+
+// permuteBlocks2 emits permuteBlocks2AVX512, the batched byte
+// permutation of blocks of 65 to 128 bytes (an 8×8 block of 16-bit
+// elements, a 4×4 one of 8-byte elements), one block a step:
+//
+//	func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+//
+// Each of steps steps loads the block's first 64 bytes from src and the
+// bytes under mask of the next 64 (the rest zero), permutes the two
+// registers by the 128 indexes at table (two VPERMI2B: an index's bit 6
+// picks the register, its low bits the byte), stores the first 64 bytes
+// and those under mask of the next 64 to dst, then moves src and dst on
+// by step bytes. No byte outside a step's block is read or written.
+func (g *gen) permuteBlocks2() {
+	g.text("permuteBlocks2AVX512", "func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)")
+	g.params([]string{"dst", "src", "table", "mask", "steps", "step"}, di, si, r8, ax, cx, dx)
+	k1 := reg.K1
+	g.KMOVQ(ax, k1)
+	idx0, idx1 := avx512.v(30), avx512.v(31)
+	g.VMOVDQU64(at(r8, 0), idx0)
+	g.VMOVDQU64(at(r8, 64), idx1)
+	lo, hi, out0, out1 := avx512.v(0), avx512.v(1), avx512.v(2), avx512.v(3)
+	g.Label("permb2")
+	g.VMOVDQU64(at(si, 0), lo)
+	g.VMOVDQU8_Z(at(si, 64), k1, hi)
+	g.VMOVDQA64(idx0, out0)
+	g.VPERMI2B(hi, lo, out0)
+	g.VMOVDQA64(idx1, out1)
+	g.VPERMI2B(hi, lo, out1)
+	g.VMOVDQU64(out0, at(di, 0))
+	g.VMOVDQU8(out1, k1, at(di, 64))
+	g.ADDQ(dx, si)
+	g.ADDQ(dx, di)
+	g.loopEnd("permb2")
+}

@@ -14079,6 +14079,35 @@ permb:
 	VZEROUPPER
 	RET
 
+// func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·permuteBlocks2AVX512(SB), NOSPLIT, $0-48
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      table+16(FP), R8
+	MOVQ      mask+24(FP), AX
+	MOVQ      steps+32(FP), CX
+	MOVQ      step+40(FP), DX
+	KMOVQ     AX, K1
+	VMOVDQU64 (R8), Z30
+	VMOVDQU64 64(R8), Z31
+
+permb2:
+	VMOVDQU64  (SI), Z0
+	VMOVDQU8.Z 64(SI), K1, Z1
+	VMOVDQA64  Z30, Z2
+	VPERMI2B   Z1, Z0, Z2
+	VMOVDQA64  Z31, Z3
+	VPERMI2B   Z1, Z0, Z3
+	VMOVDQU64  Z2, (DI)
+	VMOVDQU8   Z3, K1, 64(DI)
+	ADDQ       DX, SI
+	ADDQ       DX, DI
+	DECQ       CX
+	JNZ        permb2
+	VZEROUPPER
+	RET
+
 // func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
 // Requires: AVX, AVX2, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·transposeNibbles8AVX512(SB), NOSPLIT, $0-64

@@ -1890,6 +1890,18 @@ func prefetchRuns(p uintptr, stride int, n int, rows int)
 //go:noescape
 func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstMask uint64, steps int, srcStep int, dstStep int)
 
+// permuteBlocks2AVX512 permutes blocks of 65 to 128 bytes: steps times, it
+// loads the first 64 bytes at src and those under mask of the next 64 (the
+// rest zero), permutes the two registers by the 128 indexes at table
+// (VPERMI2B: bit 6 of an index picks the register) and stores the first 64
+// bytes and those under mask of the next 64 to dst, then moves src and dst
+// on by step bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte
+// under a step's block lies inside its buffer, and the buffers do not
+// overlap.
+//
+//go:noescape
+func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first
 // byte: row r of block b, from src + b*srcStep + r*srcStride, becomes
@@ -2424,6 +2436,7 @@ const (
 	asmCopyParts
 	asmCopyPartsMasked
 	asmPermuteBlocks
+	asmPermuteBlocks2
 	asmTransposeNibbles8
 	asmPackRows8x8
 	asmPrefetchRuns
@@ -2633,6 +2646,7 @@ const (
 	idCopyRepMOVSB
 	idPrefetchRuns
 	idPermuteBlocksAVX512
+	idPermuteBlocks2AVX512
 	idTransposeNibbles8AVX512
 	idPackRows8x8AVX512
 	idUnpack4AVX2
@@ -2848,6 +2862,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idCopyRepMOVSB:                     {name: "copyRepMOVSB", fn: copyRepMOVSB, kind: asmCopyRepMOVSB, level: "", flags: asmERMS},
 	idPrefetchRuns:                     {name: "prefetchRuns", fn: prefetchRuns, kind: asmPrefetchRuns, level: ""},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
+	idPermuteBlocks2AVX512:             {name: "permuteBlocks2AVX512", fn: permuteBlocks2AVX512, kind: asmPermuteBlocks2, level: levelAVX512, flags: asmVBMI},
 	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
 	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},

@@ -4,27 +4,33 @@ import "fmt"
 
 // PermuteBlocks rearranges the bytes of each of n blocks of len(perm)
 // bytes: byte j of block i of dst is byte perm[j] of block i of src.
-// perm is a permutation of its indexes and at most 64 bytes long. It is
+// perm is a permutation of its indexes and at most 128 bytes long. It is
 // the batched turn of tiny blocks (a 4×4 block of bytes transposed, a
-// 2×4 block of 16-bit elements) that block transposes of such shapes
-// would otherwise move an element at a time: on AVX-512 VBMI one
-// VPERMB turns every block that fits in 64 bytes at once. dst and src
-// must not overlap.
+// 2×4 or 8×8 block of 16-bit elements) that block transposes of such
+// shapes would otherwise move an element at a time: on AVX-512 VBMI one
+// VPERMB turns every block that fits in 64 bytes at once, and two
+// VPERMI2B a block of up to 128 (PermutesBlocks). dst and src must not
+// overlap.
 func PermuteBlocks(dst, src []byte, perm []byte, n int) {
 	bs := len(perm)
-	if bs == 0 || bs > 64 || n < 0 || len(dst) < n*bs || len(src) < n*bs {
+	if bs == 0 || bs > 128 || n < 0 || len(dst) < n*bs || len(src) < n*bs {
 		panic(fmt.Sprintf("tilecopy: permute of %d blocks of %d bytes between %d and %d bytes", n, bs, len(dst), len(src)))
 	}
-	seen := uint64(0)
+	var seen [2]uint64
 	for _, p := range perm {
-		if int(p) >= bs || seen&(1<<p) != 0 {
+		if int(p) >= bs || seen[p/64]&(1<<(p%64)) != 0 {
 			panic(fmt.Sprintf("tilecopy: permute: % x is no permutation", perm))
 		}
-		seen |= 1 << p
+		seen[p/64] |= 1 << (p % 64)
 	}
 	done := permuteBlocksFast(dst, src, perm, n)
 	permuteBlocksGeneric(dst[done*bs:], src[done*bs:], perm, n-done)
 }
+
+// PermutesBlocks reports whether PermuteBlocks has a vector kernel for
+// blocks of n bytes at the level in use (AVX-512 VBMI, n ≤ 128): without
+// one it moves a byte at a time.
+func PermutesBlocks(n int) bool { return n > 0 && n <= 128 && permutesRuns() }
 
 // permuteBlocksGeneric is PermuteBlocks a byte at a time.
 func permuteBlocksGeneric(dst, src []byte, perm []byte, n int) {

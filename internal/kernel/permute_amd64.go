@@ -3,10 +3,24 @@
 package kernel
 
 // permuteBlocksFast runs PermuteBlocks' whole steps of 64 bytes (as many
-// blocks as fit) in permuteBlocksAVX512 where the level has VBMI, and
-// returns how many blocks it moved; the caller moves the rest.
+// blocks as fit) in permuteBlocksAVX512 where the level has VBMI, blocks
+// of more than 64 bytes one a step in permuteBlocks2AVX512, and returns
+// how many blocks it moved; the caller moves the rest.
 func permuteBlocksFast(dst, src []byte, perm []byte, n int) int {
 	bs := len(perm)
+	if bs > 64 {
+		if !useVBMI || n == 0 {
+			return 0
+		}
+		var table [128]byte
+		copy(table[:], perm)
+		mask := uint64(1)<<(bs-64) - 1
+		if bs == 128 {
+			mask = ^uint64(0)
+		}
+		permuteBlocks2AVX512(&dst[0], &src[0], &table[0], mask, n, bs)
+		return n
+	}
 	per := 64 / bs
 	steps := n / per
 	if !useVBMI || steps == 0 {

@@ -8,17 +8,17 @@ import (
 )
 
 // TestPermuteBlocks checks PermuteBlocks against the generic loop at
-// every level, for every block size up to 64 bytes and block counts
+// every level, for every block size up to 128 bytes and block counts
 // around a step's, in buffers flush against guard pages at either end.
 func TestPermuteBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	forEachLevel(t, func(t *testing.T) {
-		for bs := 1; bs <= 64; bs++ {
+		for bs := 1; bs <= 128; bs++ {
 			perm := make([]byte, bs)
 			for j, p := range rng.Perm(bs) {
 				perm[j] = byte(p)
 			}
-			per := 64 / bs
+			per := max(64/bs, 1)
 			for _, n := range []int{0, 1, per - 1, per, per + 1, 3*per + 2, 100} {
 				for k := range 2 {
 					name := fmt.Sprintf("bs=%d/n=%d/guard=%d", bs, n, k)
@@ -50,7 +50,7 @@ func TestPermuteBlocksErrors(t *testing.T) {
 		{"no permutation", []byte{0, 0}, 1, 2},
 		{"index past the block", []byte{0, 2}, 1, 2},
 		{"empty", nil, 1, 2},
-		{"too long", make([]byte, 65), 1, 65},
+		{"too long", make([]byte, 129), 1, 129},
 		{"short buffer", []byte{1, 0}, 3, 5},
 	} {
 		func() {
