@@ -98,7 +98,7 @@ type boxRun struct {
 // of elements of width bytes become batch × [y][x].
 type turn struct {
 	batch, x, y, width int64
-	bytes              []byte // the byte permutation of one block, where it holds at most 64 bytes
+	bytes              []byte // the byte permutation of one block, where PermuteBlocks turns it (turnOf)
 }
 
 // blockTargetBytes is how long a run a block gives each side, where the
@@ -935,7 +935,12 @@ func (b *blocked) size(list []int) int64 {
 // turnOf sizes the turn of groups g.
 func (b *blocked) turnOf(g turnGroups) turn {
 	t := turn{batch: b.size(g.batch), x: b.size(g.x), y: b.size(g.y), width: b.size(g.inner) * b.width}
-	if t.x*t.y*t.width <= 64 {
+	// Blocks of up to 64 bytes always turn as byte permutations (a byte
+	// at a time where the level has no kernel, as the transposes move so
+	// small a block); up to 128 where the level has a kernel for them:
+	// f16[312,103,34,4] from T(8,8) to T(4,128) turns 8×8 blocks of
+	// 2-byte elements, which the transposes moved an element at a time.
+	if xy := t.x * t.y * t.width; xy <= 64 || kernel.PermutesBlocks(int(xy)) {
 		t.bytes = t.perm()
 	}
 	return t

@@ -196,7 +196,7 @@ func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
 // run turns batch blocks of [x][y] elements of src into [y][x] in dst.
 func (t turn) run(dst, src []byte) {
 	xy := t.x * t.y * t.width
-	if xy <= 64 {
+	if t.bytes != nil {
 		kernel.PermuteBlocks(dst, src, t.bytes, int(t.batch))
 		return
 	}
@@ -390,7 +390,11 @@ func (b *blocked) explain(bld *strings.Builder) {
 	}
 	order("gather", b.gather)
 	for _, t := range b.ops {
-		fmt.Fprintf(bld, "  turn: %d × [%d][%d] → [%d][%d] of %d-byte elements\n", t.batch, t.x, t.y, t.y, t.x, t.width)
+		how := ""
+		if t.bytes != nil {
+			how = ", each block one byte permutation (kernel.PermuteBlocks)"
+		}
+		fmt.Fprintf(bld, "  turn: %d × [%d][%d] → [%d][%d] of %d-byte elements%s\n", t.batch, t.x, t.y, t.y, t.x, t.width, how)
 	}
 	order("scatter", b.scatter)
 	if b.stream {

@@ -466,6 +466,41 @@ func TestBlockedPairs(t *testing.T) {
 	}
 }
 
+// TestBlockedWidePermutes runs blocked pairs whose turns are blocks of
+// 65 to 128 bytes against the reference, as TestBlockedPairs does, and
+// checks that where the level has the kernel such a turn is one byte
+// permutation a block (kernel.PermutesBlocks).
+func TestBlockedWidePermutes(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		// 8×8 blocks of 16-bit elements, 128 bytes (blocked where they
+		// stream).
+		{"f16[40,56]{1,0:T(8,8)}", "f16[40,56]{0,1}"},
+		{"f16[12,3,34,4]{2,0,3,1:T(8,8)}", "f16[12,3,34,4]{0,3,2,1:T(4,128)}"},
+		// 4×4 blocks of 8-byte elements; 8×4 of 4-byte ones, padded.
+		{"f64[20,24]{1,0:T(4,4)}", "f64[20,24]{0,1:T(4,4)}"},
+		{"f32[30,21]{1,0:T(8,4)}", "f32[30,21]{0,1:T(4,8)}"},
+	} {
+		took := false
+		runVariants(t, 9, tc.from, tc.to, PadWith(3), func(p *Plan) {
+			b, ok := p.exec.(*blocked)
+			if !ok {
+				return
+			}
+			took = true
+			wide := false
+			for _, op := range b.ops {
+				wide = wide || len(op.bytes) > 64
+			}
+			if wide != kernel.PermutesBlocks(128) {
+				t.Errorf("%s -> %s: a turn of more than 64 bytes permuted: %v\n%s", tc.from, tc.to, wide, p)
+			}
+		})
+		if !took {
+			t.Errorf("%s -> %s: no variant blocked", tc.from, tc.to)
+		}
+	}
+}
+
 // TestBlockedRunAllocations checks that a blocked plan's Run allocates
 // nothing: its buffers come from the plan's pool, and what it counts
 // of its blocks is counted when it is built.
