@@ -226,17 +226,18 @@ func (g *gen) permuteBlocks() {
 // permutation of blocks of 65 to 128 bytes (an 8×8 block of 16-bit
 // elements, a 4×4 one of 8-byte elements), one block a step:
 //
-//	func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+//	func(dst *byte, src *byte, table *byte, mask uint64, steps int, srcStep int, dstStep int)
 //
 // Each of steps steps loads the block's first 64 bytes from src and the
 // bytes under mask of the next 64 (the rest zero), permutes the two
 // registers by the 128 indexes at table (two VPERMI2B: an index's bit 6
 // picks the register, its low bits the byte), stores the first 64 bytes
-// and those under mask of the next 64 to dst, then moves src and dst on
-// by step bytes. No byte outside a step's block is read or written.
+// and those under mask of the next 64 to dst, then moves src on by
+// srcStep bytes and dst by dstStep. No byte outside a step's block is
+// read or written.
 func (g *gen) permuteBlocks2() {
-	g.text("permuteBlocks2AVX512", "func(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)")
-	g.params([]string{"dst", "src", "table", "mask", "steps", "step"}, di, si, r8, ax, cx, dx)
+	g.text("permuteBlocks2AVX512", "func(dst *byte, src *byte, table *byte, mask uint64, steps int, srcStep int, dstStep int)")
+	g.params([]string{"dst", "src", "table", "mask", "steps", "srcStep", "dstStep"}, di, si, r8, ax, cx, dx, r9)
 	k1 := reg.K1
 	g.KMOVQ(ax, k1)
 	idx0, idx1 := avx512.v(30), avx512.v(31)
@@ -253,6 +254,6 @@ func (g *gen) permuteBlocks2() {
 	g.VMOVDQU64(out0, at(di, 0))
 	g.VMOVDQU8(out1, k1, at(di, 64))
 	g.ADDQ(dx, si)
-	g.ADDQ(dx, di)
+	g.ADDQ(r9, di)
 	g.loopEnd("permb2")
 }

@@ -235,9 +235,10 @@ buffers do not overlap.`},
 first 64 bytes at src and those under mask of the next 64 (the rest
 zero), permutes the two registers by the 128 indexes at table (VPERMI2B:
 bit 6 of an index picks the register) and stores the first 64 bytes and
-those under mask of the next 64 to dst, then moves src and dst on by
-step bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte under a
-step's block lies inside its buffer, and the buffers do not overlap.`},
+those under mask of the next 64 to dst, then moves src on by srcStep
+bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps ≥ 1; every
+byte under a step's block lies inside its buffer, and the buffers do not
+overlap.`},
 	{name: "transposeNibbles8AVX512", kind: "transposeNibbles8", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} transposes count 8×8 blocks of 4-bit fields, each row 4 bytes
 with its first field in the high nibble of its first byte: row r of
 block b, from src + b*srcStep + r*srcStride, becomes column r of the

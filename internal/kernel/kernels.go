@@ -410,7 +410,8 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 		return
 	}
 	defer padRest(width, dst, dstStride, rows, cols, g)
-	if gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g) ||
+		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
@@ -564,7 +565,8 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 		return
 	}
 	defer padRest(width, dst, dstStride, rows, cols, g)
-	if gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
+	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g) ||
+		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return

@@ -14079,15 +14079,16 @@ permb:
 	VZEROUPPER
 	RET
 
-// func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+// func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, srcStep int, dstStep int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
-TEXT ·permuteBlocks2AVX512(SB), NOSPLIT, $0-48
+TEXT ·permuteBlocks2AVX512(SB), NOSPLIT, $0-56
 	MOVQ      dst+0(FP), DI
 	MOVQ      src+8(FP), SI
 	MOVQ      table+16(FP), R8
 	MOVQ      mask+24(FP), AX
 	MOVQ      steps+32(FP), CX
-	MOVQ      step+40(FP), DX
+	MOVQ      srcStep+40(FP), DX
+	MOVQ      dstStep+48(FP), R9
 	KMOVQ     AX, K1
 	VMOVDQU64 (R8), Z30
 	VMOVDQU64 64(R8), Z31
@@ -14102,7 +14103,7 @@ permb2:
 	VMOVDQU64  Z2, (DI)
 	VMOVDQU8   Z3, K1, 64(DI)
 	ADDQ       DX, SI
-	ADDQ       DX, DI
+	ADDQ       R9, DI
 	DECQ       CX
 	JNZ        permb2
 	VZEROUPPER

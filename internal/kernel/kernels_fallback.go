@@ -126,6 +126,13 @@ func fuseTilesAsm(up bool, dst, src []byte, stride, tiles, lines, pairs int, str
 // in Go.
 func permuteBlocksFast(dst, src []byte, perm []byte, n int) int { return 0 }
 
+// permuteStrided has no kernel here; permuteGrid, which PermutesBlocks
+// keeps from calling it, moves the blocks in tinyGrid or the
+// transposes.
+func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int) {
+	panic("tilecopy: no permutation kernel")
+}
+
 // permutesRuns reports that copyRunsPermuted moves no runs here.
 func permutesRuns() bool { return false }
 

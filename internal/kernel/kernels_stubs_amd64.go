@@ -1894,13 +1894,13 @@ func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstM
 // loads the first 64 bytes at src and those under mask of the next 64 (the
 // rest zero), permutes the two registers by the 128 indexes at table
 // (VPERMI2B: bit 6 of an index picks the register) and stores the first 64
-// bytes and those under mask of the next 64 to dst, then moves src and dst
-// on by step bytes. Preconditions: AVX-512 VBMI; steps ≥ 1; every byte
-// under a step's block lies inside its buffer, and the buffers do not
-// overlap.
+// bytes and those under mask of the next 64 to dst, then moves src on by
+// srcStep bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps ≥
+// 1; every byte under a step's block lies inside its buffer, and the
+// buffers do not overlap.
 //
 //go:noescape
-func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, step int)
+func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, srcStep int, dstStep int)
 
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first

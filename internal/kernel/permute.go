@@ -42,3 +42,43 @@ func permuteBlocksGeneric(dst, src []byte, perm []byte, n int) {
 		}
 	}
 }
+
+// permuteGridMin is the smallest block permuteGrid takes: tinyGrid moves
+// smaller ones an element at a time for about as much as a masked
+// permutation costs.
+const permuteGridMin = 32
+
+// permuteGridBlocks is the fewest blocks a grid permuteGrid takes must
+// have: the table it builds costs about as much as a few blocks' moves
+// (s8[1,1536,6926] from T(8,128)(4,1) to T(32,32), grids of 2 blocks of
+// 4×32 bytes, ran slower so than de-interleaved block by block).
+const permuteGridBlocks = 16
+
+// permuteGrid moves every block of the grid g whose rows lie end to end
+// on both sides (a tile's: T(8,8) tiles of f16 transposed into T(8,8)
+// tiles, each block one run of 128 bytes in each buffer) as one byte
+// permutation, where the level has a kernel for blocks of that size
+// (PermutesBlocks, from permuteGridMin bytes): a VPERMB, or two
+// VPERMI2B, a block in one call a row of the grid, in place of a choice
+// of kernel and a transpose an element at a time for each block; for
+// grids of permuteGridBlocks blocks or more. It reports whether it took
+// the grid. The caller has checked its bounds.
+func permuteGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	bs := rows * cols * width
+	if rows < 2 || cols < 2 || dstStride != cols*width || srcStride != rows*width || bs < permuteGridMin ||
+		g.Outer*g.Inner < permuteGridBlocks || !PermutesBlocks(bs) {
+		return false
+	}
+	var perm [128]byte
+	for i := range rows {
+		for j := range cols {
+			for c := range width {
+				perm[(i*cols+j)*width+c] = byte((j*rows+i)*width + c)
+			}
+		}
+	}
+	for a := range g.Outer {
+		permuteStrided(dst[a*g.DstOuter:], src[a*g.SrcOuter:], perm[:bs], g.Inner, g.SrcInner, g.DstInner)
+	}
+	return true
+}

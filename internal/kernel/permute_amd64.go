@@ -12,13 +12,7 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int {
 		if !useVBMI || n == 0 {
 			return 0
 		}
-		var table [128]byte
-		copy(table[:], perm)
-		mask := uint64(1)<<(bs-64) - 1
-		if bs == 128 {
-			mask = ^uint64(0)
-		}
-		permuteBlocks2AVX512(&dst[0], &src[0], &table[0], mask, n, bs)
+		permuteStrided(dst, src, perm, n, bs, bs)
 		return n
 	}
 	per := 64 / bs
@@ -92,4 +86,29 @@ func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, r
 		permuteBlocksAVX512(&dst[0], &src[0], &table[0], packed, grouped, steps, per*n, 64)
 	}
 	return steps * per
+}
+
+// permuteStrided permutes n blocks of len(perm) bytes, 65 to 128 bytes
+// or 64 and fewer, each by perm, from src to dst, the blocks srcStep
+// and dstStep bytes apart: permuteGrid's kernel calls, which the caller
+// makes only where the level has them (PermutesBlocks).
+func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int) {
+	bs := len(perm)
+	if bs > 64 {
+		var table [128]byte
+		copy(table[:], perm)
+		mask := uint64(1)<<(bs-64) - 1
+		if bs == 128 {
+			mask = ^uint64(0)
+		}
+		permuteBlocks2AVX512(&dst[0], &src[0], &table[0], mask, n, srcStep, dstStep)
+		return
+	}
+	var table [64]byte
+	copy(table[:], perm)
+	mask := uint64(1)<<bs - 1
+	if bs == 64 {
+		mask = ^uint64(0)
+	}
+	permuteBlocksAVX512(&dst[0], &src[0], &table[0], mask, mask, n, srcStep, dstStep)
 }

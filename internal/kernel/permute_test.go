@@ -63,3 +63,61 @@ func TestPermuteBlocksErrors(t *testing.T) {
 		}()
 	}
 }
+
+// TestTransposeGridPermuted runs grids of blocks whose rows lie end to
+// end on both sides (tiles transposed into tiles), 32 to 128 bytes a
+// block, through TransposeGrid and TransposeBlocks at every level
+// (permuteGrid where the level has the kernels) against an element loop,
+// with blocks beside each other or apart, in buffers flush against
+// guard pages.
+func TestTransposeGridPermuted(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(8, 9))
+		for k := range 200 {
+			w := []int{1, 2, 4, 8, 16}[r.IntN(5)]
+			var rows, cols int
+			for {
+				rows, cols = 2+r.IntN(15), 2+r.IntN(15)
+				if bs := rows * cols * w; bs >= 32 && bs <= 128 {
+					break
+				}
+			}
+			bs := rows * cols * w
+			g := Grid{Inner: 1 + r.IntN(24), Outer: 1 + r.IntN(3)} // permuteGrid takes 16 blocks or more
+			g.SrcInner, g.DstInner = bs+r.IntN(2)*r.IntN(70), bs+r.IntN(2)*r.IntN(70)
+			g.SrcOuter, g.DstOuter = span(g.Inner, g.SrcInner, bs)+r.IntN(40), span(g.Inner, g.DstInner, bs)+r.IntN(40)
+			src := guarded(t, span(g.Outer, g.SrcOuter, span(g.Inner, g.SrcInner, bs)), k%2 == 0)
+			randomize(r, src)
+			n := span(g.Outer, g.DstOuter, span(g.Inner, g.DstInner, bs))
+			want := make([]byte, n)
+			randomize(r, want)
+			for a := range g.Outer {
+				for b := range g.Inner {
+					d, s := want[a*g.DstOuter+b*g.DstInner:], src[a*g.SrcOuter+b*g.SrcInner:]
+					for i := range rows {
+						for j := range cols {
+							copy(d[(i*cols+j)*w:][:w], s[(j*rows+i)*w:])
+						}
+					}
+				}
+			}
+			for _, blocks := range []bool{false, true} {
+				dst := guarded(t, n, k%2 == 1)
+				copy(dst, want) // the bytes between blocks stay
+				for a := range g.Outer {
+					for b := range g.Inner {
+						clear(dst[a*g.DstOuter+b*g.DstInner:][:bs])
+					}
+				}
+				if blocks {
+					TransposeBlocks(w, dst, cols*w, src, rows*w, rows, cols, g)
+				} else {
+					TransposeGrid(w, dst, cols*w, src, rows*w, rows, cols, g)
+				}
+				if !bytes.Equal(dst, want) {
+					t.Fatalf("case %d: %d×%d blocks of %d-byte elements, grid %+v, TransposeBlocks %v: wrong bytes", k, rows, cols, w, g, blocks)
+				}
+			}
+		}
+	})
+}
