@@ -205,6 +205,7 @@ func (g *gen) file() {
 	g.prefetchRuns()
 	g.permuteBlocks()
 	g.permuteBlocks2()
+	g.permuteLinesStream()
 	g.transposeNibbles8()
 	g.packRows8x8()
 	g.unpack4()

@@ -257,3 +257,47 @@ func (g *gen) permuteBlocks2() {
 	g.ADDQ(r9, di)
 	g.loopEnd("permb2")
 }
+
+// permuteLinesStream emits permuteLinesStreamAVX512, the streaming twin
+// of the block permutations for blocks of whole lines (a T(8,8) tile of
+// bytes, 64, or of 16-bit elements, 128), which a grid of tiles written
+// past the caches stores with VMOVNTDQ:
+//
+//	func(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)
+//
+// Each of steps steps loads lines (1 or 2) lines from src, permutes them
+// by the 128 indexes at table (VPERMI2B over two registers, the second
+// zero for one line), stores the lines to dst with VMOVNTDQ, then moves
+// src on by srcStep bytes and dst by dstStep. It does not fence.
+func (g *gen) permuteLinesStream() {
+	g.text("permuteLinesStreamAVX512", "func(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)")
+	g.params([]string{"dst", "src", "table", "steps", "srcStep", "dstStep", "lines"}, di, si, r8, cx, dx, r9, ax)
+	idx0, idx1 := avx512.v(30), avx512.v(31)
+	g.VMOVDQU64(at(r8, 0), idx0)
+	g.VMOVDQU64(at(r8, 64), idx1)
+	lo, hi, out0, out1 := avx512.v(0), avx512.v(1), avx512.v(2), avx512.v(3)
+	g.VPXORQ(hi, hi, hi)
+	g.CMPQ(ax, operand.Imm(2))
+	g.JEQ(operand.LabelRef("two"))
+	g.Label("one")
+	g.VMOVDQU64(at(si, 0), lo)
+	g.VMOVDQA64(idx0, out0)
+	g.VPERMI2B(hi, lo, out0)
+	g.VMOVNTDQ(out0, at(di, 0))
+	g.ADDQ(dx, si)
+	g.ADDQ(r9, di)
+	g.countDown("one")
+	g.ret()
+	g.Label("two")
+	g.VMOVDQU64(at(si, 0), lo)
+	g.VMOVDQU64(at(si, 64), hi)
+	g.VMOVDQA64(idx0, out0)
+	g.VPERMI2B(hi, lo, out0)
+	g.VMOVDQA64(idx1, out1)
+	g.VPERMI2B(hi, lo, out1)
+	g.VMOVNTDQ(out0, at(di, 0))
+	g.VMOVNTDQ(out1, at(di, 64))
+	g.ADDQ(dx, si)
+	g.ADDQ(r9, di)
+	g.loopEnd("two")
+}

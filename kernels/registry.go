@@ -239,6 +239,13 @@ those under mask of the next 64 to dst, then moves src on by srcStep
 bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps ≥ 1; every
 byte under a step's block lies inside its buffer, and the buffers do not
 overlap.`},
+	{name: "permuteLinesStreamAVX512", kind: "permuteLines", level: "AVX512", flags: []string{"vbmi", "stream"}, doc: `{name} permutes blocks of one or two whole lines and streams them: steps
+times, it loads lines lines (1 or 2) at src, permutes them by the 128
+indexes at table (VPERMI2B over two registers, the second zero for one
+line), stores them to dst with VMOVNTDQ, not fenced, then moves src on
+by srcStep bytes and dst by dstStep. Preconditions: AVX-512 VBMI; steps
+≥ 1; dst and dstStep multiples of 64; every line read or written lies
+inside its buffer, and the buffers do not overlap.`},
 	{name: "transposeNibbles8AVX512", kind: "transposeNibbles8", level: "AVX512", flags: []string{"vbmi"}, doc: `{name} transposes count 8×8 blocks of 4-bit fields, each row 4 bytes
 with its first field in the high nibble of its first byte: row r of
 block b, from src + b*srcStep + r*srcStride, becomes column r of the

@@ -410,7 +410,7 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 		return
 	}
 	defer padRest(width, dst, dstStride, rows, cols, g)
-	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g) ||
+	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
@@ -565,7 +565,7 @@ func TransposeBlocks(width int, dst []byte, dstStride int, src []byte, srcStride
 		return
 	}
 	defer padRest(width, dst, dstStride, rows, cols, g)
-	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g) ||
+	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, false) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {

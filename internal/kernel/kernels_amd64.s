@@ -14109,6 +14109,50 @@ permb2:
 	VZEROUPPER
 	RET
 
+// func permuteLinesStreamAVX512(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)
+// Requires: AVX, AVX512F, AVX512VBMI
+TEXT ·permuteLinesStreamAVX512(SB), NOSPLIT, $0-56
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      table+16(FP), R8
+	MOVQ      steps+24(FP), CX
+	MOVQ      srcStep+32(FP), DX
+	MOVQ      dstStep+40(FP), R9
+	MOVQ      lines+48(FP), AX
+	VMOVDQU64 (R8), Z30
+	VMOVDQU64 64(R8), Z31
+	VPXORQ    Z1, Z1, Z1
+	CMPQ      AX, $0x02
+	JEQ       two
+
+one:
+	VMOVDQU64 (SI), Z0
+	VMOVDQA64 Z30, Z2
+	VPERMI2B  Z1, Z0, Z2
+	VMOVNTDQ  Z2, (DI)
+	ADDQ      DX, SI
+	ADDQ      R9, DI
+	DECQ      CX
+	JNZ       one
+	VZEROUPPER
+	RET
+
+two:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQA64 Z30, Z2
+	VPERMI2B  Z1, Z0, Z2
+	VMOVDQA64 Z31, Z3
+	VPERMI2B  Z1, Z0, Z3
+	VMOVNTDQ  Z2, (DI)
+	VMOVNTDQ  Z3, 64(DI)
+	ADDQ      DX, SI
+	ADDQ      R9, DI
+	DECQ      CX
+	JNZ       two
+	VZEROUPPER
+	RET
+
 // func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
 // Requires: AVX, AVX2, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·transposeNibbles8AVX512(SB), NOSPLIT, $0-64

@@ -129,9 +129,13 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int { return 0 }
 // permuteStrided has no kernel here; permuteGrid, which PermutesBlocks
 // keeps from calling it, moves the blocks in tinyGrid or the
 // transposes.
-func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int) {
+func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int, stream bool) {
 	panic("tilecopy: no permutation kernel")
 }
+
+// streamsPermutes reports that permuteStrided has no streaming kernel
+// here.
+func streamsPermutes() bool { return false }
 
 // permutesRuns reports that copyRunsPermuted moves no runs here.
 func permutesRuns() bool { return false }

@@ -1902,6 +1902,18 @@ func permuteBlocksAVX512(dst *byte, src *byte, table *byte, srcMask uint64, dstM
 //go:noescape
 func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps int, srcStep int, dstStep int)
 
+// permuteLinesStreamAVX512 permutes blocks of one or two whole lines and
+// streams them: steps times, it loads lines lines (1 or 2) at src,
+// permutes them by the 128 indexes at table (VPERMI2B over two registers,
+// the second zero for one line), stores them to dst with VMOVNTDQ, not
+// fenced, then moves src on by srcStep bytes and dst by dstStep.
+// Preconditions: AVX-512 VBMI; steps ≥ 1; dst and dstStep multiples of
+// 64; every line read or written lies inside its buffer, and the buffers
+// do not overlap.
+//
+//go:noescape
+func permuteLinesStreamAVX512(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)
+
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first
 // byte: row r of block b, from src + b*srcStep + r*srcStride, becomes
@@ -2437,6 +2449,7 @@ const (
 	asmCopyPartsMasked
 	asmPermuteBlocks
 	asmPermuteBlocks2
+	asmPermuteLines
 	asmTransposeNibbles8
 	asmPackRows8x8
 	asmPrefetchRuns
@@ -2647,6 +2660,7 @@ const (
 	idPrefetchRuns
 	idPermuteBlocksAVX512
 	idPermuteBlocks2AVX512
+	idPermuteLinesStreamAVX512
 	idTransposeNibbles8AVX512
 	idPackRows8x8AVX512
 	idUnpack4AVX2
@@ -2863,6 +2877,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idPrefetchRuns:                     {name: "prefetchRuns", fn: prefetchRuns, kind: asmPrefetchRuns, level: ""},
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idPermuteBlocks2AVX512:             {name: "permuteBlocks2AVX512", fn: permuteBlocks2AVX512, kind: asmPermuteBlocks2, level: levelAVX512, flags: asmVBMI},
+	idPermuteLinesStreamAVX512:         {name: "permuteLinesStreamAVX512", fn: permuteLinesStreamAVX512, kind: asmPermuteLines, level: levelAVX512, flags: asmStream | asmVBMI},
 	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
 	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},

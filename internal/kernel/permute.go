@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // PermuteBlocks rearranges the bytes of each of n blocks of len(perm)
 // bytes: byte j of block i of dst is byte perm[j] of block i of src.
@@ -61,9 +64,11 @@ const permuteGridBlocks = 16
 // (PermutesBlocks, from permuteGridMin bytes): a VPERMB, or two
 // VPERMI2B, a block in one call a row of the grid, in place of a choice
 // of kernel and a transpose an element at a time for each block; for
-// grids of permuteGridBlocks blocks or more. It reports whether it took
-// the grid. The caller has checked its bounds.
-func permuteGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+// grids of permuteGridBlocks blocks or more. With stream, blocks of one
+// or two whole lines, in destination steps of whole lines, are stored
+// with non-temporal stores (fenced at the end unless g.Unfenced). It
+// reports whether it took the grid. The caller has checked its bounds.
+func permuteGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {
 	bs := rows * cols * width
 	if rows < 2 || cols < 2 || dstStride != cols*width || srcStride != rows*width || bs < permuteGridMin ||
 		g.Outer*g.Inner < permuteGridBlocks || !PermutesBlocks(bs) {
@@ -77,8 +82,20 @@ func permuteGrid(width int, dst []byte, dstStride int, src []byte, srcStride int
 			}
 		}
 	}
+	stream = stream && streamsLines(dst, bs, g)
 	for a := range g.Outer {
-		permuteStrided(dst[a*g.DstOuter:], src[a*g.SrcOuter:], perm[:bs], g.Inner, g.SrcInner, g.DstInner)
+		permuteStrided(dst[a*g.DstOuter:], src[a*g.SrcOuter:], perm[:bs], g.Inner, g.SrcInner, g.DstInner, stream)
+	}
+	if stream && !g.Unfenced {
+		storeFence()
 	}
 	return true
+}
+
+// streamsLines reports whether permuteGrid streams the grid g of blocks
+// of bs bytes into dst: blocks of one or two lines, each on a line,
+// where the level has the streaming kernel.
+func streamsLines(dst []byte, bs int, g Grid) bool {
+	return (bs == 64 || bs == 128) && g.DstInner%64 == 0 && (g.Outer == 1 || g.DstOuter%64 == 0) &&
+		uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%64 == 0 && streamsPermutes()
 }

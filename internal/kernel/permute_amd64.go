@@ -12,7 +12,7 @@ func permuteBlocksFast(dst, src []byte, perm []byte, n int) int {
 		if !useVBMI || n == 0 {
 			return 0
 		}
-		permuteStrided(dst, src, perm, n, bs, bs)
+		permuteStrided(dst, src, perm, n, bs, bs, false)
 		return n
 	}
 	per := 64 / bs
@@ -91,9 +91,17 @@ func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, r
 // permuteStrided permutes n blocks of len(perm) bytes, 65 to 128 bytes
 // or 64 and fewer, each by perm, from src to dst, the blocks srcStep
 // and dstStep bytes apart: permuteGrid's kernel calls, which the caller
-// makes only where the level has them (PermutesBlocks).
-func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int) {
+// makes only where the level has them (PermutesBlocks). With stream
+// (streamsLines), the blocks are whole lines stored with non-temporal
+// stores, not fenced.
+func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int, stream bool) {
 	bs := len(perm)
+	if stream {
+		var table [128]byte
+		copy(table[:], perm)
+		permuteLinesStreamAVX512(&dst[0], &src[0], &table[0], n, srcStep, dstStep, bs/64)
+		return
+	}
 	if bs > 64 {
 		var table [128]byte
 		copy(table[:], perm)
@@ -112,3 +120,7 @@ func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int) {
 	}
 	permuteBlocksAVX512(&dst[0], &src[0], &table[0], mask, mask, n, srcStep, dstStep)
 }
+
+// streamsPermutes reports whether permuteStrided streams at the level in
+// use.
+func streamsPermutes() bool { return useVBMI }
