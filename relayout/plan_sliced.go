@@ -50,12 +50,17 @@ type sliced struct {
 // slice, stride bytes apart, each of places places (of bits bits) for
 // each tile of the dim (tile values; 1 where no tile covers it).
 type sliceRuns struct {
-	n, stride int64 // runs a slice, bytes apart
-	step      int64 // values of the dim from which a slice may start: whole tiles of whole bytes
-	tile      int64 // values of the dim a tile of it (1 where no tile covers it)
-	places    int64 // places of a run a tile
-	bits      int64 // a place's
+	n, stride  int64 // runs a slice, bytes apart (rounded down where strideBits is no whole bytes)
+	strideBits int64 // bits from a run to the next: odd nibbles on a packed source (sliceRunsOf)
+	step       int64 // values of the dim from which a slice may start: whole tiles of whole bytes
+	tile       int64 // values of the dim a tile of it (1 where no tile covers it)
+	places     int64 // places of a run a tile
+	bits       int64 // a place's
 }
+
+// runStart returns the bit at which run r of the slice that starts at
+// byte start (of run 0) starts.
+func (r sliceRuns) runStart(start, run int64) int64 { return start*8 + run*r.strideBits }
 
 // unpackedBytes is the bytes of the runs of a slice of v values with a
 // byte for each place where they pack places in fewer bits.
@@ -77,13 +82,16 @@ func (r sliceRuns) runBytes(v int64) (int64, bool) {
 }
 
 // sliceRunsOf returns how the values of dim d of s lie in its buffer,
-// or false where they do not lie in runs of whole bytes: s must be a
+// or false where they do not lie in runs of whole bytes (with inside,
+// runs of 4-bit fields may start inside bytes: a source, whose slices
+// unpack each run on its own; a destination's neighbouring slices would
+// share the bytes where they meet): s must be a
 // static array with a layout of every dim, whose tiles (if any) combine
 // no dims and keep later tiles within the first (tileExtent), without
 // tail alignment. Its buffer is then a row-major grid of blocks (a first
 // tile each, or an element): the physical dims not tiled, then the tile
 // counts of those the first tile covers.
-func sliceRunsOf(s Shape, d int) (sliceRuns, bool) {
+func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
 	rank := s.Rank()
 	if s.IsTuple() || s.HasDynamicDims() || rank == 0 {
 		return sliceRuns{}, false
@@ -131,10 +139,11 @@ func sliceRunsOf(s Shape, d int) (sliceRuns, bool) {
 	// A slice starts on a whole tile, and on a byte: as many tiles as
 	// that takes. The runs must start on bytes too.
 	r.step = r.tile * (8 / gcd(8, r.places*r.bits%8+8))
-	if r.n > 1 && grid[j]*r.places*r.bits%8 != 0 {
+	r.strideBits = grid[j] * r.places * r.bits
+	if r.n > 1 && r.strideBits%8 != 0 && (!inside || r.bits != 4) {
 		return sliceRuns{}, false
 	}
-	r.stride = grid[j] * r.places * r.bits / 8
+	r.stride = r.strideBits / 8
 	return r, true
 }
 
@@ -230,9 +239,15 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		}
 		o.forceBlocked = blocks
 		q.block(&o)
-		// It must fill exactly the slice's runs, whole bytes.
+		// It must fill exactly the slice's runs, whole bytes (on a
+		// packed source, which unpacks each run on its own, runs that
+		// end inside a byte too: the last slice of an odd dim; and the
+		// last slice's one run of a packed destination, which ends the
+		// buffer, its last byte's other field unused).
 		rs, ok1 := best.src.runBytes(v)
 		rd, ok2 := best.dst.runBytes(v)
+		ok1 = ok1 || p.from.isPacked() && best.src.bits == 4
+		ok2 = ok2 || i == 1 && best.dst.n == 1 && p.to.isPacked()
 		if !ok1 || !ok2 || q.srcBytes != best.src.unpackedBytes(v) || q.dstBytes != best.dst.unpackedBytes(v) ||
 			!p.from.isPacked() && q.srcBytes != best.src.n*rs || !p.to.isPacked() && q.dstBytes != best.dst.n*rd {
 			return nil
@@ -241,7 +256,7 @@ func (p *Plan) sliced(opts *Options) *Plan {
 	}
 	best.unpack, best.pack = p.from.isPacked(), p.to.isPacked()
 	best.natural, best.signed = p.dtype.Bits(), p.dtype.IsSigned()
-	a, b := best.parts[0].srcBytes, best.parts[0].dstBytes
+	a, b := 1+best.parts[0].srcBytes, best.parts[0].dstBytes // a byte before the source runs (slice)
 	if !best.unpack && best.src.n == 1 {
 		a = 0
 	}
@@ -272,8 +287,8 @@ func bytesOf(s Shape) Shape {
 // not cut both buffers in runs of whole bytes, minRun bytes or more each
 // (or one run), into two slices at least.
 func (p *Plan) sliceAlong(d int, elements, target, minRun int64) (*sliced, bool) {
-	src, ok1 := sliceRunsOf(p.from, d)
-	dst, ok2 := sliceRunsOf(p.to, d)
+	src, ok1 := sliceRunsOf(p.from, d, true)
+	dst, ok2 := sliceRunsOf(p.to, d, false)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -284,13 +299,20 @@ func (p *Plan) sliceAlong(d int, elements, target, minRun int64) (*sliced, bool)
 	}
 	perValue := elements / n // places a value of d
 	per := max(target/max(perValue, 1)/step, 1) * step
-	if per >= n || perValue*per > 4*target {
-		return nil, false
-	}
+	// Slices up to 4 times the target, where that makes the runs of
+	// minRun bytes: u4[4001,4001] transposed, in slices of d1 (the source
+	// 4001 runs a slice), needs 512 values a slice where the target
+	// makes 262.
 	for _, r := range [2]sliceRuns{src, dst} {
 		if run, _ := r.runBytes(per); r.n > 1 && run < minRun {
-			return nil, false
+			per = ceilDiv(per*minRun, max(run, 1)) / step * step
+			for run, _ = r.runBytes(per); run < minRun; run, _ = r.runBytes(per) {
+				per += step
+			}
 		}
+	}
+	if per >= n || perValue*per > 4*target {
+		return nil, false
 	}
 	return &sliced{dim: d, per: per, extent: n, count: ceilDiv(n, per), src: src, dst: dst}, true
 }
@@ -335,19 +357,28 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 	rd, _ := s.dst.runBytes(v)
 	in, out := src[sa:sa+rs], dst[da:da+rd]
 	if s.unpack || s.src.n > 1 {
-		in, tmp = tmp[:q.srcBytes], tmp[q.srcBytes:]
+		// The byte before the unpacked runs takes the field before a run
+		// that starts inside a byte (see below).
+		buf := tmp // in, after the byte before it
+		in, tmp = buf[1:1+q.srcBytes], buf[1+q.srcBytes:]
 		es := q.srcBytes / s.src.n // elements (bytes) a run
-		for r := range s.src.n {
-			run := src[sa+r*s.src.stride:]
-			if ahead := r + sliceAheadRuns; ahead < s.src.n {
+		// Last run first: a run that starts inside a byte unpacks from
+		// the field before it, into the last byte of the run before,
+		// which that run then writes.
+		for r := s.src.n - 1; r >= 0; r-- {
+			at := s.src.runStart(sa, r) / 8
+			if ahead := r - sliceAheadRuns; ahead >= 0 {
 				// Runs of a few hundred bytes far apart: the hardware
 				// prefetchers do not bring them in ahead.
-				kernel.Prefetch(src[sa+ahead*s.src.stride:][:rs])
+				kernel.Prefetch(src[s.src.runStart(sa, ahead)/8:][:rs])
 			}
-			if s.unpack {
-				kernel.UnpackBits(in[r*es:], run, int(es), int(s.src.bits), s.natural, s.signed)
-			} else {
-				copy(in[r*es:(r+1)*es], run)
+			switch {
+			case s.src.runStart(sa, r)%8 != 0:
+				kernel.UnpackBits(buf[r*es:], src[at:], int(es+1), int(s.src.bits), s.natural, s.signed) // from in[r*es-1]
+			case s.unpack:
+				kernel.UnpackBits(in[r*es:], src[at:], int(es), int(s.src.bits), s.natural, s.signed)
+			default:
+				copy(in[r*es:(r+1)*es], src[at:])
 			}
 		}
 	}
@@ -416,13 +447,13 @@ func (s *sliced) packStreamed(dst, out, pk []byte, ed int64) {
 }
 
 // chunkRange returns the destination bytes slices [lo, hi) write into:
-// from the first one's first run to the last one's last.
+// from the first one's first run to the last one's last (with the byte
+// the last slice's run ends inside, where it ends the buffer so).
 func (s *sliced) chunkRange(lo, hi int64) (from, to int64) {
 	from, _ = s.dst.at(lo*s.per, 0)
 	a := (hi - 1) * s.per
-	start, _ := s.dst.at(a, 0)
-	run, _ := s.dst.runBytes(min(s.per, s.extent-a))
-	return from, start + (s.dst.n-1)*s.dst.stride + run
+	start, bits := s.dst.at(a, min(s.per, s.extent-a))
+	return from, start + (s.dst.n-1)*s.dst.stride + ceilDiv(bits, 8)
 }
 
 // padding is the slices' plan's.
@@ -434,6 +465,9 @@ func (s *sliced) explain(b *strings.Builder) {
 		run, _ := r.runBytes(s.per)
 		if r.n == 1 {
 			return fmt.Sprintf("one run of %d bytes, in place", run)
+		}
+		if r.strideBits%8 != 0 {
+			return fmt.Sprintf("%d runs of %d bytes, %d fields apart (every other one starts inside a byte), through a temporary", r.n, run, r.strideBits/r.bits)
 		}
 		return fmt.Sprintf("%d runs of %d bytes, %d apart, through a temporary", r.n, run, r.stride)
 	}

@@ -21,6 +21,11 @@ func TestSliced(t *testing.T) {
 		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", 0, 3, 2, 1},
 		// Odd rows of 4-bit fields: slices of whole bytes take two rows.
 		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83},
+		// A transpose of odd dims: every other source row starts inside
+		// a byte, which the source's runs may; slices larger than the
+		// target (512 values, not 262) make runs of 256 bytes; the last
+		// slice of 417 values ends the destination inside a byte.
+		{"u4[4001,4001]{1,0:E(4)}", "u4[4001,4001]{0,1:E(4)}", 1, 512, 4001, 1},
 		// Slabs would walk 4 rows into groups of 8 bytes a call: slices
 		// run the byte plan blocked.
 		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1},
