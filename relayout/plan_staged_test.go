@@ -372,6 +372,24 @@ func TestStagedOddRows(t *testing.T) {
 	}
 }
 
+// TestStagedDirectTranspose runs transposes of T(8,128)(8,1) tiles into
+// such tiles, 8×8 blocks of 4-bit fields, in slabs that read across
+// every source tile row: with no padding, direct slabs take them, which
+// unpack nothing; the test checks that they ran.
+func TestStagedDirectTranspose(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"s4[128,256]{1,0:T(8,128)(8,1)E(4)}", "s4[128,256]{0,1:T(8,128)(8,1)E(4)}"},
+		{"u4[2,128,256]{2,1,0:T(8,128)(8,1)E(4)}", "u4[2,128,256]{1,2,0:T(8,128)(8,1)E(4)}"},
+	} {
+		checkSlabPath(t, 11, tc.from, tc.to, "no direct slab", func(st *staged) int64 {
+			if st.slabs != nil && st.slabs.direct {
+				return 1
+			}
+			return 0
+		})
+	}
+}
+
 // checkSlabPath runs a packed pair slab by slab, as a large array of it
 // runs, in slabs of two sizes, streamed or not, on one and two threads,
 // against the reference (checkPairWith), and reports missing where the
