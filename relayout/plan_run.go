@@ -940,13 +940,13 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	rowsV, rowsE := w.extent(w.outer)
 	colsV, colsE := w.extent(&p.inner)
 	oDst := w.outer.dst
-	if p.kern == kernRun && (nv <= from || rowsV == 0 || colsV == 0 || !w.stageRow(l, dOff+from*l.dst, nv-from, rowsV, rowsE, colsV, colsE)) {
-		for v := from; v < ne; v++ {
-			w.kernel(dOff+v*l.dst, sOff+v*l.src, v >= nv)
-		}
-		return
-	}
 	staged := false // the rectangles' padding went with them
+	if p.kern == kernRun && (nv <= from || rowsV == 0 || colsV == 0 || !w.stageRow(l, dOff+from*l.dst, nv-from, rowsV, rowsE, colsV, colsE)) {
+		for v := from; v < nv; v++ {
+			w.kernel(dOff+v*l.dst, sOff+v*l.src, false)
+		}
+		from, staged = max(from, nv), true // the values of padding alone, as below
+	}
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 && w.padGrid(l, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE) {
 		staged = true
 	} else if n > 0 && rowsV > 0 && colsV > 0 {
