@@ -240,22 +240,38 @@ func (g *gen) permuteBlocks2() {
 	g.params([]string{"dst", "src", "table", "mask", "steps", "srcStep", "dstStep"}, di, si, r8, ax, cx, dx, r9)
 	k1 := reg.K1
 	g.KMOVQ(ax, k1)
+	g.permute2Loop("permb2", true, func(lo, hi reg.VecPhysical) {
+		g.VMOVDQU64(at(si, 0), lo)
+		g.VMOVDQU8_Z(at(si, 64), k1, hi)
+	}, func(out0, out1 reg.VecPhysical) {
+		g.VMOVDQU64(out0, at(di, 0))
+		g.VMOVDQU8(out1, k1, at(di, 64))
+	})
+}
+
+// permute2Loop emits the loop of the two-register block permutations,
+// at label: it loads the 128 indexes at R8, then each of CX steps
+// loads two registers (load), makes the result's first half, and with
+// both its second, each with one VPERMI2B of the two by 64 of the
+// indexes, stores them (store), moves SI on by DX and DI by R9, and at
+// the end returns.
+func (g *gen) permute2Loop(label string, both bool, load func(lo, hi reg.VecPhysical), store func(out0, out1 reg.VecPhysical)) {
 	idx0, idx1 := avx512.v(30), avx512.v(31)
 	g.VMOVDQU64(at(r8, 0), idx0)
 	g.VMOVDQU64(at(r8, 64), idx1)
 	lo, hi, out0, out1 := avx512.v(0), avx512.v(1), avx512.v(2), avx512.v(3)
-	g.Label("permb2")
-	g.VMOVDQU64(at(si, 0), lo)
-	g.VMOVDQU8_Z(at(si, 64), k1, hi)
+	g.Label(label)
+	load(lo, hi)
 	g.VMOVDQA64(idx0, out0)
 	g.VPERMI2B(hi, lo, out0)
-	g.VMOVDQA64(idx1, out1)
-	g.VPERMI2B(hi, lo, out1)
-	g.VMOVDQU64(out0, at(di, 0))
-	g.VMOVDQU8(out1, k1, at(di, 64))
+	if both {
+		g.VMOVDQA64(idx1, out1)
+		g.VPERMI2B(hi, lo, out1)
+	}
+	store(out0, out1)
 	g.ADDQ(dx, si)
 	g.ADDQ(r9, di)
-	g.loopEnd("permb2")
+	g.loopEnd(label)
 }
 
 // permuteLinesStream emits permuteLinesStreamAVX512, the streaming twin
@@ -272,32 +288,21 @@ func (g *gen) permuteBlocks2() {
 func (g *gen) permuteLinesStream() {
 	g.text("permuteLinesStreamAVX512", "func(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)")
 	g.params([]string{"dst", "src", "table", "steps", "srcStep", "dstStep", "lines"}, di, si, r8, cx, dx, r9, ax)
-	idx0, idx1 := avx512.v(30), avx512.v(31)
-	g.VMOVDQU64(at(r8, 0), idx0)
-	g.VMOVDQU64(at(r8, 64), idx1)
-	lo, hi, out0, out1 := avx512.v(0), avx512.v(1), avx512.v(2), avx512.v(3)
-	g.VPXORQ(hi, hi, hi)
 	g.CMPQ(ax, operand.Imm(2))
 	g.JEQ(operand.LabelRef("two"))
-	g.Label("one")
-	g.VMOVDQU64(at(si, 0), lo)
-	g.VMOVDQA64(idx0, out0)
-	g.VPERMI2B(hi, lo, out0)
-	g.VMOVNTDQ(out0, at(di, 0))
-	g.ADDQ(dx, si)
-	g.ADDQ(r9, di)
-	g.countDown("one")
-	g.ret()
+	// One line: the second register zero (once), no second half.
+	g.VPXORQ(avx512.v(1), avx512.v(1), avx512.v(1))
+	g.permute2Loop("one", false, func(lo, _ reg.VecPhysical) {
+		g.VMOVDQU64(at(si, 0), lo)
+	}, func(out0, _ reg.VecPhysical) {
+		g.VMOVNTDQ(out0, at(di, 0))
+	})
 	g.Label("two")
-	g.VMOVDQU64(at(si, 0), lo)
-	g.VMOVDQU64(at(si, 64), hi)
-	g.VMOVDQA64(idx0, out0)
-	g.VPERMI2B(hi, lo, out0)
-	g.VMOVDQA64(idx1, out1)
-	g.VPERMI2B(hi, lo, out1)
-	g.VMOVNTDQ(out0, at(di, 0))
-	g.VMOVNTDQ(out1, at(di, 64))
-	g.ADDQ(dx, si)
-	g.ADDQ(r9, di)
-	g.loopEnd("two")
+	g.permute2Loop("twolines", true, func(lo, hi reg.VecPhysical) {
+		g.VMOVDQU64(at(si, 0), lo)
+		g.VMOVDQU64(at(si, 64), hi)
+	}, func(out0, out1 reg.VecPhysical) {
+		g.VMOVNTDQ(out0, at(di, 0))
+		g.VMOVNTDQ(out1, at(di, 64))
+	})
 }

@@ -14119,11 +14119,11 @@ TEXT ·permuteLinesStreamAVX512(SB), NOSPLIT, $0-56
 	MOVQ      srcStep+32(FP), DX
 	MOVQ      dstStep+40(FP), R9
 	MOVQ      lines+48(FP), AX
-	VMOVDQU64 (R8), Z30
-	VMOVDQU64 64(R8), Z31
-	VPXORQ    Z1, Z1, Z1
 	CMPQ      AX, $0x02
 	JEQ       two
+	VPXORQ    Z1, Z1, Z1
+	VMOVDQU64 (R8), Z30
+	VMOVDQU64 64(R8), Z31
 
 one:
 	VMOVDQU64 (SI), Z0
@@ -14138,6 +14138,10 @@ one:
 	RET
 
 two:
+	VMOVDQU64 (R8), Z30
+	VMOVDQU64 64(R8), Z31
+
+twolines:
 	VMOVDQU64 (SI), Z0
 	VMOVDQU64 64(SI), Z1
 	VMOVDQA64 Z30, Z2
@@ -14149,7 +14153,7 @@ two:
 	ADDQ      DX, SI
 	ADDQ      R9, DI
 	DECQ      CX
-	JNZ       two
+	JNZ       twolines
 	VZEROUPPER
 	RET
 
