@@ -1745,6 +1745,28 @@ func groupRun(g Grid, mo, ki, srcRun int) int {
 	return srcRun
 }
 
+// carriedBlocks is the fewest blocks, m or more, whose destination runs
+// of run bytes side by side make a whole number of lines: the groups of
+// a streamed grid whose blocks continue each other's destination rows,
+// so that each group's runs start where the last group's left off in a
+// line, which lets copyRunsStream carry the part line from one to the
+// next. Runs of 456 bytes (57 c64) take 8 blocks, of 352 bytes 2.
+func carriedBlocks(m, run int) int {
+	u := 64 / gcd(run, 64)
+	return (m + u - 1) / u * u
+}
+
+// carries reports whether transposeGridStaged streams a grid of blocks
+// whose destination rows, run bytes each and no whole number of lines,
+// continue each other's, blocks of them, in groups whose runs make whole
+// lines (carriedBlocks), two groups or more: runs whose part lines carry
+// from group to group where the rows start off lines, and that have none
+// where they start on them.
+func carries(run, blocks int) bool {
+	m := min(blocks, max(gridPieceBytes/run, 1))
+	return useAVX2 && run%64 != 0 && 2*carriedBlocks(m, run) <= blocks
+}
+
 // gridPieceBytes is the length transposeGridStaged makes the runs it
 // reads and writes, where the grid's blocks continue each other's.
 //
@@ -1874,6 +1896,22 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		// whole lines.
 		fullCols = cols
 	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	if run := cols * width; stream && k != kNone && fullCols > 0 && fullCols < cols &&
+		(g.DstOuter == run && carries(run, g.Outer) || g.DstInner == run && carries(run, g.Inner)) {
+		// Streamed blocks whose destination rows continue each other's,
+		// enough of them for groups of whole lines (carries): the
+		// columns past the last whole
+		// kernel block go through the scratch too, in a strip moved
+		// back to end at the block's last column (stage), so that the
+		// group's runs go on side by side. kernelEdges would store them
+		// plainly into the destination, and each block's runs would
+		// stand alone, their part lines written in parts (c64
+		// [57,179,331] reversed, 57 columns a block, and f32
+		// [17,118,41,128] to {0,2,3,1}, 17, ran several times faster
+		// so; other grids ran slower with the strip, docs/perf).
+		fullCols = cols
+	}
 	if fullRows == 0 || fullCols == 0 || k == kNone && fullCols != cols {
 		return false
 	}
@@ -1911,6 +1949,11 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			// bytes and write 256 on): take enough for both.
 			mo = min(g.Outer, max(gridPieceBytes/dstRun, gridPieceBytes/srcRun, 1))
 		}
+		// Streamed, groups whose runs make whole lines, where there
+		// are two of them or more (carries).
+		if m := carriedBlocks(mo, dstRun); stream && m != mo && 2*m <= g.Outer {
+			mo = m
+		}
 	}
 	// Rows shorter than a line stream only side by side, a line at
 	// least: the last group takes up to short more blocks rather than
@@ -1929,7 +1972,6 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	// along each row instead, and each run's part line at its end waits
 	// in the scratch for the next run of the row, which writes it whole
 	// (copyRunsStream's ends).
-	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	carry := stream && mo > 1 && mo*dstRun%64 == 0 && g.Outer >= 2*mo && !onLines(dp, dstStride)
 	sst := (mo+short)*dstRun + 64
 	blk := fullRows * sst // the scratch of mo (+ short) blocks side by side
@@ -1987,7 +2029,11 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 				unsafe.Slice((*byte)(s), (fullCols-1)*srcStride+rows*width), srcStride, rows, fullCols)
 			return
 		}
-		for c := 0; c < fullCols; c += sh.bj {
+		for c := 0; c+sh.bj <= fullCols; c += sh.bj {
+			stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, rows, width)
+		}
+		if c := fullCols - sh.bj; fullCols%sh.bj != 0 {
+			// The last columns, over some the strips before wrote.
 			stripRows(k, (*byte)(unsafe.Add(t, c*width)), sst, (*byte)(unsafe.Add(s, c*srcStride)), srcStride, rows, width)
 		}
 	}

@@ -1294,6 +1294,43 @@ func TestTransposeGridSplit(t *testing.T) {
 	})
 }
 
+// TestTransposeGridCarried runs TransposeGrid on grids of one dimension
+// whose blocks continue each other's rows on both sides, as a 3-D
+// reversal lays them (c64 [57,179,331] to {0,1,2}: 179 blocks of 331 ×
+// 57), with destination runs of no whole number of lines and columns
+// past the kernels' last whole block: enough blocks that the streamed
+// groups carry their runs' part lines (carriedBlocks), the last columns
+// staged in a strip moved back, the blocks small enough to stage whole
+// or cut into pieces (splitGrid), the rows on lines and off them.
+func TestTransposeGridCarried(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range testWidths {
+			r := rand.New(rand.NewPCG(uint64(w), 29))
+			for k := range 8 {
+				cols := 9 + r.IntN(60)
+				for cols*w%64 == 0 || cols%8 == 0 || gcd(cols*w, 64) < 4 {
+					cols++
+				}
+				run := cols * w
+				rows, more := 8*(1+r.IntN(4)), r.IntN(24)
+				if k%2 == 1 {
+					rows, more = tuning.GridGroup/run+1+r.IntN(50), r.IntN(3) // split
+				}
+				// Twice the blocks of a group on amd64, whose runs are
+				// about 512 bytes (gridPieceBytes), made whole lines.
+				u := 64 / gcd(run, 64)
+				n := 2*((max(512/run, 1)+u-1)/u*u) + more
+				pad := []int{0, 64, 3, 8}[k%4]
+				grid := Grid{Inner: n, Outer: 1, DstInner: cols * w, SrcInner: rows * w}
+				dstStride, srcStride := n*cols*w+pad, n*rows*w+pad
+				dst := guarded(t, span(rows, dstStride, n*cols*w), k%4 < 2)
+				src := guarded(t, span(cols, srcStride, n*rows*w), k%2 == 0)
+				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
+			}
+		}
+	})
+}
+
 // TestTinyGrid runs grids of blocks of at most tinyBlockElems elements,
 // which tinyGrid moves, through TransposeGrid and TransposeBlocks in
 // guarded buffers, against the generic kernel block by block, at
