@@ -459,6 +459,34 @@ func TestTransposeAliased(t *testing.T) {
 	})
 }
 
+// TestTransposeOffLines covers blocks of 32 KiB or more, in the caches,
+// whose destination rows start off line boundaries (a stride no multiple
+// of 64, or a start inside a line): where the kernel writes a vector of
+// each row at a time, Transpose stages them through the scratch tile.
+// Rows of 456 bytes, as a 3-D reversal of c64 [57,179,331] writes, and
+// random ones, with ragged edges, under the streaming threshold.
+func TestTransposeOffLines(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(6, 6))
+		for _, w := range []int{2, 4, 8, 16} {
+			for k := range 6 {
+				g := geometry{width: w, rows: 64 + r.IntN(300), cols: (32<<10)/(64*w) + r.IntN(80)}
+				g.dstStride = g.cols*w + 1 + r.IntN(63)
+				if k == 0 {
+					g.rows, g.cols, g.dstStride = 331, 456/w, 5000
+				}
+				g.srcStride = g.rows*w + r.IntN(65)
+				if k%2 == 1 {
+					g.dstStride = (g.cols*w + 63) / 64 * 64
+					g.dstOff = 8 * (1 + r.IntN(7))
+				}
+				g.dstAtEnd, g.srcAtEnd = r.IntN(2) == 0, r.IntN(2) == 0
+				checkTranspose(t, r, g)
+			}
+		}
+	})
+}
+
 // TestTransposeWalks covers the orders blockWalk chooses for the direct
 // blocks: strides that are multiples of 1, 2 and 4 KiB (and neither) on
 // each side, with ragged edges and more block rows than columns and

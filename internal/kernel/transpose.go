@@ -209,7 +209,14 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	// kernels write part lines too, but faster direct (3-byte records,
 	// 512x170).
 	aliased := walk == walkStaged && (dstStride%2048 == 0 || srcStride%2048 == 0) && rows*cols*width >= 64<<10
-	if streamingStores && (sh.bj*width < 64 && pow2(width) && rows*cols*width >= 32<<10 || aliased) {
+	// So does a block of 32 KiB or more whose kernel writes a vector of
+	// each destination row at a time into rows off line boundaries: each
+	// such store splits across two lines, where the tile's rows are
+	// copied out a line at a time (c64 [57,179,331] reversed, blocks of
+	// 331 rows of 456 bytes 81624 bytes apart, ran twice as fast staged;
+	// rows on lines ran faster direct; docs/perf).
+	split := sh.bj*width >= 64 && !onLines(dp, dstStride) && rows*cols*width >= 32<<10
+	if streamingStores && (sh.bj*width < 64 && pow2(width) && rows*cols*width >= 32<<10 || aliased || split) {
 		unit := lineUnit(sh.bj, width)
 		if fc := cols - cols%unit; fc > 0 {
 			transposeStaged(k, width, unit, dp, dstStride, sp, srcStride, fullRows, fc, false)
