@@ -136,9 +136,7 @@ type walker struct {
 	staging bool
 	// edgePad is the geometry of kernelRow's rectangles whose padding
 	// edge holds (stageRow): how many, l.dst, oDst, rowsV, rowsE, colsV,
-	// colsE.
-	// kernel stages run copies and kernelRow transposes, so a walk's
-	// plan uses edge for one or the other.
+	// colsE; zero where edge holds anything else (stageRect wrote it).
 	edgePad [7]int64
 	// bandLv is the loop level whose boxes the walk stages as bands
 	// (bandLevel), or -1; bandDims the dims their loops step, by stride;
@@ -153,6 +151,9 @@ type walker struct {
 	// kernelRow staged there (stageRow).
 	rects   int
 	runRows int
+	// cutRows counts the rows of a last loop's values that kernelRow
+	// took whole before the values the budgets cut (nest).
+	cutRows int
 	// padFills is how many runs of padding values padValues filled at
 	// once (for tests).
 	padFills int
@@ -318,6 +319,18 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		if pad {
 			first = 0
 		}
+		// The last loop's values that hold their whole span of the dim
+		// with elements: one grid call as where every value does
+		// (blockRow), and the ragged ones after them each on its own.
+		// The last tile of a row cut short left the whole row to the
+		// values' calls (c64 [3,895303] into T(8,8), 111920 tiles).
+		var start int64
+		if n := min(bd, ed) / (l.w * k); lv == len(w.loops)-1 && n >= 2 && n < top && !pad && !in && !w.cornerOn && w.blockRow(l, true) {
+			w.b[d], w.e[d] = l.w*k, l.w*k
+			w.kernelRow(l, dOff, sOff, 0, n, n, w.nextStep(lv))
+			start = n
+			w.cutRows++
+		}
 		if first < full {
 			w.b[d], w.e[d] = 0, l.w*k
 			if !w.padValues(lv, dOff+first*l.dst, full-first) {
@@ -326,7 +339,7 @@ func (w *walker) nest(lv int, dOff, sOff int64, pad, in bool) {
 		} else {
 			first = top
 		}
-		for v := int64(0); v < top; v++ {
+		for v := start; v < top; v++ {
 			if v == first {
 				if v = full; v == top { // [first, full) filled
 					break
@@ -1181,6 +1194,7 @@ func (w *walker) stageRect(dOff, sOff, oDst, oSrc, rowsV, rowsE, colsV, colsE in
 		w.edge = alignedBuffer(edgeBytes)
 	}
 	w.rects++
+	w.edgePad = [7]int64{} // the padding kernelRow left there goes
 	dst := w.dst
 	w.dst, w.staging = w.edge, true
 	w.rect(0, sOff, colsE*p.step, oSrc, rowsV, rowsE, colsV, colsE)

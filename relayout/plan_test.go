@@ -1063,6 +1063,48 @@ func TestStagedRects(t *testing.T) {
 	}
 }
 
+// TestCutRows runs plans whose last loop steps through tiles along a
+// dim the array ends inside the last of (a row of tiles cut short): the
+// tiles before the last go as one grid call (kernelRow), the last on its
+// own. A whole walk on one goroutine counts the rows it took so; the
+// results match the reference on one and two threads.
+func TestCutRows(t *testing.T) {
+	for i, tc := range []struct {
+		from, to string
+		rows     int
+	}{
+		// 3 rows of c64 into T(8,8): 127 whole tiles and 7 elements.
+		{"c64[3,1023]{1,0:T(128)}", "c64[3,1023]{1,0:T(8,8)}", 1},
+		// 2 of each tile's 8 rows, 132 tiles a row: a tile's rows
+		// apart, its four bf16 a run.
+		{"bf16[64,261,4]{2,1,0:T(8,8)}", "bf16[64,261,4]{1,2,0:T(8,128)(2,1)}", 64},
+		{"f32[2,40,430,4]{3,2,1,0}", "f32[2,40,430,4]{2,3,1,0:T(8,128)}", 80},
+		{"f64[16,3,933]{1,2,0}", "f64[16,3,933]{2,1,0:T(8,128)}", 16},
+		// Rows of 15 whole tiles and a cut one, 4 a plane: the last
+		// row of each plane holds 1 of each tile's 8 rows, staged with
+		// their padding (stageRow), then the cut tile on its own
+		// (stageRect), in the same buffer.
+		{"f64[26,4,25,123]{3,2,1,0:T(8,128)}", "f64[26,4,25,123]{3,2,1,0:T(8,8)}", 104},
+	} {
+		from, to := parsePair(t, tc.from, tc.to)
+		for _, threads := range []int{1, 2} {
+			plan := checkSplit(t, uint64(i), from, to, Options{Threads: threads}, 0)
+			checkRangesAgainstReference(t, uint64(i), plan, Padding{})
+			if threads > 1 {
+				continue
+			}
+			w := wholeWalk(plan)
+			want := tc.rows
+			if !kernel.Streaming() {
+				want = 0
+			}
+			if w.cutRows != want {
+				t.Errorf("%s -> %s: %d rows cut short, want %d\n%s", tc.from, tc.to, w.cutRows, want, plan)
+			}
+		}
+	}
+}
+
 // TestImagePlans runs images between channels last and channels first
 // (a transpose with 3 rows or 3 columns and a contiguous side: the 3-way
 // weave kernels) against the reference, in cache and streamed, on one
