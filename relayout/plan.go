@@ -1164,7 +1164,12 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 	// and its steps read on along the source rows, whose lines the
 	// calls share. u8 [64,128,256,32] to NumPy's transpose (1,2,0,3),
 	// runs of 32 bytes, ran far slower with a memmove a run and rows that
-	// continue the source.
+	// continue the source. Where no such rows can be had but steps
+	// continue the destination runs in whole lines (T(8,8) tiles of f32
+	// or s32: a tile's 8 rows of 32 bytes, the tiles of a destination
+	// row), the rows continue the source's and the kernel joins the
+	// steps (s32 [6189,1889] from T(8,8) to T(16,128) ran twice as fast
+	// so as stored plainly; docs/perf).
 	//
 	// Such runs stream from the transposes' threshold, not the plan's:
 	// stored plainly, each line takes two or four runs from as many
@@ -1189,7 +1194,13 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 	src := func(l ploop) bool { return l.src == p.inner.size*p.step }
 	dst := func(l ploop) bool { return l.dst == p.inner.size*p.step }
 	var steps func(ploop) bool
-	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 && !short {
+	// Short runs whose steps continue the destination runs, whole lines
+	// of them, may take rows that continue the source runs too: each
+	// call's rows then read one block of the source, and its steps
+	// join into whole lines (kernel.CopyRunsStreaming).
+	rowsDst := func(l ploop) bool { return dst(l) && eligible(l) && (!short || l.size*run%64 == 0) }
+	joins := find(rowsDst) < 0 && slices.ContainsFunc(p.loops, func(l ploop) bool { return dst(l) && l.size*run%64 == 0 })
+	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 && (!short || joins) {
 		rows := p.loops[i]
 		k := blockRows(rows.size, run, streamBlockBytes)
 		if slices.ContainsFunc(p.loops, dst) {
@@ -1211,8 +1222,11 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 		}
 		p.outer = &rows
 		steps = dst
+		if short {
+			steps = func(l ploop) bool { return dst(l) && l.size*run%64 == 0 }
+		}
 		p.why = append(p.why, fmt.Sprintf("source and destination are larger than the last-level cache: streamed; rows: the loop that continues the source runs, %d of them (%d bytes a step)", k, k*run))
-	} else if i := find(func(l ploop) bool { return dst(l) && eligible(l) && (!short || l.size*run%64 == 0) }); i >= 0 {
+	} else if i := find(rowsDst); i >= 0 {
 		rows := p.loops[i]
 		// Short runs read a line of each row for two calls or more: few
 		// rows a call keep those lines in the caches from step to step

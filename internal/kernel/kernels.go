@@ -144,7 +144,8 @@ func Prefetching() bool { return prefetching() }
 // the destination (dstStride = n), whose rows make whole lines from a
 // line boundary, are joined into those lines, each run prefetching the
 // next step's run (or its row's next line, where the steps go along the
-// rows). Elsewhere, and for runs of 2 KiB or less when
+// rows); so are runs whose steps lie side by side (dstStep = n), each
+// row's steps making whole lines. Elsewhere, and for runs of 2 KiB or less when
 // some run starts inside a line (where the stores would mix on the lines
 // at the runs' ends), it is CopyRuns step by step. Runs must not overlap
 // between dst and src.

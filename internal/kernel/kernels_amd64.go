@@ -136,6 +136,19 @@ func copyRunsStreamingFast(dst []byte, dstStride, dstStep int, src []byte, srcSt
 		}
 		return
 	}
+	if len(st.Prefetch) == 0 && rows > 1 && joinable(dst, dstStep, dstStride, n, steps, rows) {
+		// The steps side by side in the destination, each row's
+		// making whole lines (f32 T(8,8) tiles into T(16,128): a
+		// tile's 8 rows of 32 bytes, the steps the tiles along a
+		// destination row): the same kernel with rows and steps
+		// swapped.
+		ahead := max(srcStride, 64)
+		joinRunsStream(&dst[0], &src[0], srcStep, n, steps, rows, dstStride, srcStride, ahead)
+		if !st.Unfenced {
+			storeFence()
+		}
+		return
+	}
 	off := offLines(dst, dstStride, dstStep, steps)
 	if joinsSteps(dst, dstStride, dstStep, n, rows, steps) && len(st.Prefetch) == 0 {
 		// Each step's runs continue the last's rows: the lines two

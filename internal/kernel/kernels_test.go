@@ -744,9 +744,21 @@ func TestCopyRuns(t *testing.T) {
 							g.ss = g.n + r.IntN(2)*r.IntN(200)
 							g.sstep = span(g.rows, g.ss, g.n) + r.IntN(64)
 						}
+						if k%13 == 7 {
+							// Runs of 16 or 32 bytes whose steps lie side
+							// by side in the destination, each row's
+							// making whole lines (joinRunsStream, rows and
+							// steps swapped): the 8 rows of a T(8,8) tile
+							// of f32, the steps the tiles along a row.
+							g.n = 16 << r.IntN(2)
+							g.rows, g.steps = 2+r.IntN(8), 64/g.n*(1+r.IntN(4))
+							g.dstep, g.ds = g.n, (g.steps*g.n+63)/64*64+64*r.IntN(2)
+							g.ss = g.n + r.IntN(3)*r.IntN(200)
+							g.sstep = span(g.rows, g.ss, g.n) + r.IntN(64)
+						}
 					}
 					dst := guarded(t, span(g.steps, g.dstep, span(g.rows, g.ds, g.n)), k%2 == 0)
-					if k%5 == 4 && kern.grid && k%10 != 9 {
+					if kern.grid && (k%5 == 4 && k%10 != 9 || k%13 == 7 && k%26 != 20) {
 						// Start on a line: the rest of the buffer, up to
 						// 63 bytes, stays after the copy to be checked.
 						d := guarded(t, len(dst)+63, true)
