@@ -15,20 +15,68 @@ import (
 // run runs the blocks, the values of the outermost loop over them
 // shared among the plan's goroutines.
 func (b *blocked) run(dst, src []byte) error {
-	n := b.chunks()
-	if g := min(int64(b.goroutines()), n); g > 1 {
+	n, g := b.chunks(), int64(b.goroutines())
+	if k, m := b.sharedLoops(2 * g); g > 1 && n < 2*g && k > 0 {
+		// Fewer chunks than two a goroutine (one for RunRange, whose
+		// chunks write contiguous parts of the destination): each
+		// block writes places of its own all the same, interleaved
+		// with the others', and a Run shares out the values of the
+		// outermost loops over blocks, as many of them as make two a
+		// goroutine (s8[128,128,48,17,3] to {0,2,1,4,3:T(8,128)(4,1)},
+		// one chunk, and bf16[257,128,142,1,3] from T(8,128)(2,1) to
+		// {2,0,4,1,3:T(8,8)}, whose outermost loop has 3 values, ran on
+		// one goroutine of two).
+		shareOut(m, g, func(lo, hi int64) { b.runShared(dst, src, k, lo, hi) })
+	} else if g := min(g, n); g > 1 {
 		shareOut(n, g, func(lo, hi int64) { b.runChunks(dst, src, lo, hi) })
-	} else if g := int64(b.goroutines()); n == 1 && g > 1 && len(b.outer) > 0 && b.outer[0].size >= 2*g {
-		// One chunk for RunRange, whose chunks write contiguous parts
-		// of the destination: the outermost loop's values write places
-		// of their own all the same, interleaved with the others', and
-		// a Run shares them out (s8[128,128,48,17,3] to
-		// {0,2,1,4,3:T(8,128)(4,1)} ran on one goroutine of two).
-		shareOut(b.outer[0].size, g, func(lo, hi int64) { b.runValues(dst, src, lo, hi) })
 	} else {
 		b.runChunks(dst, src, 0, n)
 	}
 	return nil
+}
+
+// sharedLoops returns the fewest outermost loops over blocks, k of
+// them, whose values together, m, number at least want; or 0 where all
+// of them number fewer.
+func (b *blocked) sharedLoops(want int64) (k int, m int64) {
+	m = 1
+	for i, l := range b.outer {
+		if m *= l.size; m >= want {
+			return i + 1, m
+		}
+	}
+	return 0, 0
+}
+
+// runShared runs values [lo, hi) of the first k loops over blocks taken
+// together, the last of them the fastest, and the loops inside each, on
+// the calling goroutine; the last value writes the tail padding.
+func (b *blocked) runShared(dst, src []byte, k int, lo, hi int64) {
+	bb := b.getBufs()
+	clear(bb.base)
+	last := int64(1)
+	for _, l := range b.outer[:k] {
+		last *= l.size
+	}
+	for v := lo; v < hi; v++ {
+		var dOff, sOff int64
+		in, rest := true, v
+		for i := k - 1; i >= 0; i-- {
+			l := b.outer[i]
+			x := rest % l.size
+			rest /= l.size
+			bb.base[l.dim] += x * l.w
+			dOff, sOff = dOff+x*l.dst, sOff+x*l.src
+		}
+		for _, l := range b.outer[:k] {
+			in = in && bb.base[l.dim] < b.dims[l.dim].e
+		}
+		if in {
+			b.outerLevel(dst, src, k, dOff, sOff, bb)
+		}
+		clear(bb.base)
+	}
+	b.finish(dst, bb, hi == last)
 }
 
 // chunks is the number of values of the outermost loop over blocks,
@@ -113,11 +161,7 @@ func (b *blocked) runChunks(dst, src []byte, lo, hi int64) {
 // of a plan without loops) on the calling goroutine; the last value
 // writes the tail padding.
 func (b *blocked) runValues(dst, src []byte, lo, hi int64) {
-	bb, _ := b.bufs.Get().(*blockBufs)
-	if bb == nil {
-		n := b.elems * b.width
-		bb = &blockBufs{a: make([]byte, n), c: make([]byte, n), base: make([]int64, len(b.dims)), budget: make([]int64, len(b.dims))}
-	}
+	bb := b.getBufs()
 	clear(bb.base)
 	if len(b.outer) == 0 {
 		b.block(dst, src, 0, 0, bb)
@@ -132,11 +176,28 @@ func (b *blocked) runValues(dst, src []byte, lo, hi int64) {
 		}
 		bb.base[l.dim] = 0
 	}
+	b.finish(dst, bb, len(b.outer) == 0 || hi == b.outer[0].size)
+}
+
+// getBufs returns block buffers for one goroutine: the pool's, or new
+// ones.
+func (b *blocked) getBufs() *blockBufs {
+	if bb, _ := b.bufs.Get().(*blockBufs); bb != nil {
+		return bb
+	}
+	n := b.elems * b.width
+	return &blockBufs{a: make([]byte, n), c: make([]byte, n), base: make([]int64, len(b.dims)), budget: make([]int64, len(b.dims))}
+}
+
+// finish ends a goroutine's share of the blocks: puts its buffers back,
+// fences its streamed stores, and, where its share ends the walk (last),
+// writes the tail padding.
+func (b *blocked) finish(dst []byte, bb *blockBufs, last bool) {
 	b.bufs.Put(bb)
 	if b.stream {
 		kernel.StoreFence()
 	}
-	if (len(b.outer) == 0 || hi == b.outer[0].size) && b.tail[1] > b.tail[0] {
+	if last && b.tail[1] > b.tail[0] {
 		b.fillElements(dst, b.tail[0], b.tail[1])
 	}
 }
