@@ -1914,15 +1914,14 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		(g.DstOuter == run && carries(run, g.Outer) || g.DstInner == run && carries(run, g.Inner)) {
 		// Streamed blocks whose destination rows continue each other's,
 		// enough of them for groups of whole lines (carries): the
-		// columns past the last whole
-		// kernel block go through the scratch too, in a strip moved
-		// back to end at the block's last column (stage), so that the
-		// group's runs go on side by side. kernelEdges would store them
-		// plainly into the destination, and each block's runs would
-		// stand alone, their part lines written in parts (c64
-		// [57,179,331] reversed, 57 columns a block, and f32
-		// [17,118,41,128] to {0,2,3,1}, 17, ran several times faster
-		// so; other grids ran slower with the strip, docs/perf).
+		// columns past the last whole kernel block go through the
+		// scratch too, in a strip moved back to end at the block's last
+		// column (stage), so that the group's runs go on side by side.
+		// kernelEdges would store them plainly into the destination,
+		// and each block's runs would stand alone, their part lines
+		// written in parts (f32 [17,118,41,128] to {0,2,3,1}, blocks of
+		// 128 × 17, ran several times faster so; other grids ran slower
+		// with the strip; docs/perf).
 		fullCols = cols
 	}
 	if fullRows == 0 || fullCols == 0 || k == kNone && fullCols != cols {
