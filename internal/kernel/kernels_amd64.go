@@ -1770,14 +1770,15 @@ func carriedBlocks(m, run int) int {
 }
 
 // carries reports whether transposeGridStaged streams a grid of blocks
-// whose destination rows, run bytes each and no whole number of lines,
-// continue each other's, blocks of them, in groups whose runs make whole
-// lines (carriedBlocks), two groups or more: runs whose part lines carry
-// from group to group where the rows start off lines, and that have none
-// where they start on them.
-func carries(run, blocks int) bool {
-	m := min(blocks, max(gridPieceBytes/run, 1))
-	return useAVX2 && run%64 != 0 && 2*carriedBlocks(m, run) <= blocks
+// of rows rows whose destination rows, run bytes each and no whole
+// number of lines, continue each other's, blocks of them, in groups
+// whose runs make whole lines (carriedBlocks), two groups or more, each
+// group staged whole (Tuning.GridGroup): runs whose part lines carry from
+// group to group where the rows start off lines, and that have none where
+// they start on them.
+func carries(run, blocks, rows int) bool {
+	m := carriedBlocks(min(blocks, max(gridPieceBytes/run, 1)), run)
+	return useAVX2 && run%64 != 0 && 2*m <= blocks && rows*(m*run+64) <= tuning.GridGroup
 }
 
 // gridPieceBytes is the length transposeGridStaged makes the runs it
@@ -1911,7 +1912,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	}
 	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
 	if run := cols * width; stream && k != kNone && fullCols > 0 && fullCols < cols &&
-		(g.DstOuter == run && carries(run, g.Outer) || g.DstInner == run && carries(run, g.Inner)) {
+		(g.DstOuter == run && carries(run, g.Outer, rows) || g.DstInner == run && carries(run, g.Inner, rows)) {
 		// Streamed blocks whose destination rows continue each other's,
 		// enough of them for groups of whole lines (carries): the
 		// columns past the last whole kernel block go through the
@@ -1962,8 +1963,11 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 			mo = min(g.Outer, max(gridPieceBytes/dstRun, gridPieceBytes/srcRun, 1))
 		}
 		// Streamed, groups whose runs make whole lines, where there
-		// are two of them or more (carries).
-		if m := carriedBlocks(mo, dstRun); stream && m != mo && 2*m <= g.Outer {
+		// are two of them or more and the scratch takes one (carries;
+		// f32 [751,1,1401,13,1] to {4,0,1,2,3}, whose 16 blocks of 13
+		// rows of 3004 bytes are more than a group, ran at half the
+		// speed as a streamed transpose a block).
+		if m := carriedBlocks(mo, dstRun); stream && m != mo && 2*m <= g.Outer && fullRows*(m*dstRun+64) <= tuning.GridGroup {
 			mo = m
 		}
 	}
