@@ -1198,8 +1198,9 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 	// of them, may take rows that continue the source runs too: each
 	// call's rows then read one block of the source, and its steps
 	// join into whole lines (kernel.CopyRunsStreaming).
-	rowsDst := func(l ploop) bool { return dst(l) && eligible(l) && (!short || l.size*run%64 == 0) }
-	joins := find(rowsDst) < 0 && slices.ContainsFunc(p.loops, func(l ploop) bool { return dst(l) && l.size*run%64 == 0 })
+	lines := func(l ploop) bool { return dst(l) && l.size*run%64 == 0 } // its values' runs make whole lines
+	rowsDst := func(l ploop) bool { return eligible(l) && (lines(l) || dst(l) && !short) }
+	joins := find(rowsDst) < 0 && slices.ContainsFunc(p.loops, lines)
 	if i := find(func(l ploop) bool { return src(l) && eligible(l) && l.scale == 1 }); i >= 0 && (!short || joins) {
 		rows := p.loops[i]
 		k := blockRows(rows.size, run, streamBlockBytes)
@@ -1223,7 +1224,7 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 		p.outer = &rows
 		steps = dst
 		if short {
-			steps = func(l ploop) bool { return dst(l) && l.size*run%64 == 0 }
+			steps = lines
 		}
 		p.why = append(p.why, fmt.Sprintf("source and destination are larger than the last-level cache: streamed; rows: the loop that continues the source runs, %d of them (%d bytes a step)", k, k*run))
 	} else if i := find(rowsDst); i >= 0 {

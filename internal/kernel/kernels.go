@@ -145,10 +145,10 @@ func Prefetching() bool { return prefetching() }
 // line boundary, are joined into those lines, each run prefetching the
 // next step's run (or its row's next line, where the steps go along the
 // rows); so are runs whose steps lie side by side (dstStep = n), each
-// row's steps making whole lines. Elsewhere, and for runs of 2 KiB or less when
-// some run starts inside a line (where the stores would mix on the lines
-// at the runs' ends), it is CopyRuns step by step. Runs must not overlap
-// between dst and src.
+// row's steps making whole lines. Elsewhere, and for runs of 2 KiB or
+// less when some run starts inside a line (where the stores would mix on
+// the lines at the runs' ends), it is CopyRuns step by step. Runs must
+// not overlap between dst and src.
 func CopyRunsStreaming(dst []byte, dstStride, dstStep int, src []byte, srcStride, srcStep int, n, rows, steps int) {
 	Stream{}.CopyRuns(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
