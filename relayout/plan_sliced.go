@@ -373,14 +373,15 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 		// the field before it, into the last byte of the run before,
 		// which that run then writes.
 		for r := s.src.n - 1; r >= 0; r-- {
-			at := s.src.runStart(sa, r) / 8
+			bit := s.src.runStart(sa, r)
+			at := bit / 8
 			if ahead := r - sliceAheadRuns; ahead >= 0 {
 				// Runs of a few hundred bytes far apart: the hardware
 				// prefetchers do not bring them in ahead.
 				kernel.Prefetch(src[s.src.runStart(sa, ahead)/8:][:rs])
 			}
 			switch {
-			case s.src.runStart(sa, r)%8 != 0:
+			case bit%8 != 0:
 				kernel.UnpackBits(buf[sliceLead+r*es-1:], src[at:], int(es+1), int(s.src.bits), s.natural, s.signed) // from in[r*es-1]
 			case s.unpack:
 				kernel.UnpackBits(in[r*es:], src[at:], int(es), int(s.src.bits), s.natural, s.signed)
