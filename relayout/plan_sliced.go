@@ -42,7 +42,8 @@ type sliced struct {
 	natural      int  // the type's bits
 	signed       bool // whether unpacking sign-extends
 
-	temp  int64 // bytes of the temporaries a slice needs
+	pat   []byte // an element of padding, for the destination's tail (fillTail)
+	temp  int64  // bytes of the temporaries a slice needs
 	temps sync.Pool
 }
 
@@ -56,6 +57,9 @@ type sliceRuns struct {
 	tile       int64 // values of the dim a tile of it (1 where no tile covers it)
 	places     int64 // places of a run a tile
 	bits       int64 // a place's
+	// end is the bit at which the places the runs cover end, size the
+	// bits of all places: those between are an L layout's tail padding.
+	end, size int64
 }
 
 // runStart returns the bit at which run r of the slice that starts at
@@ -87,8 +91,8 @@ func (r sliceRuns) runBytes(v int64) (int64, bool) {
 // unpack each run on its own; a destination's neighbouring slices would
 // share the bytes where they meet): s must be a
 // static array with a layout of every dim, whose tiles (if any) combine
-// no dims and keep later tiles within the first (tileExtent), without
-// tail alignment. Its buffer is then a row-major grid of blocks (a first
+// no dims and keep later tiles within the first (tileExtent); tail
+// padding (L) may follow the places (end). Its buffer is then a row-major grid of blocks (a first
 // tile each, or an element): the physical dims not tiled, then the tile
 // counts of those the first tile covers.
 func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
@@ -104,7 +108,7 @@ func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
 			mtm[i] = rank - 1 - i
 		}
 	}
-	if len(mtm) != rank || l.TailPaddingAlignment > 1 {
+	if len(mtm) != rank {
 		return sliceRuns{}, false
 	}
 	if _, ok := tileExtent(l, rank); !ok {
@@ -133,9 +137,10 @@ func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
 	}
 	r.places = product(grid[j+1:]) * product(first)
 	m, err := s.denseMap()
-	if err != nil || r.n*grid[j]*r.places != m.Elements() {
+	if err != nil || r.n*grid[j]*r.places != product(m.PhysicalDims()) {
 		return sliceRuns{}, false // padding the grid does not account for
 	}
+	r.end, r.size = r.n*grid[j]*r.places*r.bits, m.Elements()*r.bits
 	// A slice starts on a whole tile, and on a byte: as many tiles as
 	// that takes. The runs must start on bytes too.
 	r.step = r.tile * (8 / gcd(8, r.places*r.bits%8+8))
@@ -237,7 +242,7 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		// streams, and runs blocked as said above, whatever its own size
 		// (a slice's 8×8 byte blocks walked ran at a fifth of their speed
 		// blocked).
-		from, to := bytesOf(p.from.withDim(best.dim, v)), bytesOf(p.to.withDim(best.dim, v))
+		from, to := sliceOf(p.from, best.dim, v), sliceOf(p.to, best.dim, v)
 		q, err := compile(from, to, &o, math.MaxInt64, true)
 		if err != nil {
 			return nil
@@ -273,10 +278,20 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		b += min(ceilDiv(best.parts[0].dstBytes*best.dst.bits, 8), packPiece)
 	}
 	best.stream = p.pastCaches()
+	best.pat = p.padPat
 	best.temp = a + b
 	best.parallelism = &p.parallelism
 	p.exec = best
 	return p
+}
+
+// sliceOf returns the shape of a slice of s of v values of dim d, with
+// one byte per element: without the tail padding of an L layout, which
+// follows the places of all slices (sliced.fillTail).
+func sliceOf(s Shape, d int, v int64) Shape {
+	c := bytesOf(s.withDim(d, v))
+	c.layout.TailPaddingAlignment = 0
+	return c
 }
 
 // bytesOf returns s with one byte per element, where it packs them.
@@ -390,6 +405,9 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 			}
 		}
 	}
+	if c == s.count-1 {
+		defer s.fillTail(dst)
+	}
 	if s.pack || s.dst.n > 1 {
 		out = tmp[:q.dstBytes]
 	}
@@ -412,6 +430,38 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 		default:
 			copy(run[:ed], out[r*ed:])
 		}
+	}
+}
+
+// fillTail writes the padding that follows the places of the
+// destination dst (an L layout's tail) to its end, and clears the bits
+// of its last byte past its last place where they are not whole bytes.
+func (s *sliced) fillTail(dst []byte) {
+	from, size := s.dst.end, s.dst.size
+	if from == size {
+		return
+	}
+	if !s.pack {
+		kernel.FillRuns(dst[from/8:], 0, int(size-from)/8, 1, s.pat)
+		return
+	}
+	bits := s.dst.bits
+	var b byte // a byte of padding fields
+	for range 8 / bits {
+		b = b<<bits | s.pat[0]&(1<<bits-1)
+	}
+	at := from / 8
+	if r := from % 8; r != 0 { // a field before the tail shares its byte
+		keep := byte(0xff) << (8 - r)
+		dst[at] = dst[at]&keep | b&^keep
+		at++
+	}
+	end := ceilDiv(size, 8)
+	for i := at; i < end; i++ {
+		dst[i] = b
+	}
+	if r := size % 8; r != 0 {
+		dst[end-1] &= byte(0xff) << (8 - r)
 	}
 }
 
@@ -459,6 +509,9 @@ func (s *sliced) packStreamed(dst, out, pk []byte, ed int64) {
 // the last slice's run ends inside, where it ends the buffer so).
 func (s *sliced) chunkRange(lo, hi int64) (from, to int64) {
 	from, _ = s.dst.at(lo*s.per, 0)
+	if hi == s.count && s.dst.end < s.dst.size { // and the tail padding
+		return from, ceilDiv(s.dst.size, 8)
+	}
 	a := (hi - 1) * s.per
 	start, bits := s.dst.at(a, min(s.per, s.extent-a))
 	return from, start + (s.dst.n-1)*s.dst.stride + ceilDiv(bits, 8)

@@ -43,6 +43,10 @@ func TestSliced(t *testing.T) {
 		// Slabs that RunRange alone takes: a slice would read 256
 		// bytes of every source row too.
 		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", -1, 0, 0, 0},
+		// Tail padding (L) on either side: the slices hold the places,
+		// the last fills the tail.
+		{"s4[4,23356092]{1,0:T(8,128)(8,1)E(4)}", "s4[4,23356092]{1,0:L(1024)E(4)}", 1, 131072, 1, 4},
+		{"s4[15232,8103,1]{0,2,1:L(1024)E(4)}", "s4[15232,8103,1]{1,2,0:E(4)}", 0, 512, 8103, 1},
 		// Unpacked sides take their own plans.
 		{"f32[64,1024,1024]{2,1,0}", "f32[64,1024,1024]{1,2,0}", -1, 0, 0, 0},
 	}
