@@ -233,6 +233,7 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		o = *opts
 		o.Threads = 1
 	}
+	o.inCache = true
 	last := best.extent - (best.count-1)*best.per
 	for i, v := range [2]int64{best.per, last} {
 		if i == 1 && v == best.per {
@@ -249,6 +250,17 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		}
 		o.forceBlocked = blocks
 		q.block(&o)
+		if _, ok := q.exec.(*blocked); blocks && !ok {
+			// A walk widened into units does not block: the walk of the
+			// bytes as they are may.
+			if r, err := compile(from, to, &o, math.MaxInt64, false); err == nil {
+				if r.block(&o); r.exec != nil {
+					if _, ok := r.exec.(*blocked); ok {
+						q = r
+					}
+				}
+			}
+		}
 		// It must fill exactly the slice's runs, whole bytes (on a
 		// packed source, which unpacks each run on its own, runs that
 		// end inside a byte too: the last slice of an odd dim; and the

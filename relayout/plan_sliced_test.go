@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -14,41 +15,47 @@ func TestSliced(t *testing.T) {
 		dim      int   // -1: not sliced
 		per      int64 // values of dim a slice
 		src, dst int64 // runs a slice on each side
+		blocked  bool  // whether a slice's byte plan runs blocked
 	}{
 		// d1 is the source's slowest dim; the destination's d0 is slower.
-		{"u4[3,512,112,128]{0,3,2,1:E(4)}", "u4[3,512,112,128]{3,2,1,0:T(32,32)E(4)}", 1, 21, 1, 3},
+		{"u4[3,512,112,128]{0,3,2,1:E(4)}", "u4[3,512,112,128]{3,2,1,0:T(32,32)E(4)}", 1, 21, 1, 3, false},
 		// A 4x padded destination: slices count its places.
-		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", 0, 3, 2, 1},
+		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", 0, 3, 2, 1, true},
 		// Odd rows of 4-bit fields: slices of whole bytes take two rows.
-		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83},
+		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83, false},
 		// A transpose of odd dims: every other source row starts inside
 		// a byte, which the source's runs may; slices larger than the
 		// target (512 values, not 262) make runs of 256 bytes; the last
 		// slice of 417 values ends the destination inside a byte.
-		{"u4[4001,4001]{1,0:E(4)}", "u4[4001,4001]{0,1:E(4)}", 1, 512, 4001, 1},
+		{"u4[4001,4001]{1,0:E(4)}", "u4[4001,4001]{0,1:E(4)}", 1, 512, 4001, 1, false},
 		// Slabs would walk 4 rows into groups of 8 bytes a call: slices
 		// run the byte plan blocked.
-		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1},
+		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1, true},
 		// Slabs of a value of a dim of 2 each, too large for the caches,
 		// give way to slices.
-		{"u4[2,1,11941,896]{2,3,1,0:E(4)}", "u4[2,1,11941,896]{3,2,1,0:T(32,32)E(4)}", 3, 32, 2, 748},
+		{"u4[2,1,11941,896]{2,3,1,0:E(4)}", "u4[2,1,11941,896]{3,2,1,0:T(32,32)E(4)}", 3, 32, 2, 748, false},
 		// Slabs of (8,1) tiles that move the fields direct stay.
-		{"s4[8192,8192]{1,0:E(4)}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", -1, 0, 0, 0},
+		{"s4[8192,8192]{1,0:E(4)}", "s4[8192,8192]{1,0:T(8,128)(8,1)E(4)}", -1, 0, 0, 0, false},
 		// Too small to slice.
-		{"u4[64,1024]{1,0:E(4)}", "u4[64,1024]{0,1:T(8,128)(8,1)E(4)}", -1, 0, 0, 0},
+		{"u4[64,1024]{1,0:E(4)}", "u4[64,1024]{0,1:T(8,128)(8,1)E(4)}", -1, 0, 0, 0, false},
 		// A 2-D transpose: slices of the source's slowest dim are runs
 		// of 424 fields (1696 bytes) of each row of the destination's
 		// tiles.
-		{"s4[2432,13665]{0,1:E(4)}", "s4[2432,13665]{1,0:T(8,8)E(4)}", 1, 424, 1, 304},
+		{"s4[2432,13665]{0,1:E(4)}", "s4[2432,13665]{1,0:T(8,8)E(4)}", 1, 424, 1, 304, true},
 		// Slabs that RunRange alone takes: a slice would read 256
 		// bytes of every source row too.
-		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", -1, 0, 0, 0},
+		{"s4[4096,4096]", "s4[4096,4096]{0,1:E(4)}", -1, 0, 0, 0, false},
 		// Tail padding (L) on either side: the slices hold the places,
 		// the last fills the tail.
-		{"s4[4,23356092]{1,0:T(8,128)(8,1)E(4)}", "s4[4,23356092]{1,0:L(1024)E(4)}", 1, 131072, 1, 4},
-		{"s4[15232,8103,1]{0,2,1:L(1024)E(4)}", "s4[15232,8103,1]{1,2,0:E(4)}", 0, 512, 8103, 1},
+		{"s4[4,23356092]{1,0:T(8,128)(8,1)E(4)}", "s4[4,23356092]{1,0:L(1024)E(4)}", 1, 131072, 1, 4, false},
+		{"s4[15232,8103,1]{0,2,1:L(1024)E(4)}", "s4[15232,8103,1]{1,2,0:E(4)}", 0, 512, 8103, 1, false},
+		// The whole byte plan is blocked; a slice's walk would widen
+		// d3's runs of 8 bytes into units, which do not block.
+		{"s4[128,325,138,21]{3,1,0,2:L(1024)E(4)}", "s4[128,325,138,21]{3,2,1,0:T(8,8)E(4)}", 0, 2, 138, 1, true},
+		// Slices of 4 MiB of places, whose transposes do not stream.
+		{"s4[4821,2560,3]{0,2,1:E(4)}", "s4[4821,2560,3]{2,1,0:T(8,8)E(4)}", 1, 64, 1, 4821, false},
 		// Unpacked sides take their own plans.
-		{"f32[64,1024,1024]{2,1,0}", "f32[64,1024,1024]{1,2,0}", -1, 0, 0, 0},
+		{"f32[64,1024,1024]{2,1,0}", "f32[64,1024,1024]{1,2,0}", -1, 0, 0, 0, false},
 	}
 	for _, c := range cases {
 		from, to := parsePair(t, c.from, c.to)
@@ -73,6 +80,18 @@ func TestSliced(t *testing.T) {
 		}
 		if !strings.Contains(p.String(), "sliced: d") {
 			t.Errorf("%s -> %s: String does not say it slices:\n%s", c.from, c.to, p)
+		}
+		// A slice's plans run in the caches: none streams.
+		for _, q := range s.parts {
+			if q == nil {
+				continue
+			}
+			if q.streamMin != math.MaxInt64 || q.transposeMin != math.MaxInt64 {
+				t.Errorf("%s -> %s: a slice's plan streams from %d bytes (transposes from %d)", c.from, c.to, q.streamMin, q.transposeMin)
+			}
+			if _, ok := q.exec.(*blocked); ok != c.blocked {
+				t.Errorf("%s -> %s: a slice's plan blocked %v, want %v:\n%s", c.from, c.to, ok, c.blocked, q)
+			}
 		}
 	}
 }
