@@ -298,7 +298,7 @@ func compile(from, to Shape, opts *Options, streamMin int64, widens bool) (*Plan
 		}
 		p.exec = st
 		if st.placesAlike(p) {
-			p.exec = &copyAll{executor: st, parallelism: &p.parallelism}
+			p.exec = &copyAll{executor: st, parallelism: &p.parallelism, clear: (8 - st.dstCount*int64(st.dstBits)%8) % 8}
 		}
 		return p, nil
 	}

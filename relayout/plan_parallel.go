@@ -456,6 +456,9 @@ func (p *walkPlan) explainChunks() string {
 type copyAll struct {
 	executor
 	*parallelism // the plan's
+	// clear is the bits of the last byte past the last field of a packed
+	// destination, which a Run clears (as the reference leaves them).
+	clear int64
 }
 
 // copyPiece is the granule in which a copying Run (copyAll) shares
@@ -471,6 +474,9 @@ func (c *copyAll) run(dst, src []byte) error {
 		a, e := lo*copyPiece, min(hi*copyPiece, n)
 		kernel.Copy(dst[a:e], src[a:e])
 	})
+	if c.clear > 0 && n > 0 {
+		dst[n-1] &^= byte(1)<<c.clear - 1
+	}
 	return nil
 }
 

@@ -1125,11 +1125,11 @@ func (st *staged) explain(b *strings.Builder) {
 // alike on both sides (walkPlan.placesAlike): both sides pack fields of the
 // width, that of the type (a narrower type in wider fields leaves their
 // high bits to padding), the byte plan between the unpacked arrays places
-// every element alike, and the fields fill whole bytes, so that no byte
-// holds padding bits.
+// every element alike. The last byte may hold bits past the last field,
+// which the copy clears (copyAll.clear).
 func (st *staged) placesAlike(p *Plan) bool {
 	return st.unpack && st.pack && st.srcBits == st.dstBits && st.srcBits == st.natural && st.mid != nil && st.mid.copies() &&
-		p.srcBytes == p.dstBytes && st.dstCount*int64(st.dstBits)%8 == 0
+		p.srcBytes == p.dstBytes
 }
 
 // copyBits copies the first n bits of src into dst, a byte's most

@@ -1444,9 +1444,9 @@ func TestUnitStages(t *testing.T) {
 
 // TestCopyPlans checks which plans copy the buffer whole (copyAll,
 // tilecopy.Copy): those whose layouts place every byte alike, packed or
-// tiled, and not those with padding, a tail, a permutation or a packed
-// last byte that holds padding bits. Each runs against the reference on
-// one and two goroutines.
+// tiled (a packed last byte's bits past the last field cleared), and not
+// those with padding, a tail, a permutation or fields that hold padding
+// bits. Each runs against the reference on one and two goroutines.
 func TestCopyPlans(t *testing.T) {
 	for _, c := range []struct {
 		from, to string
@@ -1457,7 +1457,8 @@ func TestCopyPlans(t *testing.T) {
 		{"f32[8,128]{1,0}", "f32[8,128]{1,0:T(8,128)}", Padding{}, true},
 		{"bf16[64,256]{1,0:T(8,128)(2,1)}", "bf16[64,256]{1,0:T(8,128)(2,1)}", Padding{}, true},
 		{"u4[64,256]{1,0:E(4)}", "u4[64,256]{1,0:E(4)}", Padding{}, true},
-		{"s4[33,35]{1,0:E(4)}", "s4[33,35]{1,0:E(4)}", Padding{}, false},   // the last byte holds a padding field
+		{"s4[33,35]{1,0:E(4)}", "s4[33,35]{1,0:E(4)}", Padding{}, true},    // the last byte's second field cleared
+		{"u4[1,1155]{1,0:E(4)}", "u4[1,1155]{0,1:E(4)}", Padding{}, true},  // a dim of one moves nothing
 		{"s2[64,256]{1,0:E(4)}", "s2[64,256]{1,0:E(4)}", Padding{}, false}, // each field holds two padding bits
 		{"s4[64,256]{1,0:T(8,128)(8,1)E(4)}", "s4[64,256]{1,0:T(8,128)(8,1)E(4)}", Padding{}, true},
 		{"f32[9,128]{1,0:T(8,128)}", "f32[9,128]{1,0:T(8,128)}", Padding{}, false}, // tile padding
