@@ -39,8 +39,14 @@ type sliced struct {
 	stream bool // the destination's runs are written past the caches
 
 	unpack, pack bool // whether the source, the destination are packed
-	natural      int  // the type's bits
-	signed       bool // whether unpacking sign-extends
+	// shares says that the destination's runs start and end inside
+	// bytes (4-bit fields in runs of an odd count apart), each shared
+	// with the run of the neighbouring slice (the last slice's with the
+	// first's): the slices that meet on different goroutines may not run
+	// at once (run), and the plan is one chunk.
+	shares  bool
+	natural int  // the type's bits
+	signed  bool // whether unpacking sign-extends
 
 	pat   []byte // an element of padding, for the destination's tail (fillTail)
 	temp  int64  // bytes of the temporaries a slice needs
@@ -86,16 +92,16 @@ func (r sliceRuns) runBytes(v int64) (int64, bool) {
 }
 
 // sliceRunsOf returns how the values of dim d of s lie in its buffer,
-// or false where they do not lie in runs of whole bytes (with inside,
-// runs of 4-bit fields may start inside bytes: a source, whose slices
-// unpack each run on its own; a destination's neighbouring slices would
-// share the bytes where they meet): s must be a
-// static array with a layout of every dim, whose tiles (if any) combine
-// no dims and keep later tiles within the first (tileExtent); tail
-// padding (L) may follow the places (end). Its buffer is then a row-major grid of blocks (a first
-// tile each, or an element): the physical dims not tiled, then the tile
-// counts of those the first tile covers.
-func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
+// or false where they do not lie in runs of whole bytes (runs of 4-bit
+// fields may start inside bytes: a source's slices unpack each run on its
+// own; a destination's neighbouring slices share the bytes where they
+// meet, sliced.shares): s must be a static array with a layout of every
+// dim, whose tiles (if any) combine no dims and keep later tiles within
+// the first (tileExtent); tail padding (L) may follow the places (end).
+// Its buffer is then a row-major grid of blocks (a first tile each, or an
+// element): the physical dims not tiled, then the tile counts of those
+// the first tile covers.
+func sliceRunsOf(s Shape, d int) (sliceRuns, bool) {
 	rank := s.Rank()
 	if s.IsTuple() || s.HasDynamicDims() || rank == 0 {
 		return sliceRuns{}, false
@@ -145,7 +151,7 @@ func sliceRunsOf(s Shape, d int, inside bool) (sliceRuns, bool) {
 	// that takes. The runs must start on bytes too.
 	r.step = r.tile * (8 / gcd(8, r.places*r.bits%8+8))
 	r.strideBits = grid[j] * r.places * r.bits
-	if r.n > 1 && r.strideBits%8 != 0 && (!inside || r.bits != 4) {
+	if r.n > 1 && r.strideBits%8 != 0 && r.bits != 4 {
 		return sliceRuns{}, false
 	}
 	r.stride = r.strideBits / 8
@@ -263,13 +269,15 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		}
 		// It must fill exactly the slice's runs, whole bytes (on a
 		// packed source, which unpacks each run on its own, runs that
-		// end inside a byte too: the last slice of an odd dim; and the
-		// last slice's one run of a packed destination, which ends the
-		// buffer, its last byte's other field unused).
+		// end inside a byte too: the last slice of an odd dim; on a
+		// destination of 4-bit fields likewise, packed around the
+		// fields they share (packAt); and the last slice's one run of
+		// a packed destination, which ends the buffer, its last byte's
+		// other field unused).
 		rs, ok1 := best.src.runBytes(v)
 		rd, ok2 := best.dst.runBytes(v)
 		ok1 = ok1 || p.from.isPacked() && best.src.bits == 4
-		ok2 = ok2 || i == 1 && best.dst.n == 1 && p.to.isPacked()
+		ok2 = ok2 || i == 1 && p.to.isPacked() && (best.dst.n == 1 || best.dst.bits == 4)
 		if !ok1 || !ok2 || q.srcBytes != best.src.unpackedBytes(v) || q.dstBytes != best.dst.unpackedBytes(v) ||
 			!p.from.isPacked() && q.srcBytes != best.src.n*rs || !p.to.isPacked() && q.dstBytes != best.dst.n*rd {
 			return nil
@@ -277,6 +285,7 @@ func (p *Plan) sliced(opts *Options) *Plan {
 		best.parts[i] = q
 	}
 	best.unpack, best.pack = p.from.isPacked(), p.to.isPacked()
+	best.shares = best.pack && best.dst.n > 1 && best.dst.strideBits%8 != 0
 	best.natural, best.signed = p.dtype.Bits(), p.dtype.IsSigned()
 	a, b := sliceLead+best.parts[0].srcBytes, best.parts[0].dstBytes // a line before the source runs (slice)
 	if !best.unpack && best.src.n == 1 {
@@ -319,8 +328,8 @@ func bytesOf(s Shape) Shape {
 // not cut both buffers in runs of whole bytes, minRun bytes or more each
 // (or one run), into two slices at least.
 func (p *Plan) sliceAlong(d int, elements, target, minRun int64) (*sliced, bool) {
-	src, ok1 := sliceRunsOf(p.from, d, true)
-	dst, ok2 := sliceRunsOf(p.to, d, false)
+	src, ok1 := sliceRunsOf(p.from, d)
+	dst, ok2 := sliceRunsOf(p.to, d)
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -349,9 +358,33 @@ func (p *Plan) sliceAlong(d int, elements, target, minRun int64) (*sliced, bool)
 	return &sliced{dim: d, per: per, extent: n, count: ceilDiv(n, per), src: src, dst: dst}, true
 }
 
-// run runs the slices, shared out among the plan's goroutines.
+// run runs the slices, shared out among the plan's goroutines. Where
+// neighbouring slices share bytes (shares), each goroutine leaves the
+// first slice of its range, and the last of them the array's last slice
+// (which meets the first), to run once they are done.
 func (s *sliced) run(dst, src []byte) error {
-	shareOut(s.count, min(s.goroutines(), s.count), func(lo, hi int64) { s.runChunks(dst, src, lo, hi) })
+	g := min(s.goroutines(), s.count)
+	if !s.shares || g <= 1 {
+		shareOut(s.count, g, func(lo, hi int64) { s.runChunks(dst, src, lo, hi) })
+		return nil
+	}
+	shareOut(s.count, g, func(lo, hi int64) {
+		if lo > 0 {
+			lo++
+			if hi == s.count {
+				hi--
+			}
+		}
+		if lo < hi {
+			s.runChunks(dst, src, lo, hi)
+		}
+	})
+	for k := int64(1); k < g; k++ {
+		if c := s.count * k / g; c < s.count-1 {
+			s.runChunks(dst, src, c, c+1)
+		}
+	}
+	s.runChunks(dst, src, s.count-1, s.count)
 	return nil
 }
 
@@ -359,8 +392,13 @@ func (s *sliced) run(dst, src []byte) error {
 // slice prefetches.
 const sliceAheadRuns = 8
 
-// chunks is the slices.
-func (s *sliced) chunks() int64 { return s.count }
+// chunks is the slices, or one where they share bytes (shares).
+func (s *sliced) chunks() int64 {
+	if s.shares {
+		return 1
+	}
+	return s.count
+}
 
 // runChunks runs slices [lo, hi) one after another through one
 // temporary.
@@ -435,6 +473,9 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 	for r := range s.dst.n {
 		run := dst[da+r*s.dst.stride:]
 		switch {
+		case s.shares:
+			bit := s.dst.runStart(da, r)
+			packAt(dst, bit, out[r*ed:r*ed+ed], bit+ed*4 < s.dst.end)
 		case s.pack:
 			kernel.PackBits(run, out[r*ed:], int(ed), int(s.dst.bits))
 		case s.stream:
@@ -443,6 +484,30 @@ func (s *sliced) slice(dst, src, tmp []byte, c int64) {
 			copy(run[:ed], out[r*ed:])
 		}
 	}
+}
+
+// packAt packs the bytes of src into 4-bit fields of dst from bit at:
+// where that is inside a byte, its first field keeps; where the fields
+// end inside one, with keep, its second field keeps too (it belongs to
+// another run), else it is cleared, as PackBits clears it.
+func packAt(dst []byte, at int64, src []byte, keep bool) {
+	b := at / 8
+	if at%8 != 0 {
+		dst[b] = dst[b]&0xf0 | src[0]&0x0f
+		b, src = b+1, src[1:]
+	}
+	n := int64(len(src))
+	if n == 0 {
+		return
+	}
+	if !keep || n%2 == 0 {
+		kernel.PackBits(dst[b:], src, int(n), 4)
+		return
+	}
+	e := b + n/2 // the byte the fields end inside
+	low := dst[e] & 0x0f
+	kernel.PackBits(dst[b:], src, int(n), 4)
+	dst[e] |= low
 }
 
 // fillTail writes the padding that follows the places of the
@@ -487,7 +552,7 @@ const packPiece = 16 << 10
 // whole lines), packPiece bytes or fewer each.
 func (s *sliced) packsStreamed(ed int64) bool {
 	pb := ed * s.dst.bits / 8
-	return s.pack && s.stream && pb > 0 && pb <= packPiece && pb%64 == 0 && (s.dst.n == 1 || s.dst.stride%64 == 0)
+	return s.pack && !s.shares && s.stream && pb > 0 && pb <= packPiece && pb%64 == 0 && (s.dst.n == 1 || s.dst.stride%64 == 0)
 }
 
 // packStreamed packs the slice's s.dst.n runs of ed unpacked elements,
@@ -550,6 +615,8 @@ func (s *sliced) explain(b *strings.Builder) {
 	switch {
 	case s.packsStreamed(s.parts[0].dstBytes / s.dst.n):
 		b.WriteString("    the destination's runs are packed a piece at a time in the caches and written with non-temporal stores (past the caches; runs of whole lines)\n")
+	case s.shares:
+		b.WriteString("    the destination's runs start and end inside bytes, which neighbouring slices share: packed in place around them, the slices where goroutines meet run last, and a RunRange runs them all\n")
 	case s.pack && s.stream:
 		b.WriteString("    the destination's runs are packed in place (past the caches, but runs that end inside lines or are longer than a piece)\n")
 	case s.stream && s.dst.n > 1:

@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -23,11 +24,14 @@ func TestSliced(t *testing.T) {
 		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", 0, 3, 2, 1, true},
 		// Odd rows of 4-bit fields: slices of whole bytes take two rows.
 		{"u4[83,226,1875]{2,0,1:E(4)}", "u4[83,226,1875]{2,1,0:E(4)}", 1, 6, 1, 83, false},
-		// A transpose of odd dims: every other source row starts inside
-		// a byte, which the source's runs may; slices larger than the
-		// target (512 values, not 262) make runs of 256 bytes; the last
-		// slice of 417 values ends the destination inside a byte.
-		{"u4[4001,4001]{1,0:E(4)}", "u4[4001,4001]{0,1:E(4)}", 1, 512, 4001, 1, false},
+		// A transpose of odd dims: every other destination row starts
+		// inside a byte, which neighbouring slices share; slices larger
+		// than the target (512 values, not 262) make runs of 256 bytes;
+		// the last slice of 417 values ends each row inside a byte.
+		{"u4[4001,4001]{1,0:E(4)}", "u4[4001,4001]{0,1:E(4)}", 0, 512, 1, 4001, false},
+		// Likewise, the destination's 2 runs a slice 40643751 fields
+		// apart: the second starts inside a byte.
+		{"u4[2,16251,2501]{2,1,0:T(8,128)(8,1)E(4)}", "u4[2,16251,2501]{2,1,0:E(4)}", 1, 200, 2, 2, false},
 		// Slabs would walk 4 rows into groups of 8 bytes a call: slices
 		// run the byte plan blocked.
 		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1, true},
@@ -77,6 +81,12 @@ func TestSliced(t *testing.T) {
 		if s.dim != c.dim || s.per != c.per || s.src.n != c.src || s.dst.n != c.dst {
 			t.Errorf("%s -> %s: slices of %d values of d%d, %d source runs and %d destination runs; want %d of d%d, %d and %d",
 				c.from, c.to, s.per, s.dim, s.src.n, s.dst.n, c.per, c.dim, c.src, c.dst)
+		}
+		// Destination runs an odd count of 4-bit fields apart share
+		// bytes with the neighbouring slices': the plan is one chunk.
+		shares := c.from == "u4[4001,4001]{1,0:E(4)}" || c.from == "u4[2,16251,2501]{2,1,0:T(8,128)(8,1)E(4)}"
+		if s.shares != shares || shares && p.Chunks() != 1 {
+			t.Errorf("%s -> %s: shares %v in %d chunks, want %v", c.from, c.to, s.shares, p.Chunks(), shares)
 		}
 		if !strings.Contains(p.String(), "sliced: d") {
 			t.Errorf("%s -> %s: String does not say it slices:\n%s", c.from, c.to, p)
@@ -142,5 +152,42 @@ func TestSlicedMatchesReference(t *testing.T) {
 	}
 	if took < int(n)/10 {
 		t.Errorf("only %d of %d draws ran sliced", took, n)
+	}
+}
+
+// TestSlicedShares runs transposes whose destination rows start and end
+// inside bytes, shared between neighbouring slices (sliced.shares), in
+// slices of a few rows on one to four goroutines against the reference,
+// with a tail (L) after the last row or none. The slices that meet on
+// different goroutines run last: run with -race (on buffers of the Go
+// heap, which it watches), a plan that let them run at once fails.
+func TestSlicedShares(t *testing.T) {
+	for i, c := range []struct{ from, to string }{
+		{"u4[301,203]{1,0:E(4)}", "u4[301,203]{0,1:E(4)}"},
+		{"s4[7,61,33]{2,1,0:E(4)}", "s4[7,61,33]{1,0,2:E(4)}"},
+		{"u4[255,101]{1,0:E(4)}", "u4[255,101]{0,1:L(64)E(4)}"},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		for threads := 1; threads <= 4; threads++ {
+			p, err := Compile(from, to, &Options{Threads: threads, sliceElems: 2048})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := p.exec.(*sliced); !ok || !s.shares || p.Chunks() != 1 {
+				t.Fatalf("%s -> %s: not sliced with shared bytes in one chunk:\n%s", c.from, c.to, p)
+			}
+			p.parallelMin = 0
+			src := fillRandom(p.srcBytes, uint64(i))
+			want, got := make([]byte, p.dstBytes), make([]byte, p.dstBytes)
+			if err := Reference(want, src, from, to, Padding{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Run(got, src); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s -> %s on %d goroutines: differs from the reference", c.from, c.to, threads)
+			}
+		}
 	}
 }
