@@ -97,6 +97,16 @@ func CopyRunsGrid(dst []byte, dstStride, dstStep int, src []byte, srcStride, src
 	if rows == 0 || n == 0 || steps == 0 {
 		return
 	}
+	if rows > 1 && copyRunsLong(dst, dstStride, src, srcStride, n, rows) {
+		// Each step's runs through the level's run copy where it has
+		// one, which memmove a run at a time was slower than: a walk's
+		// grids of small tiles (u8 row-major to T(2,128) tiles, 2 runs
+		// of 128 bytes a step).
+		for k := 1; k < steps; k++ {
+			copyRunsLong(dst[k*dstStep:], dstStride, src[k*srcStep:], srcStride, n, rows)
+		}
+		return
+	}
 	copyRunsGridGeneric(dst, dstStride, dstStep, src, srcStride, srcStep, n, rows, steps)
 }
 
