@@ -1045,10 +1045,22 @@ func (p *walkPlan) chooseKernel() {
 		// prefetchers follow. Where the plan would take this order anyway
 		// (row-major to T(8,128) f32, 512-byte runs), the prefetch alone
 		// gains.
+		//
+		// Where the next loop out continues the source runs instead
+		// (a row-major array tiled: a tile's rows continue the
+		// destination, the tiles along a row the source), its steps go
+		// in the same call (kernel.CopyRunsGrid), each call reading on
+		// along the source rows, which the hardware prefetchers follow:
+		// T(2,128) tiles of u8 made calls of 256 bytes, whose walk cost
+		// more than the copy (docs/perf).
 		if run := p.inner.size * p.width; kernel.Prefetching() && run >= 64 && run <= 512 {
 			for i := len(p.loops) - 1; i >= 0; i-- {
 				if l := p.loops[i]; eligible(l) && l.dst == p.inner.size*one && l.src != p.inner.size*one {
 					pick(i)
+					if n := len(p.loops); n > 0 && p.loops[n-1].src == p.inner.size*one {
+						p.why = append(p.why, "rows: the loop that continues the destination runs; steps: the next one out, which continues the source's, in each call")
+						return
+					}
 					if n := len(p.loops); n > 0 {
 						p.ahead = p.loops[n-1].src
 					}

@@ -733,20 +733,26 @@ func checkRunRange(t *testing.T, seed uint64, plan *Plan, src, want []byte, r *r
 // TestPrefetchingRunCopy runs plans whose short runs take the prefetching
 // run copy where the CPU has one (and the plain one elsewhere) against
 // the reference: with and without padding, tiles and odd run lengths.
+// Where the loop after the rows continues the source runs, its steps go
+// in each call instead (grid).
 func TestPrefetchingRunCopy(t *testing.T) {
 	tests := []struct {
 		from, to string
 		pad      Padding
 		ahead    bool // whether the plan prefetches where the CPU can
+		grid     bool // whether it takes the steps of a loop in each call there
 	}{
-		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}, true},
-		{"f32[3,5,7,16]{3,2,1,0}", "f32[3,5,7,16]{3,1,2,0}", Padding{}, true},
-		{"u8[4,9,6,100]{3,2,1,0}", "u8[4,9,6,100]{3,1,2,0}", Padding{}, true},
-		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,1,2,0}", Padding{}, true},
-		{"f32[5,7,40]{2,1,0}", "f32[5,7,40]{2,0,1:T(2,40)}", Padding{Kind: PadValue, Value: 1.5}, true},
-		{"f32[3,5,7,8]{3,2,1,0}", "f32[3,5,7,8]{3,1,2,0}", Padding{}, false},     // 32-byte runs
-		{"f32[3,5,7,128]{3,2,1,0}", "f32[3,5,7,128]{3,1,2,0}", Padding{}, true},  // 512-byte runs
-		{"f32[3,5,7,256]{3,2,1,0}", "f32[3,5,7,256]{3,1,2,0}", Padding{}, false}, // 1 KiB runs
+		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,0,1,2}", Padding{}, true, false},
+		{"u8[4,9,6,100]{3,2,1,0}", "u8[4,9,6,100]{3,0,1,2}", Padding{}, true, false},
+		{"f64[2,6,5,24]{3,2,1,0}", "f64[2,6,5,24]{3,0,1,2}", Padding{}, true, false},
+		{"f32[3,5,7,32]{3,2,1,0}", "f32[3,5,7,32]{3,1,2,0}", Padding{}, false, true},
+		{"f32[3,5,7,16]{3,2,1,0}", "f32[3,5,7,16]{3,1,2,0}", Padding{}, false, true},
+		{"u8[4,9,6,100]{3,2,1,0}", "u8[4,9,6,100]{3,1,2,0}", Padding{}, false, true},
+		{"f32[5,7,40]{2,1,0}", "f32[5,7,40]{2,0,1:T(2,40)}", Padding{Kind: PadValue, Value: 1.5}, false, true},
+		{"u8[6,300]{1,0}", "u8[6,300]{1,0:T(2,128)}", Padding{}, false, true},           // tiled: a cut last tile
+		{"f32[3,5,7,8]{3,2,1,0}", "f32[3,5,7,8]{3,1,2,0}", Padding{}, false, false},     // 32-byte runs
+		{"f32[3,5,7,128]{3,2,1,0}", "f32[3,5,7,128]{3,0,1,2}", Padding{}, true, false},  // 512-byte runs
+		{"f32[3,5,7,256]{3,2,1,0}", "f32[3,5,7,256]{3,0,1,2}", Padding{}, false, false}, // 1 KiB runs
 	}
 	for i, tc := range tests {
 		from, to := parsePair(t, tc.from, tc.to)
@@ -755,8 +761,12 @@ func TestPrefetchingRunCopy(t *testing.T) {
 		if !checkPairWith(t, uint64(i), from, to, opts, -1, func(p *Plan) { plan = p }) {
 			t.Fatalf("%s -> %s: did not run", tc.from, tc.to)
 		}
-		if want := tc.ahead && kernel.Prefetching(); (plan.walk().ahead != 0) != want {
-			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, plan.walk().ahead != 0, want, plan)
+		w := plan.walk()
+		if want := tc.ahead && kernel.Prefetching(); (w.ahead != 0) != want {
+			t.Errorf("%s -> %s: prefetching %v, want %v\n%s", tc.from, tc.to, w.ahead != 0, want, plan)
+		}
+		if tc.grid && kernel.Prefetching() && (w.ahead != 0 || w.stream || len(w.loops) == 0) {
+			t.Errorf("%s -> %s: no grid of steps a call\n%s", tc.from, tc.to, plan)
 		}
 	}
 }
