@@ -967,3 +967,31 @@ func tinyGridOf[T uint8 | uint16 | uint32 | uint64 | [2]uint64](dp unsafe.Pointe
 		}
 	}
 }
+
+// pattern32 returns 32 bytes of pattern repeated; len(pattern) divides
+// 32. Patterns of up to 8 bytes are one word broadcast, without the calls
+// to memmove that copying them in place would make: a fill of a few
+// hundred bytes a call (the padding of a cut tile, a call for each) spent
+// more time making the pattern than writing it.
+func pattern32(pattern []byte) (pat [32]byte) {
+	var v uint64
+	switch len(pattern) {
+	case 1:
+		v = uint64(pattern[0]) * 0x0101010101010101
+	case 2:
+		v = uint64(binary.LittleEndian.Uint16(pattern)) * 0x0001000100010001
+	case 4:
+		v = uint64(binary.LittleEndian.Uint32(pattern)) * 0x0000000100000001
+	case 8:
+		v = binary.LittleEndian.Uint64(pattern)
+	default:
+		for k := copy(pat[:], pattern); k < 32; k *= 2 {
+			copy(pat[k:], pat[:k])
+		}
+		return pat
+	}
+	for i := 0; i < 32; i += 8 {
+		binary.LittleEndian.PutUint64(pat[i:], v)
+	}
+	return pat
+}

@@ -700,11 +700,7 @@ func kernelEdges(k kernelID, width int, dst []byte, dstStride int, src []byte, s
 // bytes, still faster at 4 KiB); from 64 KiB runs on, clear is faster.
 func fillRunsFast(dst []byte, dstStride int, n, rows int, pattern []byte) {
 	if n > 0 && rows > 0 && n < 8<<10 && 32%len(pattern) == 0 {
-		var pat [32]byte
-		copy(pat[:], pattern)
-		for k := len(pattern); k < 32; k *= 2 { // doubling: 5 copies for 1 byte, not 32
-			copy(pat[k:], pat[:k])
-		}
+		pat := pattern32(pattern)
 		if fillAsm(unsafe.SliceData(dst), dstStride, n, rows, &pat) {
 			return
 		}
