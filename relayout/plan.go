@@ -1059,6 +1059,7 @@ func (p *walkPlan) chooseKernel() {
 					pick(i)
 					if n := len(p.loops); n > 0 && p.loops[n-1].src == p.inner.size*one {
 						p.why = append(p.why, "rows: the loop that continues the destination runs; steps: the next one out, which continues the source's, in each call")
+						p.hoistCut()
 						return
 					}
 					if n := len(p.loops); n > 0 {
@@ -1270,8 +1271,44 @@ func (p *walkPlan) streamRuns(eligible func(ploop) bool) bool {
 		c := p.loops[i]
 		p.loops = append(slices.Delete(p.loops, i, i+1), c)
 		p.why = append(p.why, fmt.Sprintf("steps: d%d weight %d, which continues the other side's runs", c.dim, c.w))
+		if !short && c.src == p.inner.size*p.step {
+			p.hoistCut()
+		}
 	}
 	return true
+}
+
+// hoistCut moves the innermost loop, a run copy's steps, out past the
+// loop outside it, cut into blocks of about streamBlockBytes of the
+// source, where the steps' dim ends inside their last value: a
+// row-major array's rows tiled, whose last tile a row the array's edge
+// cuts (u8[65536,155] into T(2,128): a tile and 27 bytes of a second a
+// row). The walk then moves each block's whole tiles as one grid call,
+// the steps the values of the loop it went past, and the cut ones
+// after, where it moved each row's apart, several calls and fills a row.
+func (p *walkPlan) hoistCut() {
+	n := len(p.loops)
+	if n < 2 {
+		return
+	}
+	s, t := p.loops[n-1], p.loops[n-2]
+	valid, held := p.dimElements(s.dim)
+	if s.dim == t.dim || s.scale != 1 || t.scale != 1 || min(valid, held) >= s.size*s.w {
+		return
+	}
+	k := blockRows(t.size, t.src*p.offBytes(), streamBlockBytes)
+	if k < 2 {
+		return // no grid of steps to gain
+	}
+	lo := t
+	lo.size = k
+	loops := append(p.loops[:n-2:n-2], s, lo)
+	if k < t.size {
+		hi := ploop{dim: t.dim, w: t.w * k, size: t.size / k, scale: 1, dst: t.dst * k, src: t.src * k}
+		loops = append(p.loops[:n-2:n-2], hi, s, lo)
+	}
+	p.loops = loops
+	p.why = append(p.why, fmt.Sprintf("steps: d%d weight %d, blocks of %d, the cut row of d%d's outside them", t.dim, t.w, k, s.dim))
 }
 
 // shortRunBytes is how many bytes of the destination a streamed copy of

@@ -771,6 +771,37 @@ func TestPrefetchingRunCopy(t *testing.T) {
 	}
 }
 
+// TestHoistedCutRows checks the run copies of row-major arrays tiled
+// whose last tile a row the array's edge cuts (hoistCut): the loop over
+// a row's tiles goes outside blocks of the rows, whose values each call
+// takes as steps; and runs them against the reference, streamed or not,
+// on one and two threads, chunk range by chunk range. Rows that fill
+// their tiles, and blocks of one value, keep the order.
+func TestHoistedCutRows(t *testing.T) {
+	tests := []struct {
+		from, to string
+		pad      Padding
+		hoisted  bool
+	}{
+		{"u8[512,155]{1,0}", "u8[512,155]{1,0:T(2,128)}", Padding{}, true},
+		{"u8[2,256,300]{2,1,0}", "u8[2,256,300]{2,1,0:T(2,128)}", Padding{Kind: PadValue, Value: 7}, true},
+		{"s8[1024,150]{1,0}", "s8[1024,150]{1,0:T(4,128)}", Padding{}, true},
+		{"u8[512,256]{1,0}", "u8[512,256]{1,0:T(2,128)}", Padding{}, false}, // whole tiles
+		{"f32[20,300]{1,0}", "f32[20,300]{1,0:T(8,128)}", Padding{}, false}, // one row of tiles a block
+	}
+	for i, tc := range tests {
+		runVariants(t, uint64(i), tc.from, tc.to, tc.pad, func(plan *Plan) {
+			w := plan.walk()
+			n := len(w.loops)
+			got := kernel.Prefetching() && n >= 2 && w.loops[n-1].dim == w.outer.dim && w.loops[n-2].dim == w.inner.dim
+			if got != (tc.hoisted && kernel.Prefetching()) {
+				t.Errorf("%s -> %s: hoisted %v, want %v\n%s", tc.from, tc.to, got, tc.hoisted, plan)
+			}
+			checkRangesAgainstReference(t, uint64(i), plan, tc.pad)
+		})
+	}
+}
+
 // TestStreamingPlans runs plans as if their destinations were larger than
 // the last-level cache (transposes through kernel.TransposeStreaming,
 // run copies as grids through kernel.CopyRunsStreaming) against the
