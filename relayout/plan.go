@@ -1061,8 +1061,7 @@ func (p *walkPlan) chooseKernel() {
 						p.why = append(p.why, "rows: the loop that continues the destination runs; steps: the next one out, which continues the source's, in each call")
 						p.hoistCut()
 						return
-					}
-					if n := len(p.loops); n > 0 {
+					} else if n > 0 {
 						p.ahead = p.loops[n-1].src
 					}
 					p.why = append(p.why, "rows: the loop that continues the destination runs; each call prefetches the source of the next")
@@ -1300,14 +1299,12 @@ func (p *walkPlan) hoistCut() {
 	if k < 2 {
 		return // no grid of steps to gain
 	}
-	lo := t
-	lo.size = k
-	loops := append(p.loops[:n-2:n-2], s, lo)
-	if k < t.size {
-		hi := ploop{dim: t.dim, w: t.w * k, size: t.size / k, scale: 1, dst: t.dst * k, src: t.src * k}
-		loops = append(p.loops[:n-2:n-2], hi, s, lo)
+	loops := p.loops[:n-2]
+	if k < t.size { // the blocks' loop, where there are several
+		loops = append(loops, ploop{dim: t.dim, w: t.w * k, size: t.size / k, scale: 1, dst: t.dst * k, src: t.src * k})
 	}
-	p.loops = loops
+	t.size = k
+	p.loops = append(loops, s, t)
 	p.why = append(p.why, fmt.Sprintf("steps: d%d weight %d, blocks of %d, the cut row of d%d's outside them", t.dim, t.w, k, s.dim))
 }
 

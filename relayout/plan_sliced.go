@@ -260,10 +260,9 @@ func (p *Plan) sliced(opts *Options) *Plan {
 			// A walk widened into units does not block: the walk of the
 			// bytes as they are may.
 			if r, err := compile(from, to, &o, math.MaxInt64, false); err == nil {
-				if r.block(&o); r.exec != nil {
-					if _, ok := r.exec.(*blocked); ok {
-						q = r
-					}
+				r.block(&o)
+				if _, ok := r.exec.(*blocked); ok {
+					q = r
 				}
 			}
 		}
@@ -380,7 +379,7 @@ func (s *sliced) run(dst, src []byte) error {
 		}
 	})
 	for k := int64(1); k < g; k++ {
-		if c := s.count * k / g; c < s.count-1 {
+		if c := s.count * k / g; c < s.count-1 { // range k's first (shareOut)
 			s.runChunks(dst, src, c, c+1)
 		}
 	}
