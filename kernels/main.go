@@ -244,7 +244,7 @@ func (g *gen) file() {
 	for _, w := range []int{1, 2, 4, 8} {
 		g.tables(ilLo[w], ilHi[w])
 	}
-	g.tables(iotaDwords)
+	g.tables(iotaDwords, iotaBytes, iotaWords)
 	for _, w := range recordWidths {
 		g.tables(recordTables(w))
 	}

@@ -88,19 +88,21 @@ Before each block it prefetches bi lines, walking runs of pfN bytes
 pfStride apart from pf. Preconditions: those of the plain kernel; dst
 and dstStride multiples of 64; pfN ≥ 64 (prefetches never fault, so the
 walk may run past the caller's slices).`},
-	{name: "transpose{w}Skew{L}", kind: "transposeSkew", flags: []string{"stream"}, doc: `{name} is the skew twin of transpose{w}Stream{level}, for destination
+	{name: "transpose{w}Skew{L}", kind: "transposeSkew", flags: []string{"stream"}, vbmi: true, doc: `{name} is the skew twin of transpose{w}Stream{level}, for destination
 rows that start anywhere (a start or stride no multiple of 64): block
 k's rows of 64 bytes start on no line boundary, so each row's line is
 the one that ends inside them and starts inside block k-1, which the
 call before left (or the caller put) at prev. For row r of the strip,
 rows holds two int64s: off, where that line starts from dst + k*64, and
-add, the dword permute's index offset (16 plus the row's offset to its
-first line boundary, in dwords). The AVX-512 twins keep 64 bytes a row
-in prev; the AVX2 ones, without a two-register permute, join each line
-in memory and keep 128, the block before's 64 and room for this one's.
-Preconditions: those of the streaming
-kernel, except that dst and dstStride are free, multiples of 4; the
-lines written inside the caller's destination.`},
+add, the permute's index offset: a line of elements plus the row's
+offset to its first line boundary, counted in the permute's elements
+(dwords for elements of 4 bytes or more, else bytes or words). The
+AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+two-register permute, join each line in memory and keep 128, the block
+before's 64 and room for this one's. Preconditions: those of the
+streaming kernel, except that dst and dstStride are free, multiples of
+the permute's element; the lines written inside the caller's
+destination.`},
 	{name: "storeFence", kind: "fence", doc: `{name} is SFENCE: it orders the non-temporal stores of the streaming
 kernels before the stores that follow.`},
 	{name: "interleave{k}x{w}{S}{L}", kind: "interleave", vbmi: true, streamDoc: weaveStream, doc: `{name} is Transpose of {k} columns with a contiguous destination: it

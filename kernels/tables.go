@@ -117,6 +117,13 @@ func deLanes(e, w int) table {
 // ..., 15.
 var iotaDwords = index("iotaDwords", 4, gather(16, 1))
 
+// iotaBytes and iotaWords are iotaDwords for the byte and word permutes of
+// the skew twins of the 1- and 2-byte transposes.
+var (
+	iotaBytes = index("iotaBytes", 1, gather(64, 1))
+	iotaWords = index("iotaWords", 2, gather(32, 1))
+)
+
 // deLaneShapes are the groups (e, w) deweaveLanes takes with a mask: the
 // 4-row de-interleaves of 1 and 2 bytes, and 8 rows of bytes.
 var deLaneShapes = [][2]int{{4, 1}, {4, 2}, {8, 1}}

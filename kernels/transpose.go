@@ -103,15 +103,24 @@ const transposeSkewSig = "func(dst *byte, prev *byte, src *byte, srcStride int, 
 // plus rows[r].add, the line then in Z31, stored with VMOVNTDQ at DI +
 // rows[r].off. Register r then goes to prev+64r for the next block. rows,
 // at R9, holds two int64s a row: off, the line's offset from the block's
-// DI, and add. Row offsets are whole dwords: the elements are 4 bytes
-// wide or wider.
-func (g *gen) storeRowsSkew(regs []reg.VecPhysical) {
+// DI, and add. The permute is of dwords where the elements are 4 bytes
+// wide or wider (row offsets are whole dwords); of bytes (VPERMI2B,
+// iotaBytes) for 1-byte elements and of words (VPERMI2W, iotaWords) for
+// 2-byte ones, add then counting in those.
+func (g *gen) storeRowsSkew(width int, regs []reg.VecPhysical) {
 	idx, line := avx512.v(30), avx512.v(31)
-	g.VMOVDQU64(iotaDwords.addr(), idx)
+	iota, bcast, add, perm := iotaDwords, g.VPBROADCASTD, g.VPADDD, g.VPERMI2D
+	switch width {
+	case 1:
+		iota, bcast, add, perm = iotaBytes, g.VPBROADCASTB, g.VPADDB, g.VPERMI2B
+	case 2:
+		iota, bcast, add, perm = iotaWords, g.VPBROADCASTW, g.VPADDW, g.VPERMI2W
+	}
+	g.VMOVDQU64(iota.addr(), idx)
 	for r, v := range regs {
-		g.VPBROADCASTD(at(r9, 16*r+8), line)
-		g.VPADDD(idx, line, line)
-		g.VPERMI2D(at(dx, 64*r), v, line)
+		bcast(at(r9, 16*r+8), line)
+		add(idx, line, line)
+		perm(at(dx, 64*r), v, line)
 		g.MOVQ(at(r9, 16*r), r11)
 		g.VMOVNTDQ(line, atIdx(di, r11, 1, 0))
 		g.VMOVDQU64(v, at(dx, 64*r))
@@ -237,7 +246,7 @@ func (g *gen) transposeSquare(l *level, width int, stream bool) {
 	if stream {
 		g.transposeStreamKernel(fmt.Sprintf("transpose%dStream%s", width, l.name), doc, n, n*halves, body, false)
 		g.transposeStreamKernel(fmt.Sprintf("transpose%dSkew%s", width, l.name), doc, n, n*halves, func() {
-			g.storeRowsSkew(g.xposeLoaded(l, width))
+			g.storeRowsSkew(width, g.xposeLoaded(l, width))
 		}, true)
 		return
 	}
@@ -434,6 +443,13 @@ func (g *gen) transposeGather(width int, stream bool) {
 	}
 	if stream {
 		g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX512", width), doc, 16, 64/width, body, false)
+		g.transposeStreamKernel(fmt.Sprintf("transpose%dSkewAVX512", width), doc, 16, 64/width, func() {
+			g.VMOVDQU64(perm.addr(), avx512.v(31))
+			for _, z := range avx512.vs(0, 16) {
+				g.gather(width, z)
+			}
+			g.storeRowsSkew(width, g.xposeDwords())
+		}, true)
 		return
 	}
 	g.transposeKernel(fmt.Sprintf("transpose%dAVX512", width), doc, 4, 16*width, body)

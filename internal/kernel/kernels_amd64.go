@@ -1211,7 +1211,8 @@ func streamKernel(width int) kernelID {
 }
 
 // hasSkew reports whether streaming kernel k has a skew twin
-// (stripSkew): those of 4-, 8- and 16-byte elements.
+// (stripSkew): every AVX-512 one, and the AVX2 ones of 4-, 8- and 16-byte
+// elements.
 func hasSkew(k kernelID) bool { return skewPitch(k) > 0 }
 
 // skewPitch is how many bytes a row of the band the skew twin of
@@ -1219,7 +1220,7 @@ func hasSkew(k kernelID) bool { return skewPitch(k) > 0 }
 // AVX2 ones, which join lines in memory; 0 where k has none.
 func skewPitch(k kernelID) int {
 	switch k {
-	case k4AVX512, k8AVX512, k16AVX512:
+	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
 		return 64
 	case k4LinesAVX2, k8LinesAVX2, k16LinesAVX2:
 		return 128
@@ -1271,25 +1272,22 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // overlap.
 //
 // With skew (a destination whose rows start off line boundaries, see
-// skewer; never for the gather kernels, which have no skew twins) it
-// runs the kernels' skew twins instead, and dp and dstStride are free
-// (multiples of 4).
+// skewer) it runs the kernels' skew twins instead, and dp and dstStride
+// are free (multiples of the twin's permute element, skewElement).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
 	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
 		if tuning.CopyRowsFirst {
-			transposeStreamedCopied(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols)
+			transposeStreamedCopied(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
 			return
 		}
-		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, after)
+		transposeStreamedGather(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew, after)
 		return
 	}
 	sh := shapes[k]
 	ti := max(tuning.StageRow/width/sh.bi, 1) * sh.bi
-	var sk *skewer
-	if skew {
-		buf := scratchPool.Get().(*[scratchBytes]byte)
-		defer scratchPool.Put(buf)
-		sk = newSkewer(k, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
+	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	if sk != nil {
+		defer scratchPool.Put(sk.buf)
 	}
 	tj, capped := tileRows(max(tuning.StageCol/width/sh.bj, 1)*sh.bj, width, srcStride, sh.bj)
 	for i0 := 0; i0 < fullRows; i0 += ti {
@@ -1329,6 +1327,10 @@ func stripSkew(k kernelID, dst, prev, src *byte, srcStride int, n int, pf *byte,
 		transpose8SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k16AVX512:
 		transpose16SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k1AVX512:
+		transpose1SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k2AVX512:
+		transpose2SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k4LinesAVX2:
 		transpose4SkewAVX2(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k8LinesAVX2:
@@ -1358,34 +1360,39 @@ type skewRow struct{ off, add int }
 // ordinary stores read each destination line from memory before they
 // write it; f32 [8001,8001] and [8191,8191] and f64 [8191,8191] ran
 // faster streamed (relayout bench). The 1- and 2-byte gather kernels
-// were given skew twins too (VPERMI2B, VPERMI2W) and were slower than
-// what they replaced (u8 [8001,8001]), so they have none.
+// have skew twins too (VPERMI2B, VPERMI2W), which their tiles copied
+// into a buffer first (transposeStreamedCopied) run in place of the
+// staged tile's carried part lines.
 type skewer struct {
 	k         kernelID
+	pe        int // bytes of the twin's permute element (skewElement)
 	dst       []byte
 	dstStride int
 	pitch     int       // bytes of prev a row (skewPitch)
 	prev      []byte    // the last block's 64 bytes of each row of the band, pitch apart
 	rows      []skewRow // the kernels' entry for each row of the band
+	// buf is the scratch buffer prev lies in, where skewerFor took one.
+	buf *[scratchBytes]byte
 }
 
-// newSkewer returns the skewer for kernel k on dst, for bands of up to
-// ti rows, prev in buf.
-func newSkewer(k kernelID, dst []byte, dstStride, ti int, buf []byte) *skewer {
+// newSkewer returns the skewer for kernel k of width-byte elements on
+// dst, for bands of up to ti rows, prev in buf.
+func newSkewer(k kernelID, width int, dst []byte, dstStride, ti int, buf []byte) *skewer {
 	p := skewPitch(k)
-	return &skewer{k: k, dst: dst, dstStride: dstStride, pitch: p, prev: buf[:ti*p], rows: make([]skewRow, ti)}
+	return &skewer{k: k, pe: skewElement(width), dst: dst, dstStride: dstStride, pitch: p, prev: buf[:ti*p], rows: make([]skewRow, ti)}
 }
 
 // head is the bytes from the start of row r of the band to its first
-// line boundary, which its entry's add holds in dwords past 16.
-func (sk *skewer) head(r int) int { return (sk.rows[r].add - 16) * 4 }
+// line boundary, which its entry's add holds in permute elements past a
+// line of them.
+func (sk *skewer) head(r int) int { return sk.rows[r].add*sk.pe - 64 }
 
 // band sets up the band of destination rows from row i0 on, ni of them.
 func (sk *skewer) band(i0, ni int) {
 	dp := uintptr(unsafe.Pointer(unsafe.SliceData(sk.dst)))
 	for r := range ni {
 		h := int(-(dp + uintptr((i0+r)*sk.dstStride)) & 63)
-		sk.rows[r] = skewRow{off: r%shapes[sk.k].bi*sk.dstStride + h - 64, add: 16 + h/4}
+		sk.rows[r] = skewRow{off: r%shapes[sk.k].bi*sk.dstStride + h - 64, add: (64 + h) / sk.pe}
 	}
 }
 
@@ -1526,7 +1533,7 @@ func slabbed(k kernelID, srcStride, bytes int) bool {
 // of 64 to 256 rows ran slower for u8; the kernels' own prefetch of the
 // next tile on top of the copy's cost more than it brought, so they
 // prefetch the buffer instead.
-func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int) {
+func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
 	ti := max(tuning.CopiedRow/width/le, 1) * le
@@ -1538,8 +1545,15 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[0])
+	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	if sk != nil {
+		defer scratchPool.Put(sk.buf)
+	}
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
+		if sk != nil {
+			sk.band(i0, ni)
+		}
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
 			s := unsafe.Add(sp, j0*srcStride+i0*width)
@@ -1548,11 +1562,33 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 			copyRunsAhead((*byte)(scr), sst, (*byte)(s), srcStride, ni*width, nj, tj*srcStride)
 			d := unsafe.Add(dp, i0*dstStride+j0*width)
 			for i := 0; i < ni; i += sh.bi {
-				stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, (*byte)(unsafe.Add(scr, i*width)), sst, nj/sh.bj, (*byte)(scr), sst, 64)
+				di, si := unsafe.Add(d, i*dstStride), (*byte)(unsafe.Add(scr, i*width))
+				if sk != nil {
+					sk.strip(i0, i/sh.bi, j0 == 0, di, si, sst, nj/sh.bj, (*byte)(scr), sst, 64)
+				} else {
+					stripStream(k, (*byte)(di), dstStride, si, sst, nj/sh.bj, (*byte)(scr), sst, 64)
+				}
 			}
+		}
+		if sk != nil {
+			sk.finish(width, i0, ni, fullCols)
 		}
 	}
 	storeFence()
+}
+
+// skewerFor returns, with skew, a skewer for kernel k on the fullRows ×
+// fullCols destination at dp, for bands of up to ti rows, its prev in a
+// scratch buffer of its own (sk.buf, for the caller to put back); nil
+// without skew.
+func skewerFor(skew bool, k kernelID, width int, dp unsafe.Pointer, dstStride, fullRows, fullCols, ti int) *skewer {
+	if !skew {
+		return nil
+	}
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	sk := newSkewer(k, width, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
+	sk.buf = buf
+	return sk
 }
 
 // transposeStreamedGather is transposeStreamed for the gather kernels of
@@ -1575,7 +1611,7 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 // relayout bench). What u8 still lacks is the copy's loads: a slab's
 // lines share one L1 set and are fetched one after another (taken from a
 // hot buffer instead, the kernel ran much faster).
-func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, after unsafe.Pointer) {
+func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
 	sh := shapes[k]
 	le := 64 / width // elements a line
 	ti := max(tuning.StageRow/width/le, 1) * le
@@ -1585,8 +1621,15 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 	defer scratchPool.Put(buf)
 	cur, next := unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[tj*64])
 	copyRunsAhead((*byte)(cur), 64, (*byte)(sp), srcStride, 64, min(tj, fullCols), 0)
+	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	if sk != nil {
+		defer scratchPool.Put(sk.buf)
+	}
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
+		if sk != nil {
+			sk.band(i0, ni)
+		}
 		for j0 := 0; j0 < fullCols; j0 += tj {
 			nj := min(tj, fullCols-j0)
 			nt := nextTile(sh, width, sp, after, i0, j0, ti, tj, nj, fullRows, fullCols)
@@ -1610,10 +1653,18 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 					}
 					src := (*byte)(unsafe.Add(cur, b*width))
 					pf, pfStride, pfN := nt.walk(false, src, 64, srcStride, width, (i+b)/sh.bi)
-					stripStream(k, (*byte)(unsafe.Add(d, (i+b)*dstStride)), dstStride, src, 64, nj/sh.bj, pf, pfStride, pfN)
+					di := unsafe.Add(d, (i+b)*dstStride)
+					if sk != nil {
+						sk.strip(i0, (i+b)/sh.bi, j0 == 0, di, src, 64, nj/sh.bj, pf, pfStride, pfN)
+					} else {
+						stripStream(k, (*byte)(di), dstStride, src, 64, nj/sh.bj, pf, pfStride, pfN)
+					}
 				}
 				cur, next = next, cur
 			}
+		}
+		if sk != nil {
+			sk.finish(width, i0, ni, fullCols)
 		}
 	}
 	storeFence()

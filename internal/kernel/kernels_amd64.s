@@ -4775,6 +4775,450 @@ pf15:
 	VZEROUPPER
 	RET
 
+// func transpose1SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
+TEXT ·transpose1SkewAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x06, R12
+	XORQ AX, AX
+
+	// A block: 64 source rows of 16 1-byte elements, every 4 rows gathered into a register of dwords, then the 16×16 dword transpose.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	MOVQ         SI, R10
+	VMOVDQU64    permBytes4x16<>+0(SB), Z31
+	VMOVDQU      (R10), X0
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z0, Z0
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z0, Z0
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z0, Z0
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z0, Z31, Z0
+	VMOVDQU      (R10), X1
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z1, Z1
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z1, Z1
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z1, Z1
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z1, Z31, Z1
+	VMOVDQU      (R10), X2
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z2, Z2
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z2, Z2
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z2, Z2
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z2, Z31, Z2
+	VMOVDQU      (R10), X3
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z3, Z3
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z3, Z3
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z3, Z3
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z3, Z31, Z3
+	VMOVDQU      (R10), X4
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z4, Z4
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z4, Z4
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z4, Z4
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z4, Z31, Z4
+	VMOVDQU      (R10), X5
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z5, Z5
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z5, Z5
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z5, Z5
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z5, Z31, Z5
+	VMOVDQU      (R10), X6
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z6, Z6
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z6, Z6
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z6, Z6
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z6, Z31, Z6
+	VMOVDQU      (R10), X7
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z7, Z7
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z7, Z7
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z7, Z7
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z7, Z31, Z7
+	VMOVDQU      (R10), X8
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z8, Z8
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z8, Z8
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z8, Z8
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z8, Z31, Z8
+	VMOVDQU      (R10), X9
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z9, Z9
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z9, Z9
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z9, Z9
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z9, Z31, Z9
+	VMOVDQU      (R10), X10
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z10, Z10
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z10, Z10
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z10, Z10
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z10, Z31, Z10
+	VMOVDQU      (R10), X11
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z11, Z11
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z11, Z11
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z11, Z11
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z11, Z31, Z11
+	VMOVDQU      (R10), X12
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z12, Z12
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z12, Z12
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z12, Z12
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z12, Z31, Z12
+	VMOVDQU      (R10), X13
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z13, Z13
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z13, Z13
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z13, Z13
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z13, Z31, Z13
+	VMOVDQU      (R10), X14
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z14, Z14
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z14, Z14
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z14, Z14
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z14, Z31, Z14
+	VMOVDQU      (R10), X15
+	VINSERTI32X4 $0x01, (R10)(BX*1), Z15, Z15
+	VINSERTI32X4 $0x02, (R10)(BX*2), Z15, Z15
+	VINSERTI32X4 $0x03, (R10)(R8*1), Z15, Z15
+	LEAQ         (R10)(BX*4), R10
+	VPERMB       Z15, Z31, Z15
+	VPUNPCKLDQ   Z1, Z0, Z16
+	VPUNPCKHDQ   Z1, Z0, Z17
+	VPUNPCKLDQ   Z3, Z2, Z18
+	VPUNPCKHDQ   Z3, Z2, Z19
+	VPUNPCKLDQ   Z5, Z4, Z20
+	VPUNPCKHDQ   Z5, Z4, Z21
+	VPUNPCKLDQ   Z7, Z6, Z22
+	VPUNPCKHDQ   Z7, Z6, Z23
+	VPUNPCKLDQ   Z9, Z8, Z24
+	VPUNPCKHDQ   Z9, Z8, Z25
+	VPUNPCKLDQ   Z11, Z10, Z26
+	VPUNPCKHDQ   Z11, Z10, Z27
+	VPUNPCKLDQ   Z13, Z12, Z28
+	VPUNPCKHDQ   Z13, Z12, Z29
+	VPUNPCKLDQ   Z15, Z14, Z30
+	VPUNPCKHDQ   Z15, Z14, Z31
+	VPUNPCKLQDQ  Z18, Z16, Z0
+	VPUNPCKHQDQ  Z18, Z16, Z1
+	VPUNPCKLQDQ  Z19, Z17, Z2
+	VPUNPCKHQDQ  Z19, Z17, Z3
+	VPUNPCKLQDQ  Z22, Z20, Z4
+	VPUNPCKHQDQ  Z22, Z20, Z5
+	VPUNPCKLQDQ  Z23, Z21, Z6
+	VPUNPCKHQDQ  Z23, Z21, Z7
+	VPUNPCKLQDQ  Z26, Z24, Z8
+	VPUNPCKHQDQ  Z26, Z24, Z9
+	VPUNPCKLQDQ  Z27, Z25, Z10
+	VPUNPCKHQDQ  Z27, Z25, Z11
+	VPUNPCKLQDQ  Z30, Z28, Z12
+	VPUNPCKHQDQ  Z30, Z28, Z13
+	VPUNPCKLQDQ  Z31, Z29, Z14
+	VPUNPCKHQDQ  Z31, Z29, Z15
+	VSHUFI32X4   $0x44, Z4, Z0, Z16
+	VSHUFI32X4   $0xee, Z4, Z0, Z17
+	VSHUFI32X4   $0x44, Z12, Z8, Z18
+	VSHUFI32X4   $0xee, Z12, Z8, Z19
+	VSHUFI32X4   $0x88, Z18, Z16, Z0
+	VSHUFI32X4   $0xdd, Z18, Z16, Z4
+	VSHUFI32X4   $0x88, Z19, Z17, Z8
+	VSHUFI32X4   $0xdd, Z19, Z17, Z12
+	VSHUFI32X4   $0x44, Z5, Z1, Z20
+	VSHUFI32X4   $0xee, Z5, Z1, Z21
+	VSHUFI32X4   $0x44, Z13, Z9, Z22
+	VSHUFI32X4   $0xee, Z13, Z9, Z23
+	VSHUFI32X4   $0x88, Z22, Z20, Z1
+	VSHUFI32X4   $0xdd, Z22, Z20, Z5
+	VSHUFI32X4   $0x88, Z23, Z21, Z9
+	VSHUFI32X4   $0xdd, Z23, Z21, Z13
+	VSHUFI32X4   $0x44, Z6, Z2, Z24
+	VSHUFI32X4   $0xee, Z6, Z2, Z25
+	VSHUFI32X4   $0x44, Z14, Z10, Z26
+	VSHUFI32X4   $0xee, Z14, Z10, Z27
+	VSHUFI32X4   $0x88, Z26, Z24, Z2
+	VSHUFI32X4   $0xdd, Z26, Z24, Z6
+	VSHUFI32X4   $0x88, Z27, Z25, Z10
+	VSHUFI32X4   $0xdd, Z27, Z25, Z14
+	VSHUFI32X4   $0x44, Z7, Z3, Z28
+	VSHUFI32X4   $0xee, Z7, Z3, Z29
+	VSHUFI32X4   $0x44, Z15, Z11, Z30
+	VSHUFI32X4   $0xee, Z15, Z11, Z31
+	VSHUFI32X4   $0x88, Z30, Z28, Z3
+	VSHUFI32X4   $0xdd, Z30, Z28, Z7
+	VSHUFI32X4   $0x88, Z31, Z29, Z11
+	VSHUFI32X4   $0xdd, Z31, Z29, Z15
+	VMOVDQU64    iotaBytes<>+0(SB), Z30
+	VPBROADCASTB 8(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     (DX), Z0, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, (DX)
+	VPBROADCASTB 24(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     64(DX), Z1, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 64(DX)
+	VPBROADCASTB 40(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     128(DX), Z2, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 128(DX)
+	VPBROADCASTB 56(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     192(DX), Z3, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 192(DX)
+	VPBROADCASTB 72(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     256(DX), Z4, Z31
+	MOVQ         64(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 256(DX)
+	VPBROADCASTB 88(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     320(DX), Z5, Z31
+	MOVQ         80(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 320(DX)
+	VPBROADCASTB 104(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     384(DX), Z6, Z31
+	MOVQ         96(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 384(DX)
+	VPBROADCASTB 120(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     448(DX), Z7, Z31
+	MOVQ         112(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 448(DX)
+	VPBROADCASTB 136(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     512(DX), Z8, Z31
+	MOVQ         128(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z8, 512(DX)
+	VPBROADCASTB 152(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     576(DX), Z9, Z31
+	MOVQ         144(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z9, 576(DX)
+	VPBROADCASTB 168(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     640(DX), Z10, Z31
+	MOVQ         160(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z10, 640(DX)
+	VPBROADCASTB 184(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     704(DX), Z11, Z31
+	MOVQ         176(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z11, 704(DX)
+	VPBROADCASTB 200(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     768(DX), Z12, Z31
+	MOVQ         192(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z12, 768(DX)
+	VPBROADCASTB 216(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     832(DX), Z13, Z31
+	MOVQ         208(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z13, 832(DX)
+	VPBROADCASTB 232(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     896(DX), Z14, Z31
+	MOVQ         224(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z14, 896(DX)
+	VPBROADCASTB 248(R9), Z31
+	VPADDB       Z30, Z31, Z31
+	VPERMI2B     960(DX), Z15, Z31
+	MOVQ         240(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z15, 960(DX)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·transpose2StreamAVX512(SB), NOSPLIT, $0-64
@@ -5103,6 +5547,418 @@ pf15:
 	VMOVNTDQ     Z13, (R11)(DX*1)
 	VMOVNTDQ     Z14, (R11)(DX*2)
 	VMOVNTDQ     Z15, (R11)(R9*1)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
+// func transpose2SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·transpose2SkewAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x05, R12
+	XORQ AX, AX
+
+	// A block: 32 source rows of 16 2-byte elements, every 2 rows gathered into a register of dwords, then the 16×16 dword transpose.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	MOVQ         SI, R10
+	VMOVDQU64    permWords2x16<>+0(SB), Z31
+	VMOVDQU      (R10), Y0
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z0, Z0
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z0, Z31, Z0
+	VMOVDQU      (R10), Y1
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z1, Z1
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z1, Z31, Z1
+	VMOVDQU      (R10), Y2
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z2, Z2
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z2, Z31, Z2
+	VMOVDQU      (R10), Y3
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z3, Z3
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z3, Z31, Z3
+	VMOVDQU      (R10), Y4
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z4, Z4
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z4, Z31, Z4
+	VMOVDQU      (R10), Y5
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z5, Z5
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z5, Z31, Z5
+	VMOVDQU      (R10), Y6
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z6, Z6
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z6, Z31, Z6
+	VMOVDQU      (R10), Y7
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z7, Z7
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z7, Z31, Z7
+	VMOVDQU      (R10), Y8
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z8, Z8
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z8, Z31, Z8
+	VMOVDQU      (R10), Y9
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z9, Z9
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z9, Z31, Z9
+	VMOVDQU      (R10), Y10
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z10, Z10
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z10, Z31, Z10
+	VMOVDQU      (R10), Y11
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z11, Z11
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z11, Z31, Z11
+	VMOVDQU      (R10), Y12
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z12, Z12
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z12, Z31, Z12
+	VMOVDQU      (R10), Y13
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z13, Z13
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z13, Z31, Z13
+	VMOVDQU      (R10), Y14
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z14, Z14
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z14, Z31, Z14
+	VMOVDQU      (R10), Y15
+	VINSERTI64X4 $0x01, (R10)(BX*1), Z15, Z15
+	LEAQ         (R10)(BX*2), R10
+	VPERMW       Z15, Z31, Z15
+	VPUNPCKLDQ   Z1, Z0, Z16
+	VPUNPCKHDQ   Z1, Z0, Z17
+	VPUNPCKLDQ   Z3, Z2, Z18
+	VPUNPCKHDQ   Z3, Z2, Z19
+	VPUNPCKLDQ   Z5, Z4, Z20
+	VPUNPCKHDQ   Z5, Z4, Z21
+	VPUNPCKLDQ   Z7, Z6, Z22
+	VPUNPCKHDQ   Z7, Z6, Z23
+	VPUNPCKLDQ   Z9, Z8, Z24
+	VPUNPCKHDQ   Z9, Z8, Z25
+	VPUNPCKLDQ   Z11, Z10, Z26
+	VPUNPCKHDQ   Z11, Z10, Z27
+	VPUNPCKLDQ   Z13, Z12, Z28
+	VPUNPCKHDQ   Z13, Z12, Z29
+	VPUNPCKLDQ   Z15, Z14, Z30
+	VPUNPCKHDQ   Z15, Z14, Z31
+	VPUNPCKLQDQ  Z18, Z16, Z0
+	VPUNPCKHQDQ  Z18, Z16, Z1
+	VPUNPCKLQDQ  Z19, Z17, Z2
+	VPUNPCKHQDQ  Z19, Z17, Z3
+	VPUNPCKLQDQ  Z22, Z20, Z4
+	VPUNPCKHQDQ  Z22, Z20, Z5
+	VPUNPCKLQDQ  Z23, Z21, Z6
+	VPUNPCKHQDQ  Z23, Z21, Z7
+	VPUNPCKLQDQ  Z26, Z24, Z8
+	VPUNPCKHQDQ  Z26, Z24, Z9
+	VPUNPCKLQDQ  Z27, Z25, Z10
+	VPUNPCKHQDQ  Z27, Z25, Z11
+	VPUNPCKLQDQ  Z30, Z28, Z12
+	VPUNPCKHQDQ  Z30, Z28, Z13
+	VPUNPCKLQDQ  Z31, Z29, Z14
+	VPUNPCKHQDQ  Z31, Z29, Z15
+	VSHUFI32X4   $0x44, Z4, Z0, Z16
+	VSHUFI32X4   $0xee, Z4, Z0, Z17
+	VSHUFI32X4   $0x44, Z12, Z8, Z18
+	VSHUFI32X4   $0xee, Z12, Z8, Z19
+	VSHUFI32X4   $0x88, Z18, Z16, Z0
+	VSHUFI32X4   $0xdd, Z18, Z16, Z4
+	VSHUFI32X4   $0x88, Z19, Z17, Z8
+	VSHUFI32X4   $0xdd, Z19, Z17, Z12
+	VSHUFI32X4   $0x44, Z5, Z1, Z20
+	VSHUFI32X4   $0xee, Z5, Z1, Z21
+	VSHUFI32X4   $0x44, Z13, Z9, Z22
+	VSHUFI32X4   $0xee, Z13, Z9, Z23
+	VSHUFI32X4   $0x88, Z22, Z20, Z1
+	VSHUFI32X4   $0xdd, Z22, Z20, Z5
+	VSHUFI32X4   $0x88, Z23, Z21, Z9
+	VSHUFI32X4   $0xdd, Z23, Z21, Z13
+	VSHUFI32X4   $0x44, Z6, Z2, Z24
+	VSHUFI32X4   $0xee, Z6, Z2, Z25
+	VSHUFI32X4   $0x44, Z14, Z10, Z26
+	VSHUFI32X4   $0xee, Z14, Z10, Z27
+	VSHUFI32X4   $0x88, Z26, Z24, Z2
+	VSHUFI32X4   $0xdd, Z26, Z24, Z6
+	VSHUFI32X4   $0x88, Z27, Z25, Z10
+	VSHUFI32X4   $0xdd, Z27, Z25, Z14
+	VSHUFI32X4   $0x44, Z7, Z3, Z28
+	VSHUFI32X4   $0xee, Z7, Z3, Z29
+	VSHUFI32X4   $0x44, Z15, Z11, Z30
+	VSHUFI32X4   $0xee, Z15, Z11, Z31
+	VSHUFI32X4   $0x88, Z30, Z28, Z3
+	VSHUFI32X4   $0xdd, Z30, Z28, Z7
+	VSHUFI32X4   $0x88, Z31, Z29, Z11
+	VSHUFI32X4   $0xdd, Z31, Z29, Z15
+	VMOVDQU64    iotaWords<>+0(SB), Z30
+	VPBROADCASTW 8(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     (DX), Z0, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, (DX)
+	VPBROADCASTW 24(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     64(DX), Z1, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 64(DX)
+	VPBROADCASTW 40(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     128(DX), Z2, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 128(DX)
+	VPBROADCASTW 56(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     192(DX), Z3, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 192(DX)
+	VPBROADCASTW 72(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     256(DX), Z4, Z31
+	MOVQ         64(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 256(DX)
+	VPBROADCASTW 88(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     320(DX), Z5, Z31
+	MOVQ         80(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 320(DX)
+	VPBROADCASTW 104(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     384(DX), Z6, Z31
+	MOVQ         96(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 384(DX)
+	VPBROADCASTW 120(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     448(DX), Z7, Z31
+	MOVQ         112(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 448(DX)
+	VPBROADCASTW 136(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     512(DX), Z8, Z31
+	MOVQ         128(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z8, 512(DX)
+	VPBROADCASTW 152(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     576(DX), Z9, Z31
+	MOVQ         144(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z9, 576(DX)
+	VPBROADCASTW 168(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     640(DX), Z10, Z31
+	MOVQ         160(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z10, 640(DX)
+	VPBROADCASTW 184(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     704(DX), Z11, Z31
+	MOVQ         176(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z11, 704(DX)
+	VPBROADCASTW 200(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     768(DX), Z12, Z31
+	MOVQ         192(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z12, 768(DX)
+	VPBROADCASTW 216(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     832(DX), Z13, Z31
+	MOVQ         208(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z13, 832(DX)
+	VPBROADCASTW 232(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     896(DX), Z14, Z31
+	MOVQ         224(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z14, 896(DX)
+	VPBROADCASTW 248(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     960(DX), Z15, Z31
+	MOVQ         240(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z15, 960(DX)
 	ADDQ         R12, SI
 	ADDQ         $+64, DI
 	DECQ         CX
@@ -17495,6 +18351,26 @@ DATA iotaDwords<>+40(SB)/8, $0x0000000b0000000a
 DATA iotaDwords<>+48(SB)/8, $0x0000000d0000000c
 DATA iotaDwords<>+56(SB)/8, $0x0000000f0000000e
 GLOBL iotaDwords<>(SB), RODATA|NOPTR, $64
+
+DATA iotaBytes<>+0(SB)/8, $0x0706050403020100
+DATA iotaBytes<>+8(SB)/8, $0x0f0e0d0c0b0a0908
+DATA iotaBytes<>+16(SB)/8, $0x1716151413121110
+DATA iotaBytes<>+24(SB)/8, $0x1f1e1d1c1b1a1918
+DATA iotaBytes<>+32(SB)/8, $0x2726252423222120
+DATA iotaBytes<>+40(SB)/8, $0x2f2e2d2c2b2a2928
+DATA iotaBytes<>+48(SB)/8, $0x3736353433323130
+DATA iotaBytes<>+56(SB)/8, $0x3f3e3d3c3b3a3938
+GLOBL iotaBytes<>(SB), RODATA|NOPTR, $64
+
+DATA iotaWords<>+0(SB)/8, $0x0003000200010000
+DATA iotaWords<>+8(SB)/8, $0x0007000600050004
+DATA iotaWords<>+16(SB)/8, $0x000b000a00090008
+DATA iotaWords<>+24(SB)/8, $0x000f000e000d000c
+DATA iotaWords<>+32(SB)/8, $0x0013001200110010
+DATA iotaWords<>+40(SB)/8, $0x0017001600150014
+DATA iotaWords<>+48(SB)/8, $0x001b001a00190018
+DATA iotaWords<>+56(SB)/8, $0x001f001e001d001c
+GLOBL iotaWords<>(SB), RODATA|NOPTR, $64
 
 DATA recordSpread3<>+0(SB)/8, $0x0505040302020100
 DATA recordSpread3<>+8(SB)/8, $0x0b0b0a0908080706

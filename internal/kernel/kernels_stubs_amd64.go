@@ -158,13 +158,15 @@ func transpose4StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose4SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -189,13 +191,15 @@ func transpose8StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose8SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -220,13 +224,15 @@ func transpose16StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int,
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose16SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -251,13 +257,15 @@ func transpose4StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n 
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose4SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -282,13 +290,15 @@ func transpose8StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n 
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose8SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -313,13 +323,15 @@ func transpose16StreamAVX2(dst *byte, dstStride int, src *byte, srcStride int, n
 // line is the one that ends inside them and starts inside block k-1, which
 // the call before left (or the caller put) at prev. For row r of the
 // strip, rows holds two int64s: off, where that line starts from dst +
-// k*64, and add, the dword permute's index offset (16 plus the row's
-// offset to its first line boundary, in dwords). The AVX-512 twins keep 64
-// bytes a row in prev; the AVX2 ones, without a two-register permute, join
-// each line in memory and keep 128, the block before's 64 and room for
-// this one's. Preconditions: those of the streaming kernel, except that
-// dst and dstStride are free, multiples of 4; the lines written inside the
-// caller's destination.
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
 //
 //go:noescape
 func transpose16SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
@@ -338,6 +350,25 @@ func transpose16SkewAVX2(dst *byte, prev *byte, src *byte, srcStride int, n int,
 //go:noescape
 func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
+// transpose1SkewAVX512 is the skew twin of transpose1StreamAVX512, for
+// destination rows that start anywhere (a start or stride no multiple of
+// 64): block k's rows of 64 bytes start on no line boundary, so each row's
+// line is the one that ends inside them and starts inside block k-1, which
+// the call before left (or the caller put) at prev. For row r of the
+// strip, rows holds two int64s: off, where that line starts from dst +
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
+//
+//go:noescape
+func transpose1SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
 // transpose2StreamAVX512 is the streaming twin of the transpose of 2-byte
 // elements: its block reads a whole line of each of its source rows and
 // writes a whole line of each of its bi destination rows (at AVX2, four
@@ -351,6 +382,25 @@ func transpose1StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 //
 //go:noescape
 func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
+// transpose2SkewAVX512 is the skew twin of transpose2StreamAVX512, for
+// destination rows that start anywhere (a start or stride no multiple of
+// 64): block k's rows of 64 bytes start on no line boundary, so each row's
+// line is the one that ends inside them and starts inside block k-1, which
+// the call before left (or the caller put) at prev. For row r of the
+// strip, rows holds two int64s: off, where that line starts from dst +
+// k*64, and add, the permute's index offset: a line of elements plus the
+// row's offset to its first line boundary, counted in the permute's
+// elements (dwords for elements of 4 bytes or more, else bytes or words).
+// The AVX-512 twins keep 64 bytes a row in prev; the AVX2 ones, without a
+// two-register permute, join each line in memory and keep 128, the block
+// before's 64 and room for this one's. Preconditions: those of the
+// streaming kernel, except that dst and dstStride are free, multiples of
+// the permute's element; the lines written inside the caller's
+// destination.
+//
+//go:noescape
+func transpose2SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
 
 // transpose3AVX512 transposes n register blocks of 3-byte elements lying
 // one after another along a strip of the source: block k reads bj source
@@ -2521,7 +2571,9 @@ const (
 	idTranspose16StreamAVX2
 	idTranspose16SkewAVX2
 	idTranspose1StreamAVX512
+	idTranspose1SkewAVX512
 	idTranspose2StreamAVX512
+	idTranspose2SkewAVX512
 	idTranspose3AVX512
 	idTranspose5AVX512
 	idTranspose6AVX512
@@ -2738,7 +2790,9 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idTranspose16StreamAVX2:            {name: "transpose16StreamAVX2", fn: transpose16StreamAVX2, kind: asmTransposeStream, level: levelAVX2, width: 16, flags: asmStream},
 	idTranspose16SkewAVX2:              {name: "transpose16SkewAVX2", fn: transpose16SkewAVX2, kind: asmTransposeSkew, level: levelAVX2, width: 16, flags: asmStream},
 	idTranspose1StreamAVX512:           {name: "transpose1StreamAVX512", fn: transpose1StreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 1, flags: asmStream | asmVBMI},
+	idTranspose1SkewAVX512:             {name: "transpose1SkewAVX512", fn: transpose1SkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 1, flags: asmStream | asmVBMI},
 	idTranspose2StreamAVX512:           {name: "transpose2StreamAVX512", fn: transpose2StreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 2, flags: asmStream},
+	idTranspose2SkewAVX512:             {name: "transpose2SkewAVX512", fn: transpose2SkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose3AVX512:                 {name: "transpose3AVX512", fn: transpose3AVX512, kind: asmTranspose, level: levelAVX512, width: 3, flags: asmVBMI},
 	idTranspose5AVX512:                 {name: "transpose5AVX512", fn: transpose5AVX512, kind: asmTranspose, level: levelAVX512, width: 5, flags: asmVBMI},
 	idTranspose6AVX512:                 {name: "transpose6AVX512", fn: transpose6AVX512, kind: asmTranspose, level: levelAVX512, width: 6, flags: asmVBMI},

@@ -363,15 +363,16 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 
 // TestTransposeSkewed forces the non-temporal path on destinations whose
 // rows start off line boundaries (the skew twins of the streaming
-// kernels, for elements of 4 bytes and up; the staged tiles, for
-// records of 3, 6 and 12 bytes and for 1- and 2-byte elements, as
-// Intel cores stage them from Tuning.StagedOffLinesBytes): strides and starts
-// that are no multiple of 64, with small tiles and bands, through
+// kernels, for elements of 4 bytes and up, and for 1- and 2-byte ones
+// at AVX-512 where Intel cores stream them from
+// Tuning.StagedOffLinesBytes; the staged tiles, for records of 3, 6
+// and 12 bytes and for 1- and 2-byte elements at AVX2): strides and
+// starts that are no multiple of 64, with small tiles and bands, through
 // Transpose and TransposeStreaming.
 func TestTransposeSkewed(t *testing.T) {
 	setTuning(t, func(tu *Tuning) { tu.StagedOffLinesBytes = 1 })
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{4, 8, 16, 3, 6, 12, 1, 2} { // records, bytes and halves stream staged
+		for _, w := range []int{4, 8, 16, 3, 6, 12, 1, 2} { // records stream staged; bytes and halves skewed at AVX-512, staged at AVX2
 			r := rand.New(rand.NewPCG(uint64(w), 5))
 			for k := range 60 {
 				g := randomGeometry(r, w, 300)
@@ -421,8 +422,9 @@ func TestTransposeShifted(t *testing.T) {
 
 // TestTransposeCrowded forces the non-temporal path on 1- and 2-byte
 // elements whose destination rows start off line boundaries at strides
-// within a few bytes of a multiple of 4 KiB, which stream staged,
-// carrying each tile's part lines to the next: such strides below and
+// within a few bytes of a multiple of 4 KiB, which stream from each
+// row's first line boundary on (skewed, or staged at AVX2), carrying
+// each tile's part lines to the next: such strides below and
 // above 4 KiB, from starts on and off a line, with small tiles, through
 // Transpose and TransposeStreaming.
 func TestTransposeCrowded(t *testing.T) {

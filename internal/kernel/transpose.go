@@ -35,6 +35,11 @@ func weaveNote(width int, have bool, widest8 int) string {
 // plain kernels prefetch whole (the L1 holds both).
 const prefetchBlockBytes = 8 << 10
 
+// skewElement is the bytes of the elements the skew twin of a transpose
+// of width-byte elements permutes: dwords from 4 bytes on, else the
+// elements. Starts and strides must be multiples of it.
+func skewElement(width int) int { return min(width, 4) }
+
 // transposeFast is Transpose after its checks. Two, three or four
 // columns with a contiguous destination are an interleave, two, three or
 // four rows with a contiguous source a de-interleave (so are eight of 1-
@@ -115,14 +120,35 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 	}
 	// Stream when the destination would only flush the caches. VMOVNTDQ
 	// writes whole 64-byte lines: rows that start off them take the skew
-	// twins of the streaming kernels, which elements of 4 bytes and more
-	// have (where start and stride are multiples of 4).
+	// twins of the streaming kernels where the level has them (where
+	// start and stride are multiples of skewElement).
 	if streamingStores && large {
 		aligned := onLines(dp, dstStride)
 		if !aligned && dstStride%64 == 0 && transposeShifted(width, dst, dstStride, src, srcStride, rows, cols, after) {
 			return
 		}
-		skew := !aligned && width >= 4 && uintptr(dp)%4 == 0 && dstStride%4 == 0
+		// Rows off lines whose stride is within a few bytes of a multiple
+		// of 4 KiB crowd the same cache sets, dozens of rows each, and
+		// the plain kernels' stores evict each other: such rows of 1 and
+		// 2 bytes stream, from each row's first line boundary on (the
+		// skew twins, or staged where the level has none), carrying each
+		// tile's part lines to the next. Transposing u8 [N,N], streamed
+		// ran faster for N = 8191, 8190, 12289, 8188 and 8186, at most 6
+		// bytes from a multiple of 4 KiB, and plain for 8184 and 8001;
+		// u16 likewise (relayout bench).
+		near := dstStride % 4096
+		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
+		// So do all such rows once the destination or the source spans
+		// Tuning.StagedOffLinesBytes, where it is not 0 (the larger
+		// span, so that a plan split among threads along either dim
+		// chooses as it does in one call).
+		off := tuning.StagedOffLinesBytes
+		crowded = crowded || !aligned && width <= 2 && off > 0 && max(rows*dstStride, cols*srcStride) >= off
+		// Wider elements take the skew twins whenever their rows are off
+		// lines; narrower ones where they are crowded as above (u8
+		// [3000,3000], 9 MB, ran faster plain than skewed).
+		pe := skewElement(width)
+		skew := !aligned && uintptr(dp)%uintptr(pe) == 0 && dstStride%pe == 0 && (width >= 4 || crowded)
 		if k := streamKernel(width); k != kNone && (aligned || skew && hasSkew(k)) {
 			sh := shapes[k]
 			// Whole lines of the source rows (the gather kernels' slabs;
@@ -134,22 +160,6 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 				return
 			}
 		}
-		// Rows off lines whose stride is within a few bytes of a multiple
-		// of 4 KiB crowd the same cache sets, dozens of rows each, and
-		// the plain kernels' stores evict each other: such rows of 1 and
-		// 2 bytes stream staged, carrying each tile's part lines to the
-		// next. Transposing u8 [N,N], staged ran faster for N = 8191,
-		// 8190, 12289, 8188 and 8186, at most 6 bytes from a multiple of
-		// 4 KiB, and plain for 8184 and 8001; u16 likewise (relayout
-		// bench).
-		near := dstStride % 4096
-		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
-		// So do all such rows once the destination or the source spans
-		// Tuning.StagedOffLinesBytes, where it is not 0 (the larger
-		// span, so that a plan split among threads along either dim
-		// chooses as it does in one call).
-		off := tuning.StagedOffLinesBytes
-		crowded = crowded || !aligned && width <= 2 && off > 0 && max(rows*dstStride, cols*srcStride) >= off
 		// Records (widths that are no power of two) stream staged at any
 		// alignment: their rows seldom start on lines, and the plain
 		// kernel's stores fill the caches (u8 records of 3 bytes,

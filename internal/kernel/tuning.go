@@ -96,9 +96,10 @@ type Tuning struct {
 	LineStreamBytes int `json:"line_stream_bytes"`
 	// StagedOffLinesBytes is the destination (or source) size from which
 	// the streaming transposes of 1- and 2-byte elements whose
-	// destination rows start off lines go through the staging tile,
-	// which writes whole lines, rather than the plain kernels' ordinary
-	// stores; 0 means never. Default: on an Intel CPU, where an ordinary
+	// destination rows start off lines write whole lines (the skew twins
+	// of the streaming kernels, or the staging tile at levels without
+	// them), rather than the plain kernels' ordinary stores; 0 means
+	// never. Default: on an Intel CPU, where an ordinary
 	// store reads its line from the far L3 or memory first, a third of
 	// the share of the socket's L3 that one process's cores hold (the
 	// 96 MiB RunStreamBytes derives from), well inside it; never
