@@ -1147,7 +1147,12 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	// faster so than in place; relayout bench). The block transposes of
 	// s8 and bf16 to their tiles did not gain here, a rectangle at a
 	// time, so they write in place; kernelRow stages their rows of
-	// rectangles (stageRow).
+	// rectangles (stageRow). A block transpose's rectangle whose element
+	// rows end in padding inside a line is staged too: the transposed
+	// rows and their padding, each part lines of their own, were half
+	// the speed (s32 [128,2,384,134] to T(8,128) over d3 of 134,
+	// docs/perf). Rows that end on a line, and rectangles of padding
+	// alone, stay with fill, which streams whole lines.
 	//
 	// A larger rectangle whose rows continue each other in the
 	// destination goes through the buffer a group of rows at a time,
@@ -1164,7 +1169,8 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 	W, B := p.width, p.offBytes()
 	row := colsE * W // bytes of a destination row
 	apart := oDst != colsE*p.step && rowsE > 1
-	if p.stream && w.rows8 == nil && p.kern == kernRun && (rowsV < rowsE || colsV < colsE) &&
+	cut := kernel.Streaming() && p.kern == kernTranspose && rowsV > 0 && 0 < colsV && colsV < colsE && colsV*W%64 != 0
+	if p.stream && w.rows8 == nil && (p.kern == kernRun || cut) && (rowsV < rowsE || colsV < colsE) &&
 		(!apart || row%64 == 0 && oDst*B%64 == 0) && dOff*B%64 == 0 {
 		// Groups of k rows, k a multiple of the rows that make whole
 		// lines, as many as fit the buffer (the last group may end

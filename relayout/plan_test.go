@@ -1096,6 +1096,14 @@ func TestStagedRects(t *testing.T) {
 		{"f32[2,5120]{1,0}", "f32[2,5120]{1,0:T(8,128)}", PadWith(3), 0, 10},
 		// 17 of each T(32,32) tile's 32 rows, 4 tiles a row.
 		{"f32[2,3,17,128]{3,2,0,1}", "f32[2,3,17,128]{3,2,1,0:T(32,32)}", Padding{}, 0, 6},
+		// Block transposes whose rows end in padding: the last
+		// T(8,128) tile along d3 holds 6 of its 128 columns, a
+		// rectangle of 24 rows for each of the 32 tile rows.
+		{"s32[16,2,24,134]{2,3,1,0}", "s32[16,2,24,134]{3,0,1,2:T(8,128)}", PadWith(5), 32, 0},
+		// Block transposes of whole rows, with rows of padding (3 of
+		// each T(4,128) tile's 4 rows) and none of elements and
+		// padding: in place.
+		{"s32[1,3,16,200]{3,2,1,0}", "s32[1,3,16,200]{2,0,3,1:T(4,128)}", Padding{}, 0, 0},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
@@ -1640,7 +1648,7 @@ func TestStreamFill(t *testing.T) {
 		{"f16[4,3000]{1,0}", "f16[4,3000]{1,0:T(8,128)(2,1)}"},
 		{"u8[3,5000]{1,0}", "u8[3,5000]{1,0:T(8,128)(4,1)}"},
 		{"bf16[2,3,4000]{2,1,0}", "bf16[2,3,4000]{2,1,0:T(8,128)(2,1)}"},
-		{"f32[3,5000]{0,1}", "f32[3,5000]{1,0:T(8,128)}"},
+		{"f32[3,5008]{0,1}", "f32[3,5008]{1,0:T(8,128)}"},
 		// Runs of 128 bytes, whole lines: each row's second half.
 		{"u8[8,4,128,128]{2,0,1,3:T(1,128)}", "u8[8,4,128,128]{3,2,0,1:T(256)}"},
 	} {
