@@ -151,6 +151,9 @@ type walker struct {
 	// kernelRow staged there (stageRow).
 	rects   int
 	runRows int
+	// colGroups counts the groups of a block transpose's rectangles
+	// along the destination rows that kernelRow staged there (stageCols).
+	colGroups int
 	// cutRows counts the rows of a last loop's values that kernelRow
 	// took whole before the values the budgets cut (nest).
 	cutRows int
@@ -962,6 +965,8 @@ func (w *walker) kernelRow(l *ploop, dOff, sOff, from, nv, ne, next int64) {
 	}
 	if n := nv - from; n > 0 && rowsV > 0 && colsV > 0 && w.padGrid(l, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE) {
 		staged = true
+	} else if n > 0 && rowsV > 0 && colsV > 0 && w.stageCols(l, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE) {
+		staged = true
 	} else if n > 0 && rowsV > 0 && colsV > 0 {
 		B := p.offBytes()
 		d, s := w.dst[(dOff+from*l.dst)*B:], w.src[(sOff+from*l.src)*B:]
@@ -1085,6 +1090,70 @@ func (w *walker) padGrid(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, col
 	w.padGrids++
 	return true
 }
+
+// stageCols moves n rectangles of values [from, from+n) of loop l, the
+// last outside a streamed block transpose, whose element rows end inside
+// a line and continue each other along the destination rows with their
+// padding (l's destination stride is a rectangle's row of colsE places:
+// the last tile along a dim the destination's tiles pad, T(16,64) over
+// a dim of 31, say), the rows themselves apart. In place, each
+// rectangle's rows and the padding after them are part lines of their
+// own, which plain stores read from memory first. Here a band of rows
+// of k rectangles at a time goes into the edge buffer, transposed beside
+// the padding the buffer keeps, and out as runs of k rectangles' rows,
+// whole lines of non-temporal stores. The rows past rowsV get their
+// padding too. It reports false, having moved nothing, where the walk
+// is not so.
+func (w *walker) stageCols(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, colsE int64) bool {
+	p := w.p
+	B, W := p.offBytes(), p.width
+	seg := colsE * W // bytes of a rectangle's row
+	if !w.streams() || !kernel.Streaming() || w.rows8 != nil || w.idx != nil || p.kern != kernTranspose ||
+		p.step != 1 || p.part != 0 || p.inner.dst != 1 || l.dst != colsE ||
+		colsV >= colsE || colsV*W%64 == 0 || seg%64 != 0 || seg > edgeBytes/colGroupRows ||
+		w.outer.dst*B%64 != 0 || dOff*B%64 != 0 {
+		return false
+	}
+	// k rectangles a group, a run of colGroupBytes or the row's n;
+	// rows of the band, as many as the buffer holds.
+	k := min(n, max(colGroupBytes/seg, 1))
+	rows := min(rowsV, edgeBytes/(k*seg))
+	if w.edge == nil {
+		w.edge = alignedBuffer(edgeBytes)
+	}
+	oDst, oSrc := w.outer.dst, w.outer.src
+	for v0 := from; v0 < from+n; v0 += k {
+		kk := min(k, from+n-v0)
+		run := kk * seg
+		if key := [...]int64{-1, kk, seg, colsV, rows, 0, 0}; key != w.edgePad {
+			// The padding of each rectangle's rows, which stays in the
+			// buffer from one group to the next of the same shape.
+			kernel.FillRuns(w.edge[colsV*W:], int(seg), int((colsE-colsV)*W), int(rows*kk), p.pat)
+			w.edgePad = key
+		}
+		g := kernel.Grid{Inner: int(kk), Outer: 1, DstInner: int(seg), SrcInner: int(l.src * B)}
+		for r0 := int64(0); r0 < rowsV; r0 += rows {
+			rr := min(rows, rowsV-r0)
+			s := w.src[(sOff+v0*l.src+r0*oSrc)*B:]
+			kernel.TransposeBlocks(int(W), w.edge, int(run), s, int(p.inner.src*B), int(rr), int(colsV), g)
+			w.stream(0).CopyRuns(w.dst[(dOff+v0*l.dst+r0*oDst)*B:], int(oDst*B), 0, w.edge, int(run), 0, int(run), int(rr), 1)
+			w.colGroups++
+		}
+	}
+	if rowsE > rowsV {
+		w.fill(dOff+from*l.dst+rowsV*oDst, oDst, n*colsE, rowsE-rowsV)
+	}
+	return true
+}
+
+// colGroupBytes is about how long a run of the destination rows
+// stageCols writes at a time (k rectangles' rows): past the shortest
+// run non-temporal stores write at full speed (streamFillBytes).
+const colGroupBytes = 2 * streamFillBytes
+
+// colGroupRows is the fewest rows of a band stageCols stages: a
+// rectangle's row must fit the buffer that many times.
+const colGroupRows = 16
 
 // stageRow reports whether kernelRow stages the n partial rectangles of
 // loop l from element dOff in the edge buffer, with their padding, and

@@ -1057,53 +1057,64 @@ func walkOf(plan *Plan) *walkPlan {
 // when it does not, and in place when no group of rows does; or, where
 // the rectangles are the same at each value of the last loop and
 // continue each other in the destination, as many a group as the buffer
-// holds (kernelRow's stageRow), streamed out at once. Each runs against
-// the reference, whole and by chunk ranges, on one and two goroutines.
+// holds (kernelRow's stageRow), streamed out at once; or, for block
+// transposes whose rectangles continue each other along the destination
+// rows, rows apart, a band of rows of a few rectangles at a time
+// (stageCols). Each runs against the reference, whole and by chunk
+// ranges, on one and two goroutines.
 func TestStagedRects(t *testing.T) {
 	for i, tc := range []struct {
 		from, to string
 		pad      Padding
 		// staged by a whole walk on one goroutine: rectangles on their
-		// own, groups of rectangles
-		rects, groups int
+		// own, groups of rectangles, groups along the rows
+		rects, groups, cols int
 	}{
 		// Runs of 106 bytes into rows of 128: 400 rows, 128 a group.
-		{"u8[4,100,106]{2,1,0}", "u8[4,100,106]{2,1,0:T(2,128)}", Padding{}, 4, 0},
+		{"u8[4,100,106]{2,1,0}", "u8[4,100,106]{2,1,0:T(2,128)}", Padding{}, 4, 0, 0},
 		// The same with a padding value, and rows of 4-byte elements:
 		// 150 rows of 512 bytes, 32 a group.
-		{"f32[3,50,100]{2,1,0}", "f32[3,50,100]{2,1,0:T(1,128)}", PadWith(-1), 5, 0},
+		{"f32[3,50,100]{2,1,0}", "f32[3,50,100]{2,1,0:T(1,128)}", PadWith(-1), 5, 0, 0},
 		// Padded rows at the end: 8-row tiles of 130 rows, whose last
 		// tile holds 2, 136 rows of 512 bytes.
-		{"f32[130,100]{1,0}", "f32[130,100]{1,0:T(8,128)}", Padding{}, 5, 0},
+		{"f32[130,100]{1,0}", "f32[130,100]{1,0:T(8,128)}", Padding{}, 5, 0, 0},
 		// A rectangle that fits the buffer whole.
-		{"u8[10,100]{1,0}", "u8[10,100]{1,0:T(1,128)}", Padding{}, 1, 0},
+		{"u8[10,100]{1,0}", "u8[10,100]{1,0:T(1,128)}", Padding{}, 1, 0, 0},
 		// Rows of 192 bytes: groups of 85 rows.
-		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12, 0},
+		{"u8[1000,150]{1,0}", "u8[1000,150]{1,0}", Padding{Widths: []int64{1000, 192}}, 12, 0, 0},
 		// Rows larger than the buffer: in place.
-		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0, 0},
+		{"u8[4,16001]{1,0}", "u8[4,16001]{1,0}", Padding{Widths: []int64{4, 16448}}, 0, 0, 0},
 		// Rows apart in the destination, each whole lines: the last
 		// T(16,64) tile of each row of tiles, 47 of its 64 columns, into
 		// rows of 256 bytes 512 apart, one rectangle a tile.
-		{"f32[3,40,111]{2,1,0:T(16,64)}", "f32[3,40,111]{2,1,0:T(8,128)}", PadWith(7), 9, 0},
+		{"f32[3,40,111]{2,1,0:T(16,64)}", "f32[3,40,111]{2,1,0:T(8,128)}", PadWith(7), 9, 0, 0},
 		// Rows apart that are no whole lines (47 of 60 columns, 240
 		// bytes): in place.
-		{"f32[3,40,107]{2,1,0:T(16,60)}", "f32[3,40,107]{2,1,0:T(8,120)}", Padding{}, 0, 0},
+		{"f32[3,40,107]{2,1,0:T(16,60)}", "f32[3,40,107]{2,1,0:T(8,120)}", Padding{}, 0, 0, 0},
 		// Groups: 3 of each T(4,128) tile's 4 rows, 19 tiles of 64
 		// bytes a plane, a group a plane.
-		{"s4[5,3,2432]{2,0,1:E(4)}", "s4[5,3,2432]{2,1,0:T(4,128)E(4)}", Padding{}, 0, 5},
+		{"s4[5,3,2432]{2,0,1:E(4)}", "s4[5,3,2432]{2,1,0:T(4,128)E(4)}", Padding{}, 0, 5, 0},
 		// 2 of each T(8,128) tile's 8 rows of 512 bytes, 40 tiles a
 		// row of them: 16 KiB, 4 tiles, a group.
-		{"f32[2,5120]{1,0}", "f32[2,5120]{1,0:T(8,128)}", PadWith(3), 0, 10},
+		{"f32[2,5120]{1,0}", "f32[2,5120]{1,0:T(8,128)}", PadWith(3), 0, 10, 0},
 		// 17 of each T(32,32) tile's 32 rows, 4 tiles a row.
-		{"f32[2,3,17,128]{3,2,0,1}", "f32[2,3,17,128]{3,2,1,0:T(32,32)}", Padding{}, 0, 6},
+		{"f32[2,3,17,128]{3,2,0,1}", "f32[2,3,17,128]{3,2,1,0:T(32,32)}", Padding{}, 0, 6, 0},
 		// Block transposes whose rows end in padding: the last
 		// T(8,128) tile along d3 holds 6 of its 128 columns, a
 		// rectangle of 24 rows for each of the 32 tile rows.
-		{"s32[16,2,24,134]{2,3,1,0}", "s32[16,2,24,134]{3,0,1,2:T(8,128)}", PadWith(5), 32, 0},
+		{"s32[16,2,24,134]{2,3,1,0}", "s32[16,2,24,134]{3,0,1,2:T(8,128)}", PadWith(5), 32, 0, 0},
 		// Block transposes of whole rows, with rows of padding (3 of
 		// each T(4,128) tile's 4 rows) and none of elements and
 		// padding: in place.
-		{"s32[1,3,16,200]{3,2,1,0}", "s32[1,3,16,200]{2,0,3,1:T(4,128)}", Padding{}, 0, 0},
+		{"s32[1,3,16,200]{3,2,1,0}", "s32[1,3,16,200]{2,0,3,1:T(4,128)}", Padding{}, 0, 0, 0},
+		// Block transposes along the rows: 31 of each T(16,64) row's
+		// 64 places, 124 bytes; 4 rectangles of 256 bytes a row, 16 of
+		// the 128 rows a band, 5 groups of the 20 rectangles a plane.
+		{"f32[2,31,20,128]{3,1,0,2:T(8,128)}", "f32[2,31,20,128]{1,2,3,0:T(16,64)}", PadWith(-2), 0, 0, 80},
+		// Bytes, and a dim the tiles pad on the rows' side too.
+		{"u8[3,17,40,38]{3,1,0,2}", "u8[3,17,40,38]{2,1,0,3:T(16,64)}", Padding{}, 0, 0, 18},
+		// Rows of 2-byte elements, 100 of 128 places.
+		{"bf16[3,100,9,80]{3,1,0,2}", "bf16[3,100,9,80]{1,2,3,0:T(8,128)}", PadWith(1), 0, 0, 45},
 	} {
 		from, to := parsePair(t, tc.from, tc.to)
 		for _, threads := range []int{1, 2} {
@@ -1113,12 +1124,12 @@ func TestStagedRects(t *testing.T) {
 				continue
 			}
 			w := wholeWalk(plan)
-			want := [2]int{tc.rects, tc.groups}
+			want := [3]int{tc.rects, tc.groups, tc.cols}
 			if !kernel.Streaming() { // no plan streams: every rectangle in place
-				want = [2]int{}
+				want = [3]int{}
 			}
-			if got := [2]int{w.rects, w.runRows}; got != want {
-				t.Errorf("%s -> %s: staged %d rectangles and %d groups, want %d and %d\n%s", tc.from, tc.to, got[0], got[1], want[0], want[1], plan)
+			if got := [3]int{w.rects, w.runRows, w.colGroups}; got != want {
+				t.Errorf("%s -> %s: staged %d rectangles, %d groups and %d along the rows, want %d, %d and %d\n%s", tc.from, tc.to, got[0], got[1], got[2], want[0], want[1], want[2], plan)
 			}
 		}
 	}
