@@ -1246,7 +1246,11 @@ func (w *walker) kernel(dOff, sOff int64, pad bool) {
 		// inside a line: the rectangle's last). A rectangle of whole
 		// lines that fits the buffer is one group.
 		unit := 64 / gcd(row, 64)
-		if k := edgeBytes / row / unit * unit; k > 0 {
+		// A transpose's group is a block of k rows of the kernel, the
+		// whole rectangle or a register block's rows (kernelRows) at
+		// least: fewer (u8 rows of 6144 places, two a group) read each
+		// source line for a few bytes, far slower than in place.
+		if k := edgeBytes / row / unit * unit; k > 0 && (!cut || k >= min(rowsE, kernelRows)) {
 			for r := int64(0); r < rowsE; r += k {
 				g := min(k, rowsE-r)
 				w.stageRect(dOff+r*oDst, sOff+r*oSrc, oDst, oSrc, min(max(rowsV-r, 0), g), g, colsV, colsE)

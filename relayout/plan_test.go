@@ -1107,6 +1107,9 @@ func TestStagedRects(t *testing.T) {
 		// each T(4,128) tile's 4 rows) and none of elements and
 		// padding: in place.
 		{"s32[1,3,16,200]{3,2,1,0}", "s32[1,3,16,200]{2,0,3,1:T(4,128)}", Padding{}, 0, 0, 0},
+		// Rows whose padding the buffer would take two at a time (6024
+		// of 6144 bytes): too few for a transpose's block, in place.
+		{"u8[20,6024]{0,1}", "u8[20,6024]{1,0:T(1,128)}", Padding{}, 0, 0, 0},
 		// Block transposes along the rows: 31 of each T(16,64) row's
 		// 64 places, 124 bytes; 4 rectangles of 256 bytes a row, 16 of
 		// the 128 rows a band, 5 groups of the 20 rectangles a plane.
