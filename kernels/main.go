@@ -157,6 +157,13 @@ func (g *gen) file() {
 		}
 	}
 
+	// 8-byte elements: AVX-512 only, 2 and 4 rows, one block a call
+	// (the second stage of 4 rows permutes 16-byte pairs).
+	for _, inverse := range []bool{false, true} {
+		for _, k := range []int{2, 4} {
+			g.weave(weaveSpec{lvl: avx512, k: k, width: 8, inverse: inverse})
+		}
+	}
 	for _, inverse := range []bool{false, true} {
 		for _, lvl := range []*level{avx512, avx2} {
 			for _, w := range []int{1, 2} {
@@ -241,7 +248,7 @@ func (g *gen) file() {
 	}
 
 	g.tables(permBytes16x4, permWords16x2)
-	for _, w := range []int{1, 2, 4, 8} {
+	for _, w := range []int{1, 2, 4, 8, 16} {
 		g.tables(ilLo[w], ilHi[w])
 	}
 	g.tables(iotaDwords, iotaBytes, iotaWords)
@@ -253,7 +260,7 @@ func (g *gen) file() {
 		g.tables(recordTablesAVX2(w))
 	}
 	g.tables(swapMasks[1], swapMasks[2], swapMasks[4])
-	for _, w := range []int{1, 2, 4, 8} {
+	for _, w := range []int{1, 2, 4, 8, 16} {
 		g.tables(deEven[w], deOdd[w])
 	}
 	for _, w := range []int{1, 2, 4, 8} {

@@ -93,7 +93,8 @@ var (
 	permWords16x2 = index("permWords16x2", 2, gather(32, 2))
 )
 
-// By element width W (1, 2, 4, 8):
+// By element width W (1, 2, 4, 8; ilLo, ilHi, deEven and deOdd also 16,
+// their indexes in qwords, two an element, for VPERMT2Q):
 //
 // ilLoW, ilHiW: VPERMT2B/W/D/Q indexes that interleave the first (Lo) or
 // second (Hi) halves of two registers (n elements each, indexes 0..2n-1):
@@ -138,4 +139,19 @@ func init() {
 		deOdd[w] = index(fmt.Sprint("deOdd", w), w, de[n:])
 		deShuf[w] = shuffle(fmt.Sprint("deShuf", w), w, gather(16/w, 2))
 	}
+	il, de := gather(8, 4), gather(8, 2)
+	ilLo[16] = index("ilLo16", 8, qwordPairs(il[:4]))
+	ilHi[16] = index("ilHi16", 8, qwordPairs(il[4:]))
+	deEven[16] = index("deEven16", 8, qwordPairs(de[:4]))
+	deOdd[16] = index("deOdd16", 8, qwordPairs(de[4:]))
+}
+
+// qwordPairs returns the qword indexes of 16-byte elements idx: 2i and
+// 2i+1 for each.
+func qwordPairs(idx []int) []int {
+	q := make([]int, 0, 2*len(idx))
+	for _, i := range idx {
+		q = append(q, 2*i, 2*i+1)
+	}
+	return q
 }

@@ -288,8 +288,7 @@ func Elementwise(width, rows, cols, dstStride, srcStride int) bool {
 	if k == kNone || rows <= 0 || cols <= 0 {
 		return false
 	}
-	weave := width <= 4 && pow2(width)
-	few := func(n int) bool { return (n == 2 || n == 3 || n == 4) && weave || n == 8 && width == 1 }
+	few := func(n int) bool { return weaves(width, n) && (n != 8 || width == 1) }
 	if u := weaveLeast(width); u > 0 {
 		if few(rows) && srcStride == rows*width && cols >= u || few(cols) && dstStride == cols*width && rows >= u {
 			return false

@@ -396,3 +396,6 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *S
 	deinterleave8NibblesNEON(&dst[0], dstStride, &src[0], k)
 	return 32 * k
 }
+
+// weaves8 reports that NEON has no interleave kernels of 8-byte elements.
+func weaves8() bool { return false }

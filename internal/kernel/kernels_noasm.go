@@ -81,3 +81,6 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *S
 // convertAsm has no kernel in this build: it converts none of the
 // elements.
 func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }
+
+// weaves8 is false: there are no interleave kernels here.
+func weaves8() bool { return false }

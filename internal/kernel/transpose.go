@@ -35,6 +35,23 @@ func weaveNote(width int, have bool, widest8 int) string {
 // plain kernels prefetch whole (the L1 holds both).
 const prefetchBlockBytes = 8 << 10
 
+// weaves reports whether the interleave and de-interleave kernels take k
+// rows of width-byte elements where the level has them: 2, 3 or 4 rows
+// of 1, 2 or 4 bytes, 8 rows of 1 or 2, and 2 or 4 rows of 8 bytes
+// where weaves8 says so. (The kernels report the rest of what the level
+// lacks by moving nothing.)
+func weaves(width, k int) bool {
+	switch {
+	case k == 8:
+		return width <= 2
+	case k < 2 || k > 4:
+		return false
+	case width <= 4:
+		return pow2(width)
+	}
+	return width == 8 && k != 3 && weaves8()
+}
+
 // skewElement is the bytes of the elements the skew twin of a transpose
 // of width-byte elements permutes: dwords from 4 bytes on, else the
 // elements. Starts and strides must be multiples of it.
@@ -67,8 +84,8 @@ func skewElement(width int) int { return min(width, 4) }
 func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, large bool, after unsafe.Pointer) {
 	dp := unsafe.Pointer(unsafe.SliceData(dst))
 	sp := unsafe.Pointer(unsafe.SliceData(src))
-	weave := width <= 4 && pow2(width)
-	if ((rows == 2 || rows == 3 || rows == 4) && weave || rows == 8 && width <= 2) && srcStride == rows*width {
+	weave := width <= 4 && pow2(width) // the kept weaves' widths
+	if weaves(width, rows) && srcStride == rows*width {
 		// A de-interleave of one stream into rows destination rows.
 		if done := weaveStreamed(width, dp, dstStride, sp, srcStride, rows, cols, true, large); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, true)
@@ -107,7 +124,7 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 			return
 		}
 	}
-	if ((cols == 2 || cols == 3 || cols == 4) && weave || cols == 8 && width <= 2) && dstStride == cols*width {
+	if weaves(width, cols) && dstStride == cols*width {
 		// An interleave of cols source rows into one stream.
 		if done := weaveStreamed(width, dp, dstStride, sp, srcStride, rows, cols, false, large); done > 0 {
 			weaveRest(width, dp, dstStride, sp, srcStride, rows, cols, done, false)
