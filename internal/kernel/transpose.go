@@ -19,8 +19,12 @@ func Kernel(width int) string {
 // weaveNote is what kernelName adds for width-byte elements when the
 // level has the interleave kernels (have; every level that has them has
 // the 3-way ones too), whose 8-column ones take elements of up to
-// widest8 bytes: which column counts run them.
+// widest8 bytes: which column counts run them (2 or 4 of 8-byte elements
+// where weaves8 says so).
 func weaveNote(width int, have bool, widest8 int) string {
+	if width == 8 && weaves8() {
+		return "; 2 or 4 columns: interleave"
+	}
 	if !have || width > 4 || !pow2(width) {
 		return ""
 	}
