@@ -157,12 +157,13 @@ func (g *gen) file() {
 		}
 	}
 
-	// 8-byte elements: AVX-512 only, 2 and 4 rows, one block a call
-	// (the second stage of 4 rows permutes 16-byte pairs).
+	// 8-byte elements: AVX-512 only, 2, 3 and 4 rows, one block a
+	// call (the second stage of 4 rows permutes 16-byte pairs).
 	for _, inverse := range []bool{false, true} {
 		for _, k := range []int{2, 4} {
 			g.weave(weaveSpec{lvl: avx512, k: k, width: 8, inverse: inverse})
 		}
+		g.weave3AVX512(8, inverse, false)
 	}
 	for _, inverse := range []bool{false, true} {
 		for _, lvl := range []*level{avx512, avx2} {
@@ -277,6 +278,9 @@ func (g *gen) file() {
 			for _, t := range weave3Lanes[inverse][w] {
 				g.tables(t[:]...)
 			}
+		}
+		for _, t := range weave3Tables[inverse][8] {
+			g.tables(t[0], t[1])
 		}
 	}
 }

@@ -47,6 +47,7 @@ func init() {
 			weave3Tables[inverse][w] = weave3Indexes(inverse, w)
 			weave3Lanes[inverse][w] = lane3Masks(inverse, w)
 		}
+		weave3Tables[inverse][8] = weave3Indexes(inverse, 8) // AVX-512 only
 	}
 }
 
@@ -173,14 +174,16 @@ func (g *gen) weave3AVX512(w int, inverse, stream bool) {
 }
 
 // permi2 returns the two-table permute of w-byte elements that overwrites
-// its index: VPERMI2B, VPERMI2W or VPERMI2D (Go operand order: second
-// table, first table, index and result).
+// its index: VPERMI2B, VPERMI2W, VPERMI2D or VPERMI2Q (Go operand order:
+// second table, first table, index and result).
 func (g *gen) permi2(w int) func(...operand.Op) {
 	switch w {
 	case 1:
 		return g.VPERMI2B
 	case 2:
 		return g.VPERMI2W
+	case 8:
+		return g.VPERMI2Q
 	}
 	return g.VPERMI2D
 }

@@ -612,7 +612,7 @@ func weaveLeast(width int) int {
 }
 
 // weaves8 reports whether the level in use has interleave and
-// de-interleave kernels of 8-byte elements (2 and 4 rows): AVX-512.
+// de-interleave kernels of 8-byte elements (2, 3 and 4 rows): AVX-512.
 func weaves8() bool { return useAVX512 }
 
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
@@ -645,6 +645,8 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 		interleave2x8AVX512(dst, src, srcStride, n)
 	case cols == 4 && width == 8 && avx512:
 		interleave4x8AVX512(dst, src, srcStride, n)
+	case cols == 3 && width == 8 && avx512:
+		interleave3x8AVX512(dst, src, srcStride, n)
 	case cols == 2 && width == 1 && avx512:
 		interleave2x1AVX512(dst, src, srcStride, n)
 	case cols == 2 && width == 1:
@@ -902,6 +904,8 @@ func deinterleaveChunks(width, chunk int, avx512 bool, dst *byte, dstStride int,
 		deinterleave2x8AVX512(dst, dstStride, src, n)
 	case rows == 4 && width == 8 && avx512:
 		deinterleave4x8AVX512(dst, dstStride, src, n)
+	case rows == 3 && width == 8 && avx512:
+		deinterleave3x8AVX512(dst, dstStride, src, n)
 	case rows == 2 && width == 1 && avx512:
 		deinterleave2x1AVX512(dst, dstStride, src, n)
 	case rows == 2 && width == 1:
