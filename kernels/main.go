@@ -158,12 +158,14 @@ func (g *gen) file() {
 	}
 
 	// 8-byte elements: AVX-512 only, 2, 3 and 4 rows, one block a
-	// call (the second stage of 4 rows permutes 16-byte pairs).
+	// call (the second stage of 4 rows permutes 16-byte pairs); 16-byte
+	// ones, 2 rows.
 	for _, inverse := range []bool{false, true} {
 		for _, k := range []int{2, 4} {
 			g.weave(weaveSpec{lvl: avx512, k: k, width: 8, inverse: inverse})
 		}
 		g.weave3AVX512(8, inverse, false)
+		g.weave(weaveSpec{lvl: avx512, k: 2, width: 16, inverse: inverse})
 	}
 	for _, inverse := range []bool{false, true} {
 		for _, lvl := range []*level{avx512, avx2} {

@@ -570,10 +570,10 @@ func transposeFieldsFast(dst, src []byte, srcStride, rows, n, bits int, stream b
 // level has none (the 1-byte AVX-512 kernels need VBMI).
 func weaveChunk(width int) (chunk int, avx512 bool) {
 	switch {
-	case width == 8:
-		// AVX-512 only (weaves8).
+	case width >= 8:
+		// AVX-512 only (weavesWide).
 		if useAVX512 {
-			return 8, true
+			return 64 / width, true
 		}
 		return 0, false
 	case useAVX512 && (width > 1 || useVBMI):
@@ -603,7 +603,7 @@ func weaveUnit(width int) int {
 // level also runs on a rest of one (interleaveAsm); 0 for none.
 func weaveLeast(width int) int {
 	if chunk, _ := weaveChunk(width); chunk > 0 {
-		if width == 8 {
+		if width >= 8 {
 			return chunk // no AVX2 kernels take a rest
 		}
 		return min(chunk, 32/width)
@@ -611,9 +611,10 @@ func weaveLeast(width int) int {
 	return 0
 }
 
-// weaves8 reports whether the level in use has interleave and
-// de-interleave kernels of 8-byte elements (2, 3 and 4 rows): AVX-512.
-func weaves8() bool { return useAVX512 }
+// weavesWide reports whether the level in use has interleave and
+// de-interleave kernels of 8-byte elements (2, 3 and 4 rows) and 16-byte
+// ones (2 rows): AVX-512.
+func weavesWide() bool { return useAVX512 }
 
 // interleaveAsm runs the interleave of cols source rows (2, 3 or 4 of
 // width-byte elements, 1, 2 or 4; or 8 of 1 or 2 bytes) at the level in
@@ -647,6 +648,8 @@ func interleaveChunks(width, chunk int, avx512 bool, dst *byte, src *byte, srcSt
 		interleave4x8AVX512(dst, src, srcStride, n)
 	case cols == 3 && width == 8 && avx512:
 		interleave3x8AVX512(dst, src, srcStride, n)
+	case cols == 2 && width == 16 && avx512:
+		interleave2x16AVX512(dst, src, srcStride, n)
 	case cols == 2 && width == 1 && avx512:
 		interleave2x1AVX512(dst, src, srcStride, n)
 	case cols == 2 && width == 1:
@@ -906,6 +909,8 @@ func deinterleaveChunks(width, chunk int, avx512 bool, dst *byte, dstStride int,
 		deinterleave4x8AVX512(dst, dstStride, src, n)
 	case rows == 3 && width == 8 && avx512:
 		deinterleave3x8AVX512(dst, dstStride, src, n)
+	case rows == 2 && width == 16 && avx512:
+		deinterleave2x16AVX512(dst, dstStride, src, n)
 	case rows == 2 && width == 1 && avx512:
 		deinterleave2x1AVX512(dst, dstStride, src, n)
 	case rows == 2 && width == 1:

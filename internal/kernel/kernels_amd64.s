@@ -10848,6 +10848,33 @@ loop:
 	VZEROUPPER
 	RET
 
+// func interleave2x16AVX512(dst *byte, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·interleave2x16AVX512(SB), NOSPLIT, $0-32
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      srcStride+16(FP), BX
+	MOVQ      n+24(FP), CX
+	VMOVDQU64 ilLo16<>+0(SB), Z30
+	VMOVDQU64 ilHi16<>+0(SB), Z31
+
+	// A chunk: 64 bytes of each of 2 rows, interleaved by 16-byte elements into 128 bytes.
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 (SI)(BX*1), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2Q  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2Q  Z1, Z31, Z3
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, 64(DI)
+	ADDQ      $+64, SI
+	ADDQ      $+128, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
 // func deinterleave2x8AVX512(dst *byte, dstStride int, src *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·deinterleave2x8AVX512(SB), NOSPLIT, $0-32
@@ -10957,6 +10984,33 @@ loop:
 	VPERMI2Q  Z2, Z5, Z8
 	VMOVDQU64 Z8, (DI)(DX*2)
 	ADDQ      $+192, SI
+	ADDQ      $+64, DI
+	DECQ      CX
+	JNZ       loop
+	VZEROUPPER
+	RET
+
+// func deinterleave2x16AVX512(dst *byte, dstStride int, src *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·deinterleave2x16AVX512(SB), NOSPLIT, $0-32
+	MOVQ      dst+0(FP), DI
+	MOVQ      dstStride+8(FP), DX
+	MOVQ      src+16(FP), SI
+	MOVQ      n+24(FP), CX
+	VMOVDQU64 deEven16<>+0(SB), Z30
+	VMOVDQU64 deOdd16<>+0(SB), Z31
+
+	// A chunk: 128 bytes of groups of 2 16-byte elements, split into 64 bytes of each of 2 rows.
+loop:
+	VMOVDQU64 (SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQA64 Z0, Z2
+	VPERMT2Q  Z1, Z30, Z2
+	VMOVDQA64 Z0, Z3
+	VPERMT2Q  Z1, Z31, Z3
+	VMOVDQU64 Z2, (DI)
+	VMOVDQU64 Z3, (DI)(DX*1)
+	ADDQ      $+128, SI
 	ADDQ      $+64, DI
 	DECQ      CX
 	JNZ       loop

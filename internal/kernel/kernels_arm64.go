@@ -397,5 +397,6 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *S
 	return 32 * k
 }
 
-// weaves8 reports that NEON has no interleave kernels of 8-byte elements.
-func weaves8() bool { return false }
+// weavesWide reports that NEON has no interleave kernels of 8- or
+// 16-byte elements.
+func weavesWide() bool { return false }

@@ -82,5 +82,5 @@ func deinterleaveNibbles8Asm(dst []byte, dstStride int, src []byte, n int, st *S
 // elements.
 func convertAsm(k convKind, dst, src []byte, n int, stream bool) int { return 0 }
 
-// weaves8 is false: there are no interleave kernels here.
-func weaves8() bool { return false }
+// weavesWide is false: there are no interleave kernels here.
+func weavesWide() bool { return false }

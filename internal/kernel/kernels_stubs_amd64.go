@@ -1274,6 +1274,16 @@ func interleave4x8AVX512(dst *byte, src *byte, srcStride int, n int)
 //go:noescape
 func interleave3x8AVX512(dst *byte, src *byte, srcStride int, n int)
 
+// interleave2x16AVX512 is Transpose of 2 columns with a contiguous
+// destination: it reads n chunks of 2 source rows (64 bytes of each a
+// chunk) and writes them to dst element by element (16 bytes each).
+// Preconditions: n ≥ 1; every byte read and written lies inside the
+// caller's slices; the CPU has the features the table's level and flags
+// say.
+//
+//go:noescape
+func interleave2x16AVX512(dst *byte, src *byte, srcStride int, n int)
+
 // deinterleave2x8AVX512 is Transpose of 2 rows with a contiguous source:
 // it splits n chunks of the source (2×64 bytes a chunk) into 2
 // destination rows dstStride apart, 8 bytes an element. Preconditions: n
@@ -1300,6 +1310,15 @@ func deinterleave4x8AVX512(dst *byte, dstStride int, src *byte, n int)
 //
 //go:noescape
 func deinterleave3x8AVX512(dst *byte, dstStride int, src *byte, n int)
+
+// deinterleave2x16AVX512 is Transpose of 2 rows with a contiguous source:
+// it splits n chunks of the source (2×64 bytes a chunk) into 2
+// destination rows dstStride apart, 16 bytes an element. Preconditions: n
+// ≥ 1; every byte read and written lies inside the caller's slices; the
+// CPU has the features the table's level and flags say.
+//
+//go:noescape
+func deinterleave2x16AVX512(dst *byte, dstStride int, src *byte, n int)
 
 // interleave8x1AVX512 is Transpose of 8 columns with a contiguous
 // destination: it reads n chunks of 8 source rows (64 bytes of each a
@@ -2707,9 +2726,11 @@ const (
 	idInterleave2x8AVX512
 	idInterleave4x8AVX512
 	idInterleave3x8AVX512
+	idInterleave2x16AVX512
 	idDeinterleave2x8AVX512
 	idDeinterleave4x8AVX512
 	idDeinterleave3x8AVX512
+	idDeinterleave2x16AVX512
 	idInterleave8x1AVX512
 	idInterleave8x2AVX512
 	idInterleave8x1AVX2
@@ -2932,9 +2953,11 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idInterleave2x8AVX512:              {name: "interleave2x8AVX512", fn: interleave2x8AVX512, kind: asmInterleave, level: levelAVX512, width: 8, ways: 2},
 	idInterleave4x8AVX512:              {name: "interleave4x8AVX512", fn: interleave4x8AVX512, kind: asmInterleave, level: levelAVX512, width: 8, ways: 4},
 	idInterleave3x8AVX512:              {name: "interleave3x8AVX512", fn: interleave3x8AVX512, kind: asmInterleave, level: levelAVX512, width: 8, ways: 3},
+	idInterleave2x16AVX512:             {name: "interleave2x16AVX512", fn: interleave2x16AVX512, kind: asmInterleave, level: levelAVX512, width: 16, ways: 2},
 	idDeinterleave2x8AVX512:            {name: "deinterleave2x8AVX512", fn: deinterleave2x8AVX512, kind: asmDeinterleave, level: levelAVX512, width: 8, ways: 2},
 	idDeinterleave4x8AVX512:            {name: "deinterleave4x8AVX512", fn: deinterleave4x8AVX512, kind: asmDeinterleave, level: levelAVX512, width: 8, ways: 4},
 	idDeinterleave3x8AVX512:            {name: "deinterleave3x8AVX512", fn: deinterleave3x8AVX512, kind: asmDeinterleave, level: levelAVX512, width: 8, ways: 3},
+	idDeinterleave2x16AVX512:           {name: "deinterleave2x16AVX512", fn: deinterleave2x16AVX512, kind: asmDeinterleave, level: levelAVX512, width: 16, ways: 2},
 	idInterleave8x1AVX512:              {name: "interleave8x1AVX512", fn: interleave8x1AVX512, kind: asmInterleave, level: levelAVX512, width: 1, ways: 8, flags: asmVBMI},
 	idInterleave8x2AVX512:              {name: "interleave8x2AVX512", fn: interleave8x2AVX512, kind: asmInterleave, level: levelAVX512, width: 2, ways: 8},
 	idInterleave8x1AVX2:                {name: "interleave8x1AVX2", fn: interleave8x1AVX2, kind: asmInterleave, level: levelAVX2, width: 1, ways: 8},

@@ -585,8 +585,8 @@ func TestTransposeNarrow(t *testing.T) {
 }
 
 // TestWeaveRests checks interleaves of a few rows into one stream, and
-// de-interleaves back (2, 3 or 4 rows of 1, 2 or 4 bytes, 8 of 1 or 2,
-// 2 or 4 of 8 bytes at AVX-512),
+// de-interleaves back (2, 3 or 4 rows of 1, 2 or 4 bytes, 8 of 1 or 2;
+// at AVX-512, 2, 3 or 4 of 8 bytes and 2 of 16),
 // of every length from 16 to 140 elements: the
 // whole chunks of the level's kernels, the rest of a half chunk that the
 // AVX2 kernels take on an AVX-512 level, and the last chunk run again
@@ -594,7 +594,7 @@ func TestTransposeNarrow(t *testing.T) {
 func TestWeaveRests(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 31))
-		for _, w := range []int{1, 2, 4, 8} {
+		for _, w := range []int{1, 2, 4, 8, 16} {
 			for _, ways := range []int{2, 3, 4, 8} {
 				if ways == 8 && w > 2 {
 					continue

@@ -20,10 +20,13 @@ func Kernel(width int) string {
 // level has the interleave kernels (have; every level that has them has
 // the 3-way ones too), whose 8-column ones take elements of up to
 // widest8 bytes: which column counts run them (2, 3 or 4 of 8-byte
-// elements where weaves8 says so).
+// elements and 2 of 16-byte ones where weavesWide says so).
 func weaveNote(width int, have bool, widest8 int) string {
-	if width == 8 && weaves8() {
+	switch {
+	case width == 8 && weavesWide():
 		return "; 2, 3 or 4 columns: interleave"
+	case width == 16 && weavesWide():
+		return "; 2 columns: interleave"
 	}
 	if !have || width > 4 || !pow2(width) {
 		return ""
@@ -41,9 +44,9 @@ const prefetchBlockBytes = 8 << 10
 
 // weaves reports whether the interleave and de-interleave kernels take k
 // rows of width-byte elements where the level has them: 2, 3 or 4 rows
-// of 1, 2 or 4 bytes (or of 8 where weaves8 says so), 8 rows of 1 or 2.
-// (The kernels report the rest of what the level lacks by moving
-// nothing.)
+// of 1, 2 or 4 bytes (or of 8 where weavesWide says so, and 2 rows of
+// 16), 8 rows of 1 or 2. (The kernels report the rest of what the level
+// lacks by moving nothing.)
 func weaves(width, k int) bool {
 	switch {
 	case k == 8:
@@ -53,7 +56,7 @@ func weaves(width, k int) bool {
 	case width <= 4:
 		return pow2(width)
 	}
-	return width == 8 && weaves8()
+	return (width == 8 || width == 16 && k == 2) && weavesWide()
 }
 
 // skewElement is the bytes of the elements the skew twin of a transpose
