@@ -1315,10 +1315,8 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 	}
 	sh := shapes[k]
 	ti := max(tuning.StageRow/width/sh.bi, 1) * sh.bi
-	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
-	if sk != nil {
-		defer scratchPool.Put(sk.buf)
-	}
+	sk := newSkewer(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	defer sk.release()
 	tj, capped := tileRows(max(tuning.StageCol/width/sh.bj, 1)*sh.bj, width, srcStride, sh.bj)
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
@@ -1398,18 +1396,31 @@ type skewer struct {
 	pe        int // bytes of the twin's permute element (skewElement)
 	dst       []byte
 	dstStride int
-	pitch     int       // bytes of prev a row (skewPitch)
-	prev      []byte    // the last block's 64 bytes of each row of the band, pitch apart
-	rows      []skewRow // the kernels' entry for each row of the band
-	// buf is the scratch buffer prev lies in, where skewerFor took one.
-	buf *[scratchBytes]byte
+	pitch     int                 // bytes of prev a row (skewPitch)
+	prev      []byte              // the last block's 64 bytes of each row of the band, pitch apart
+	rows      []skewRow           // the kernels' entry for each row of the band
+	buf       *[scratchBytes]byte // the scratch buffer prev lies in
 }
 
-// newSkewer returns the skewer for kernel k of width-byte elements on
-// dst, for bands of up to ti rows, prev in buf.
-func newSkewer(k kernelID, width int, dst []byte, dstStride, ti int, buf []byte) *skewer {
+// newSkewer returns, with skew, the skewer for kernel k of width-byte
+// elements on the fullRows × fullCols destination at dp, for bands of
+// up to ti rows, its prev in a scratch buffer that release puts back;
+// nil without skew.
+func newSkewer(skew bool, k kernelID, width int, dp unsafe.Pointer, dstStride, fullRows, fullCols, ti int) *skewer {
+	if !skew {
+		return nil
+	}
 	p := skewPitch(k)
-	return &skewer{k: k, pe: skewElement(width), dst: dst, dstStride: dstStride, pitch: p, prev: buf[:ti*p], rows: make([]skewRow, ti)}
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	dst := unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width)
+	return &skewer{k: k, pe: skewElement(width), dst: dst, dstStride: dstStride, pitch: p, prev: buf[:ti*p], rows: make([]skewRow, ti), buf: buf}
+}
+
+// release puts sk's scratch buffer back; nothing for a nil sk.
+func (sk *skewer) release() {
+	if sk != nil {
+		scratchPool.Put(sk.buf)
+	}
 }
 
 // head is the bytes from the start of row r of the band to its first
@@ -1575,10 +1586,8 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 	buf := scratchPool.Get().(*[scratchBytes]byte)
 	defer scratchPool.Put(buf)
 	scr := unsafe.Pointer(&buf[0])
-	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
-	if sk != nil {
-		defer scratchPool.Put(sk.buf)
-	}
+	sk := newSkewer(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	defer sk.release()
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		if sk != nil {
@@ -1605,20 +1614,6 @@ func transposeStreamedCopied(k kernelID, width int, dp unsafe.Pointer, dstStride
 		}
 	}
 	storeFence()
-}
-
-// skewerFor returns, with skew, a skewer for kernel k on the fullRows ×
-// fullCols destination at dp, for bands of up to ti rows, its prev in a
-// scratch buffer of its own (sk.buf, for the caller to put back); nil
-// without skew.
-func skewerFor(skew bool, k kernelID, width int, dp unsafe.Pointer, dstStride, fullRows, fullCols, ti int) *skewer {
-	if !skew {
-		return nil
-	}
-	buf := scratchPool.Get().(*[scratchBytes]byte)
-	sk := newSkewer(k, width, unsafe.Slice((*byte)(dp), (fullRows-1)*dstStride+fullCols*width), dstStride, ti, buf[:])
-	sk.buf = buf
-	return sk
 }
 
 // transposeStreamedGather is transposeStreamed for the gather kernels of
@@ -1651,10 +1646,8 @@ func transposeStreamedGather(k kernelID, width int, dp unsafe.Pointer, dstStride
 	defer scratchPool.Put(buf)
 	cur, next := unsafe.Pointer(&buf[0]), unsafe.Pointer(&buf[tj*64])
 	copyRunsAhead((*byte)(cur), 64, (*byte)(sp), srcStride, 64, min(tj, fullCols), 0)
-	sk := skewerFor(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
-	if sk != nil {
-		defer scratchPool.Put(sk.buf)
-	}
+	sk := newSkewer(skew, k, width, dp, dstStride, fullRows, fullCols, ti)
+	defer sk.release()
 	for i0 := 0; i0 < fullRows; i0 += ti {
 		ni := min(ti, fullRows-i0)
 		if sk != nil {
