@@ -136,7 +136,9 @@ type walker struct {
 	staging bool
 	// edgePad is the geometry of kernelRow's rectangles whose padding
 	// edge holds (stageRow): how many, l.dst, oDst, rowsV, rowsE, colsV,
-	// colsE; zero where edge holds anything else (stageRect wrote it).
+	// colsE; or stageCols': -1, then its rectangles a group, their rows'
+	// bytes, colsV and the band's rows; zero where edge holds anything
+	// else (stageRect wrote it).
 	edgePad [7]int64
 	// bandLv is the loop level whose boxes the walk stages as bands
 	// (bandLevel), or -1; bandDims the dims their loops step, by stride;
@@ -1110,12 +1112,13 @@ func (w *walker) stageCols(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, c
 	seg := colsE * W // bytes of a rectangle's row
 	if !w.streams() || !kernel.Streaming() || w.rows8 != nil || w.idx != nil || p.kern != kernTranspose ||
 		p.step != 1 || p.part != 0 || p.inner.dst != 1 || l.dst != colsE ||
-		colsV >= colsE || colsV*W%64 == 0 || seg%64 != 0 || seg > edgeBytes/colGroupRows ||
+		colsV >= colsE || colsV*W%64 == 0 || seg%64 != 0 || seg > edgeBytes/kernelRows ||
 		w.outer.dst*B%64 != 0 || dOff*B%64 != 0 {
 		return false
 	}
 	// k rectangles a group, a run of colGroupBytes or the row's n;
-	// rows of the band, as many as the buffer holds.
+	// rows of the band, as many as the buffer holds (kernelRows at
+	// least, as seg is bounded above).
 	k := min(n, max(colGroupBytes/seg, 1))
 	rows := min(rowsV, edgeBytes/(k*seg))
 	if w.edge == nil {
@@ -1150,10 +1153,6 @@ func (w *walker) stageCols(l *ploop, dOff, sOff, from, n, rowsV, rowsE, colsV, c
 // stageCols writes at a time (k rectangles' rows): past the shortest
 // run non-temporal stores write at full speed (streamFillBytes).
 const colGroupBytes = 2 * streamFillBytes
-
-// colGroupRows is the fewest rows of a band stageCols stages: a
-// rectangle's row must fit the buffer that many times.
-const colGroupRows = 16
 
 // stageRow reports whether kernelRow stages the n partial rectangles of
 // loop l from element dOff in the edge buffer, with their padding, and
