@@ -169,8 +169,9 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		off := tuning.StagedOffLinesBytes
 		crowded = crowded || !aligned && width <= 2 && off > 0 && max(rows*dstStride, cols*srcStride) >= off
 		// Wider elements take the skew twins whenever their rows are off
-		// lines; narrower ones where they are crowded as above (u8
-		// [3000,3000], 9 MB, ran faster plain than skewed).
+		// lines; narrower ones where they are crowded as above, in place
+		// of the staging tile (below those sizes, u8 [3000,3000] ran no
+		// faster skewed than plain: docs/perf).
 		pe := skewElement(width)
 		skew := !aligned && uintptr(dp)%uintptr(pe) == 0 && dstStride%pe == 0 && (width >= 4 || crowded)
 		if k := streamKernel(width); k != kNone && (aligned || skew && hasSkew(k)) {
