@@ -434,21 +434,19 @@ func (g *gen) transposeGather(width int, stream bool) {
 	}
 	doc := fmt.Sprintf("A block: %d source rows of 16 %d-byte elements, every %d rows gathered into a register of dwords, then the 16×16 dword transpose.", 64/width, width, 4/width)
 	store := g.blockStore(avx512, width, stream)
-	body := func() {
+	// A block's columns, each a destination row's 64 bytes.
+	block := func() []reg.VecPhysical {
 		g.VMOVDQU64(perm.addr(), avx512.v(31))
 		for _, z := range avx512.vs(0, 16) {
 			g.gather(width, z)
 		}
-		g.storeRows(store, 0, g.xposeDwords())
+		return g.xposeDwords()
 	}
+	body := func() { g.storeRows(store, 0, block()) }
 	if stream {
 		g.transposeStreamKernel(fmt.Sprintf("transpose%dStreamAVX512", width), doc, 16, 64/width, body, false)
 		g.transposeStreamKernel(fmt.Sprintf("transpose%dSkewAVX512", width), doc, 16, 64/width, func() {
-			g.VMOVDQU64(perm.addr(), avx512.v(31))
-			for _, z := range avx512.vs(0, 16) {
-				g.gather(width, z)
-			}
-			g.storeRowsSkew(width, g.xposeDwords())
+			g.storeRowsSkew(width, block())
 		}, true)
 		return
 	}
