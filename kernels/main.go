@@ -220,6 +220,10 @@ func (g *gen) file() {
 	g.packRows8x8()
 	g.unpack4()
 	g.pack4()
+	g.nibblePairs()
+	for _, h := range nibblePairHalves {
+		g.nibblePairsIn(h)
+	}
 	for _, bits := range []int{1, 2, 4} {
 		g.splitFields(avx512, bits)
 		g.splitFields(avx2, bits)
@@ -263,6 +267,9 @@ func (g *gen) file() {
 		g.tables(recordTablesAVX2(w))
 	}
 	g.tables(swapMasks[1], swapMasks[2], swapMasks[4])
+	for _, h := range nibblePairHalves {
+		g.tables(nibblePairMasks(h))
+	}
 	for _, w := range []int{1, 2, 4, 8, 16} {
 		g.tables(deEven[w], deOdd[w])
 	}

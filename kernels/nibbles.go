@@ -665,3 +665,108 @@ func (g *gen) packRows8x8() {
 	g.ADDQ(r13, di)
 	g.loopEnd("pr8")
 }
+
+// nibblePairs emits nibblePairsAVX2, which turns around the 2×2 blocks
+// of 4-bit fields that n bytes at x and n bytes at y hold
+// (TransposeNibblePairs): byte i of x, fields (x0, x1), and byte i of y,
+// (y0, y1), become (x0, y0) and (x1, y1), the first field in the high
+// nibble.
+func (g *gen) nibblePairs() {
+	g.text("nibblePairsAVX2", "func(x *byte, y *byte, n int)")
+	g.params([]string{"x", "y", "n"}, di, si, cx)
+	g.SHRQ(operand.U8(5), cx)
+	y := avx2.vs(0, 8)
+	g.nibbleHalves(y[0], y[1])
+	g.Label("pairs")
+	g.VMOVDQU(at(di, 0), y[2])
+	g.VMOVDQU(at(si, 0), y[3])
+	g.Comment("x: its high field, then y's high field.")
+	g.VPSRLW(operand.U8(4), y[3], y[4])
+	g.VPAND(y[0], y[4], y[4])
+	g.VPAND(y[1], y[2], y[5])
+	g.VPOR(y[4], y[5], y[5])
+	g.Comment("y: x's low field, then its own.")
+	g.VPSLLW(operand.U8(4), y[2], y[6])
+	g.VPAND(y[1], y[6], y[6])
+	g.VPAND(y[0], y[3], y[7])
+	g.VPOR(y[6], y[7], y[7])
+	g.VMOVDQU(y[5], at(di, 0))
+	g.VMOVDQU(y[7], at(si, 0))
+	g.ADDQ(imm(32), di)
+	g.ADDQ(imm(32), si)
+	g.loopEnd("pairs")
+}
+
+// nibblePairsIn emits nibblePairsIn{h}AVX2, TransposeNibblePairs over n
+// bytes at buf in blocks of 2h bytes that a vector holds whole (h of 1,
+// 2, 4, 8 or 16): each vector V, its pairs' second bytes brought over
+// their first (and the first over the second) by a shift of 8h+4 bits
+// within each quadword, or for h of 8 and 16 by swapping the quadwords
+// of each lane or the lanes and a shift of 4, becomes (V & m0) | (V
+// shifted right & m1) | (V shifted left & m2), the masks (the table
+// nibblePairs{h}) keeping the high field of a first byte and the low of
+// a second, the field brought down to a first byte and the one brought
+// up to a second.
+func (g *gen) nibblePairsIn(h int) {
+	g.text(fmt.Sprintf("nibblePairsIn%dAVX2", h), "func(buf *byte, n int)")
+	g.params([]string{"buf", "n"}, di, cx)
+	g.SHRQ(operand.U8(5), cx)
+	y := avx2.vs(0, 8)
+	t := nibblePairMasks(h)
+	g.LEAQ(t.addr(), ax)
+	for i := range 3 {
+		g.VMOVDQU(at(ax, 32*i), y[i])
+	}
+	shift := 8*h + 4
+	g.Label("pairs")
+	g.VMOVDQU(at(di, 0), y[3])
+	src := y[3]
+	switch h {
+	case 8:
+		g.VPSHUFD(operand.U8(0x4e), y[3], y[4])
+		src, shift = y[4], 4
+	case 16:
+		g.VPERMQ(operand.U8(0x4e), y[3], y[4])
+		src, shift = y[4], 4
+	}
+	g.VPSRLQ(operand.U8(shift), src, y[5])
+	g.VPSLLQ(operand.U8(shift), src, y[6])
+	g.VPAND(y[0], y[3], y[3])
+	g.VPAND(y[1], y[5], y[5])
+	g.VPAND(y[2], y[6], y[6])
+	g.VPOR(y[5], y[3], y[3])
+	g.VPOR(y[6], y[3], y[3])
+	g.VMOVDQU(y[3], at(di, 0))
+	g.ADDQ(imm(32), di)
+	g.loopEnd("pairs")
+}
+
+// nibbleHalves puts 0x0f in every byte of lo and 0xf0 in every byte of
+// hi.
+func (g *gen) nibbleHalves(lo, hi reg.VecPhysical) {
+	g.MOVL(operand.U32(0x0f0f0f0f), ax.As32())
+	g.VMOVD(ax.As32(), lo.AsX())
+	g.VPBROADCASTD(lo.AsX(), lo)
+	g.VPCMPEQB(hi, hi, hi)
+	g.VPXOR(lo, hi, hi)
+}
+
+// nibblePairMasks is nibblePairsIn's table for blocks of 2h bytes: three
+// vectors of masks, repeating every block: the high field of the first
+// h bytes and the low field of the last h; the low field of the first
+// h; the high field of the last h.
+func nibblePairMasks(h int) table {
+	data := make([]byte, 96)
+	for i := range 32 {
+		if i%(2*h) < h {
+			data[i], data[32+i] = 0xf0, 0x0f
+		} else {
+			data[i], data[64+i] = 0x0f, 0xf0
+		}
+	}
+	return table{name: fmt.Sprintf("nibblePairs%d", h), data: data}
+}
+
+// nibblePairHalves are the halves of the blocks nibblePairsIn has a
+// kernel for: those a vector holds whole.
+var nibblePairHalves = []int{1, 2, 4, 8, 16}

@@ -277,6 +277,14 @@ Preconditions: n ≥ 32 and a multiple of 32; ` + inside + `; ` + feature + `.`}
 	{name: "pack{b}{L}", kind: "pack", doc: `{name} packs the low nibbles of 2n bytes from src into n bytes at dst,
 two to a byte, the first in the high nibble. Preconditions: n ≥ 32 and
 a multiple of 32; ` + inside + `; ` + feature + `.`},
+	{name: "nibblePairs{L}", kind: "nibblePairs", doc: `{name} turns around the 2×2 blocks of 4-bit fields that byte i of x and
+byte i of y hold, for each of n bytes (TransposeNibblePairs): x keeps
+its high field and takes y's, y takes x's low field and keeps its own,
+the first field in the high nibble. Preconditions: n ≥ 32 and a
+multiple of 32; ` + inside + `; ` + feature + `.`},
+	{name: "nibblePairsIn{k}{L}", kind: "nibblePairsIn", doc: `{name} is TransposeNibblePairs over n bytes at buf in blocks of 2×{k}
+bytes: the first {k} bytes of each block paired with the last {k}.
+Preconditions: n ≥ 32 and a multiple of 32; ` + inside + `; ` + feature + `.`},
 	{name: "splitFields{b}NTPrefetch{L}", kind: "splitFields", flags: []string{"stream"}, vbmi: true, vbmiAll: true, doc: `{name} is the last step of TransposePacked's one pass for {b}-bit
 fields: for each of rows source runs of n bytes (a multiple of 64e, e =
 8/{b}), srcStride apart, byte q of destination row e*r+f packs field f

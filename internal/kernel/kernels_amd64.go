@@ -2223,3 +2223,49 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 	}
 	return true
 }
+
+// transposeNibblePairsFast is TransposeNibblePairs: blocks a vector
+// holds whole (h of 1 to 16, a power of two) a vector at a time, the
+// halves of longer blocks 32 bytes at a time, the rest generic.
+func transposeNibblePairsFast(buf []byte, h, n int) {
+	if !useAVX2 || n == 0 {
+		transposeNibblePairsGeneric(buf, h, n)
+		return
+	}
+	if in := nibblePairsInKernel(h); in != nil {
+		m := 2 * h * n / 32 * 32 // whole blocks, 32 a multiple of 2h
+		if m > 0 {
+			in(&buf[0], m)
+		}
+		transposeNibblePairsGeneric(buf[m:], h, n-m/(2*h))
+		return
+	}
+	m := h / 32 * 32
+	if m == 0 {
+		transposeNibblePairsGeneric(buf, h, n)
+		return
+	}
+	for b := range n {
+		x, y := buf[2*b*h:2*b*h+h], buf[2*b*h+h:2*b*h+2*h]
+		nibblePairsAVX2(&x[0], &y[0], m)
+		turnNibbles(x[m:], y[m:])
+	}
+}
+
+// nibblePairsInKernel returns the kernel of blocks of 2h bytes that a
+// vector holds whole, or nil.
+func nibblePairsInKernel(h int) func(buf *byte, n int) {
+	switch h {
+	case 1:
+		return nibblePairsIn1AVX2
+	case 2:
+		return nibblePairsIn2AVX2
+	case 4:
+		return nibblePairsIn4AVX2
+	case 8:
+		return nibblePairsIn8AVX2
+	case 16:
+		return nibblePairsIn16AVX2
+	}
+	return nil
+}

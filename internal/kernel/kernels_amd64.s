@@ -15531,6 +15531,180 @@ fields:
 	VZEROUPPER
 	RET
 
+// func nibblePairsAVX2(x *byte, y *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsAVX2(SB), NOSPLIT, $0-24
+	MOVQ         x+0(FP), DI
+	MOVQ         y+8(FP), SI
+	MOVQ         n+16(FP), CX
+	SHRQ         $0x05, CX
+	MOVL         $0x0f0f0f0f, AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	VPCMPEQB     Y1, Y1, Y1
+	VPXOR        Y0, Y1, Y1
+
+pairs:
+	VMOVDQU (DI), Y2
+	VMOVDQU (SI), Y3
+
+	// x: its high field, then y's high field.
+	VPSRLW $0x04, Y3, Y4
+	VPAND  Y0, Y4, Y4
+	VPAND  Y1, Y2, Y5
+	VPOR   Y4, Y5, Y5
+
+	// y: x's low field, then its own.
+	VPSLLW  $0x04, Y2, Y6
+	VPAND   Y1, Y6, Y6
+	VPAND   Y0, Y3, Y7
+	VPOR    Y6, Y7, Y7
+	VMOVDQU Y5, (DI)
+	VMOVDQU Y7, (SI)
+	ADDQ    $+32, DI
+	ADDQ    $+32, SI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
+// func nibblePairsIn1AVX2(buf *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsIn1AVX2(SB), NOSPLIT, $0-16
+	MOVQ    buf+0(FP), DI
+	MOVQ    n+8(FP), CX
+	SHRQ    $0x05, CX
+	LEAQ    nibblePairs1<>+0(SB), AX
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+
+pairs:
+	VMOVDQU (DI), Y3
+	VPSRLQ  $0x0c, Y3, Y5
+	VPSLLQ  $0x0c, Y3, Y6
+	VPAND   Y0, Y3, Y3
+	VPAND   Y1, Y5, Y5
+	VPAND   Y2, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y6, Y3, Y3
+	VMOVDQU Y3, (DI)
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
+// func nibblePairsIn2AVX2(buf *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsIn2AVX2(SB), NOSPLIT, $0-16
+	MOVQ    buf+0(FP), DI
+	MOVQ    n+8(FP), CX
+	SHRQ    $0x05, CX
+	LEAQ    nibblePairs2<>+0(SB), AX
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+
+pairs:
+	VMOVDQU (DI), Y3
+	VPSRLQ  $0x14, Y3, Y5
+	VPSLLQ  $0x14, Y3, Y6
+	VPAND   Y0, Y3, Y3
+	VPAND   Y1, Y5, Y5
+	VPAND   Y2, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y6, Y3, Y3
+	VMOVDQU Y3, (DI)
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
+// func nibblePairsIn4AVX2(buf *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsIn4AVX2(SB), NOSPLIT, $0-16
+	MOVQ    buf+0(FP), DI
+	MOVQ    n+8(FP), CX
+	SHRQ    $0x05, CX
+	LEAQ    nibblePairs4<>+0(SB), AX
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+
+pairs:
+	VMOVDQU (DI), Y3
+	VPSRLQ  $0x24, Y3, Y5
+	VPSLLQ  $0x24, Y3, Y6
+	VPAND   Y0, Y3, Y3
+	VPAND   Y1, Y5, Y5
+	VPAND   Y2, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y6, Y3, Y3
+	VMOVDQU Y3, (DI)
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
+// func nibblePairsIn8AVX2(buf *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsIn8AVX2(SB), NOSPLIT, $0-16
+	MOVQ    buf+0(FP), DI
+	MOVQ    n+8(FP), CX
+	SHRQ    $0x05, CX
+	LEAQ    nibblePairs8<>+0(SB), AX
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+
+pairs:
+	VMOVDQU (DI), Y3
+	VPSHUFD $0x4e, Y3, Y4
+	VPSRLQ  $0x04, Y4, Y5
+	VPSLLQ  $0x04, Y4, Y6
+	VPAND   Y0, Y3, Y3
+	VPAND   Y1, Y5, Y5
+	VPAND   Y2, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y6, Y3, Y3
+	VMOVDQU Y3, (DI)
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
+// func nibblePairsIn16AVX2(buf *byte, n int)
+// Requires: AVX, AVX2
+TEXT ·nibblePairsIn16AVX2(SB), NOSPLIT, $0-16
+	MOVQ    buf+0(FP), DI
+	MOVQ    n+8(FP), CX
+	SHRQ    $0x05, CX
+	LEAQ    nibblePairs16<>+0(SB), AX
+	VMOVDQU (AX), Y0
+	VMOVDQU 32(AX), Y1
+	VMOVDQU 64(AX), Y2
+
+pairs:
+	VMOVDQU (DI), Y3
+	VPERMQ  $0x4e, Y3, Y4
+	VPSRLQ  $0x04, Y4, Y5
+	VPSLLQ  $0x04, Y4, Y6
+	VPAND   Y0, Y3, Y3
+	VPAND   Y1, Y5, Y5
+	VPAND   Y2, Y6, Y6
+	VPOR    Y5, Y3, Y3
+	VPOR    Y6, Y3, Y3
+	VMOVDQU Y3, (DI)
+	ADDQ    $+32, DI
+	DECQ    CX
+	JNZ     pairs
+	VZEROUPPER
+	RET
+
 // func splitFields1NTPrefetchAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, rows int, pf *byte, pfStride int, pfN int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI, MMX+
 TEXT ·splitFields1NTPrefetchAVX512(SB), NOSPLIT, $0-72
@@ -18979,6 +19153,76 @@ DATA lowNibbles<>+40(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA lowNibbles<>+48(SB)/8, $0x0f0f0f0f0f0f0f0f
 DATA lowNibbles<>+56(SB)/8, $0x0f0f0f0f0f0f0f0f
 GLOBL lowNibbles<>(SB), RODATA|NOPTR, $64
+
+DATA nibblePairs1<>+0(SB)/8, $0x0ff00ff00ff00ff0
+DATA nibblePairs1<>+8(SB)/8, $0x0ff00ff00ff00ff0
+DATA nibblePairs1<>+16(SB)/8, $0x0ff00ff00ff00ff0
+DATA nibblePairs1<>+24(SB)/8, $0x0ff00ff00ff00ff0
+DATA nibblePairs1<>+32(SB)/8, $0x000f000f000f000f
+DATA nibblePairs1<>+40(SB)/8, $0x000f000f000f000f
+DATA nibblePairs1<>+48(SB)/8, $0x000f000f000f000f
+DATA nibblePairs1<>+56(SB)/8, $0x000f000f000f000f
+DATA nibblePairs1<>+64(SB)/8, $0xf000f000f000f000
+DATA nibblePairs1<>+72(SB)/8, $0xf000f000f000f000
+DATA nibblePairs1<>+80(SB)/8, $0xf000f000f000f000
+DATA nibblePairs1<>+88(SB)/8, $0xf000f000f000f000
+GLOBL nibblePairs1<>(SB), RODATA|NOPTR, $96
+
+DATA nibblePairs2<>+0(SB)/8, $0x0f0ff0f00f0ff0f0
+DATA nibblePairs2<>+8(SB)/8, $0x0f0ff0f00f0ff0f0
+DATA nibblePairs2<>+16(SB)/8, $0x0f0ff0f00f0ff0f0
+DATA nibblePairs2<>+24(SB)/8, $0x0f0ff0f00f0ff0f0
+DATA nibblePairs2<>+32(SB)/8, $0x00000f0f00000f0f
+DATA nibblePairs2<>+40(SB)/8, $0x00000f0f00000f0f
+DATA nibblePairs2<>+48(SB)/8, $0x00000f0f00000f0f
+DATA nibblePairs2<>+56(SB)/8, $0x00000f0f00000f0f
+DATA nibblePairs2<>+64(SB)/8, $0xf0f00000f0f00000
+DATA nibblePairs2<>+72(SB)/8, $0xf0f00000f0f00000
+DATA nibblePairs2<>+80(SB)/8, $0xf0f00000f0f00000
+DATA nibblePairs2<>+88(SB)/8, $0xf0f00000f0f00000
+GLOBL nibblePairs2<>(SB), RODATA|NOPTR, $96
+
+DATA nibblePairs4<>+0(SB)/8, $0x0f0f0f0ff0f0f0f0
+DATA nibblePairs4<>+8(SB)/8, $0x0f0f0f0ff0f0f0f0
+DATA nibblePairs4<>+16(SB)/8, $0x0f0f0f0ff0f0f0f0
+DATA nibblePairs4<>+24(SB)/8, $0x0f0f0f0ff0f0f0f0
+DATA nibblePairs4<>+32(SB)/8, $0x000000000f0f0f0f
+DATA nibblePairs4<>+40(SB)/8, $0x000000000f0f0f0f
+DATA nibblePairs4<>+48(SB)/8, $0x000000000f0f0f0f
+DATA nibblePairs4<>+56(SB)/8, $0x000000000f0f0f0f
+DATA nibblePairs4<>+64(SB)/8, $0xf0f0f0f000000000
+DATA nibblePairs4<>+72(SB)/8, $0xf0f0f0f000000000
+DATA nibblePairs4<>+80(SB)/8, $0xf0f0f0f000000000
+DATA nibblePairs4<>+88(SB)/8, $0xf0f0f0f000000000
+GLOBL nibblePairs4<>(SB), RODATA|NOPTR, $96
+
+DATA nibblePairs8<>+0(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs8<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs8<>+16(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs8<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs8<>+32(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs8<>+40(SB)/8, $0x0000000000000000
+DATA nibblePairs8<>+48(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs8<>+56(SB)/8, $0x0000000000000000
+DATA nibblePairs8<>+64(SB)/8, $0x0000000000000000
+DATA nibblePairs8<>+72(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs8<>+80(SB)/8, $0x0000000000000000
+DATA nibblePairs8<>+88(SB)/8, $0xf0f0f0f0f0f0f0f0
+GLOBL nibblePairs8<>(SB), RODATA|NOPTR, $96
+
+DATA nibblePairs16<>+0(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs16<>+8(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs16<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs16<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs16<>+32(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs16<>+40(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibblePairs16<>+48(SB)/8, $0x0000000000000000
+DATA nibblePairs16<>+56(SB)/8, $0x0000000000000000
+DATA nibblePairs16<>+64(SB)/8, $0x0000000000000000
+DATA nibblePairs16<>+72(SB)/8, $0x0000000000000000
+DATA nibblePairs16<>+80(SB)/8, $0xf0f0f0f0f0f0f0f0
+DATA nibblePairs16<>+88(SB)/8, $0xf0f0f0f0f0f0f0f0
+GLOBL nibblePairs16<>(SB), RODATA|NOPTR, $96
 
 DATA deEven1<>+0(SB)/8, $0x0e0c0a0806040200
 DATA deEven1<>+8(SB)/8, $0x1e1c1a1816141210

@@ -149,3 +149,6 @@ func weave3StreamAsm(width int, inverse bool, dst *byte, dstStride int, src *byt
 func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, rows int) int {
 	return 0
 }
+
+// transposeNibblePairsFast is the generic TransposeNibblePairs here.
+func transposeNibblePairsFast(buf []byte, h, n int) { transposeNibblePairsGeneric(buf, h, n) }

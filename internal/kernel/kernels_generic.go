@@ -995,3 +995,28 @@ func pattern32(pattern []byte) (pat [32]byte) {
 	}
 	return pat
 }
+
+// transposeNibblePairsGeneric is TransposeNibblePairs.
+func transposeNibblePairsGeneric(buf []byte, h, n int) {
+	for b := range n {
+		turnNibbles(buf[2*b*h:2*b*h+h], buf[2*b*h+h:2*b*h+2*h])
+	}
+}
+
+// turnNibbles turns around the 2×2 blocks of fields of x[i] and y[i],
+// a word at a time: x keeps its high fields and takes y's, y takes x's
+// low fields and keeps its own.
+func turnNibbles(x, y []byte) {
+	const hi, lo = 0xf0f0f0f0f0f0f0f0, 0x0f0f0f0f0f0f0f0f
+	y = y[:len(x)]
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		u, v := binary.LittleEndian.Uint64(x[i:]), binary.LittleEndian.Uint64(y[i:])
+		binary.LittleEndian.PutUint64(x[i:], u&hi|v>>4&lo)
+		binary.LittleEndian.PutUint64(y[i:], u<<4&hi|v&lo)
+	}
+	for ; i < len(x); i++ {
+		u, v := x[i], y[i]
+		x[i], y[i] = u&0xf0|v>>4, u<<4|v&0x0f
+	}
+}

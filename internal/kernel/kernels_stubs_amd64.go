@@ -2082,6 +2082,61 @@ func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 //go:noescape
 func pack4AVX2(dst *byte, src *byte, n int)
 
+// nibblePairsAVX2 turns around the 2×2 blocks of 4-bit fields that byte i
+// of x and byte i of y hold, for each of n bytes (TransposeNibblePairs): x
+// keeps its high field and takes y's, y takes x's low field and keeps its
+// own, the first field in the high nibble. Preconditions: n ≥ 32 and a
+// multiple of 32; every byte read and written lies inside the caller's
+// slices; the CPU has the features the table's level and flags say.
+//
+//go:noescape
+func nibblePairsAVX2(x *byte, y *byte, n int)
+
+// nibblePairsIn1AVX2 is TransposeNibblePairs over n bytes at buf in blocks
+// of 2×1 bytes: the first 1 bytes of each block paired with the last 1.
+// Preconditions: n ≥ 32 and a multiple of 32; every byte read and
+// written lies inside the caller's slices; the CPU has the features the
+// table's level and flags say.
+//
+//go:noescape
+func nibblePairsIn1AVX2(buf *byte, n int)
+
+// nibblePairsIn2AVX2 is TransposeNibblePairs over n bytes at buf in blocks
+// of 2×2 bytes: the first 2 bytes of each block paired with the last 2.
+// Preconditions: n ≥ 32 and a multiple of 32; every byte read and
+// written lies inside the caller's slices; the CPU has the features the
+// table's level and flags say.
+//
+//go:noescape
+func nibblePairsIn2AVX2(buf *byte, n int)
+
+// nibblePairsIn4AVX2 is TransposeNibblePairs over n bytes at buf in blocks
+// of 2×4 bytes: the first 4 bytes of each block paired with the last 4.
+// Preconditions: n ≥ 32 and a multiple of 32; every byte read and
+// written lies inside the caller's slices; the CPU has the features the
+// table's level and flags say.
+//
+//go:noescape
+func nibblePairsIn4AVX2(buf *byte, n int)
+
+// nibblePairsIn8AVX2 is TransposeNibblePairs over n bytes at buf in blocks
+// of 2×8 bytes: the first 8 bytes of each block paired with the last 8.
+// Preconditions: n ≥ 32 and a multiple of 32; every byte read and
+// written lies inside the caller's slices; the CPU has the features the
+// table's level and flags say.
+//
+//go:noescape
+func nibblePairsIn8AVX2(buf *byte, n int)
+
+// nibblePairsIn16AVX2 is TransposeNibblePairs over n bytes at buf in
+// blocks of 2×16 bytes: the first 16 bytes of each block paired with the
+// last 16. Preconditions: n ≥ 32 and a multiple of 32; every byte read
+// and written lies inside the caller's slices; the CPU has the features
+// the table's level and flags say.
+//
+//go:noescape
+func nibblePairsIn16AVX2(buf *byte, n int)
+
 // splitFields1NTPrefetchAVX512 is the last step of TransposePacked's one
 // pass for 1-bit fields: for each of rows source runs of n bytes (a
 // multiple of 64e, e = 8/1), srcStride apart, byte q of destination row
@@ -2583,6 +2638,8 @@ const (
 	asmCopyRepMOVSB
 	asmUnpack
 	asmPack
+	asmNibblePairs
+	asmNibblePairsIn
 	asmSplitFields
 	asmTransposeFields
 	asmTransposeFieldsShort
@@ -2801,6 +2858,12 @@ const (
 	idPackRows8x8AVX512
 	idUnpack4AVX2
 	idPack4AVX2
+	idNibblePairsAVX2
+	idNibblePairsIn1AVX2
+	idNibblePairsIn2AVX2
+	idNibblePairsIn4AVX2
+	idNibblePairsIn8AVX2
+	idNibblePairsIn16AVX2
 	idSplitFields1NTPrefetchAVX512
 	idSplitFields1NTPrefetchAVX2
 	idSplitFields2NTPrefetchAVX512
@@ -3028,6 +3091,12 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},
 	idPack4AVX2:                        {name: "pack4AVX2", fn: pack4AVX2, kind: asmPack, level: levelAVX2, bits: 4},
+	idNibblePairsAVX2:                  {name: "nibblePairsAVX2", fn: nibblePairsAVX2, kind: asmNibblePairs, level: levelAVX2},
+	idNibblePairsIn1AVX2:               {name: "nibblePairsIn1AVX2", fn: nibblePairsIn1AVX2, kind: asmNibblePairsIn, level: levelAVX2, ways: 1},
+	idNibblePairsIn2AVX2:               {name: "nibblePairsIn2AVX2", fn: nibblePairsIn2AVX2, kind: asmNibblePairsIn, level: levelAVX2, ways: 2},
+	idNibblePairsIn4AVX2:               {name: "nibblePairsIn4AVX2", fn: nibblePairsIn4AVX2, kind: asmNibblePairsIn, level: levelAVX2, ways: 4},
+	idNibblePairsIn8AVX2:               {name: "nibblePairsIn8AVX2", fn: nibblePairsIn8AVX2, kind: asmNibblePairsIn, level: levelAVX2, ways: 8},
+	idNibblePairsIn16AVX2:              {name: "nibblePairsIn16AVX2", fn: nibblePairsIn16AVX2, kind: asmNibblePairsIn, level: levelAVX2, ways: 16},
 	idSplitFields1NTPrefetchAVX512:     {name: "splitFields1NTPrefetchAVX512", fn: splitFields1NTPrefetchAVX512, kind: asmSplitFields, level: levelAVX512, bits: 1, flags: asmStream | asmVBMI},
 	idSplitFields1NTPrefetchAVX2:       {name: "splitFields1NTPrefetchAVX2", fn: splitFields1NTPrefetchAVX2, kind: asmSplitFields, level: levelAVX2, bits: 1, flags: asmStream},
 	idSplitFields2NTPrefetchAVX512:     {name: "splitFields2NTPrefetchAVX512", fn: splitFields2NTPrefetchAVX512, kind: asmSplitFields, level: levelAVX512, bits: 2, flags: asmStream | asmVBMI},

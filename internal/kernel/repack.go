@@ -511,3 +511,18 @@ func deinterleaveNibbles8Fast(dst []byte, dstStride int, src []byte, n int, st *
 		deinterleaveNibbles8Generic(dst[m/2:], dstStride, src[4*m:], n-m)
 	}
 }
+
+// TransposeNibblePairs turns around, in place, the 2×2 blocks of 4-bit
+// fields that pairs of bytes h apart hold: n blocks of 2h bytes from
+// buf[0], byte i of a block's first half paired with byte i of its
+// second. Byte x (first half) holds fields (x0, x1), byte y (second
+// half) (y0, y1), first in the high nibble; after, x holds (x0, y0) and
+// y (x1, y1). Two layouts of 4-bit fields that pair fields into bytes
+// along different dims meet through it: a byte plan between the two
+// moves the pairs of one, and this turns them into the other's.
+func TransposeNibblePairs(buf []byte, h, n int) {
+	if h < 1 || n < 0 || n > 0 && 2*h > len(buf)/n {
+		panic(fmt.Sprintf("tilecopy: turning %d blocks of 2×%d bytes in %d", n, h, len(buf)))
+	}
+	transposeNibblePairsFast(buf, h, n)
+}

@@ -594,3 +594,43 @@ func TestPackRows8Grid(t *testing.T) {
 		}
 	})
 }
+
+// TestTransposeNibblePairs runs TransposeNibblePairs at every level, in
+// guarded buffers, against its definition field by field: halves a
+// vector holds whole, halves of vectors and a rest, and halves too
+// short for a vector; the byte after the blocks is left alone.
+func TestTransposeNibblePairs(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, h := range []int{1, 2, 3, 4, 5, 8, 12, 16, 24, 31, 32, 33, 64, 100, 2496} {
+			for _, n := range []int{1, 2, 3, 15, 16, 17, 64 + r.IntN(64)} {
+				if 2*h*n > 1<<20 {
+					continue
+				}
+				atEnd := r.IntN(2) == 0
+				size := 2*h*n + 1
+				if atEnd {
+					size--
+				}
+				buf := guarded(t, size, atEnd)
+				for i := range buf {
+					buf[i] = byte(r.Uint32())
+				}
+				orig := bytes.Clone(buf)
+				TransposeNibblePairs(buf, h, n)
+				for b := range n {
+					for i := range h {
+						x, y := orig[2*b*h+i], orig[2*b*h+h+i]
+						gx, gy := buf[2*b*h+i], buf[2*b*h+h+i]
+						if gx != x&0xf0|y>>4 || gy != x<<4|y&0x0f {
+							t.Fatalf("h %d, n %d: block %d byte %d: got %02x %02x from %02x %02x", h, n, b, i, gx, gy, x, y)
+						}
+					}
+				}
+				if !atEnd && buf[2*h*n] != orig[2*h*n] {
+					t.Fatalf("h %d, n %d: the byte after the blocks changed", h, n)
+				}
+			}
+		}
+	})
+}
