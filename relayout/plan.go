@@ -40,6 +40,9 @@ type Options struct {
 	// plan holds instead of sliceTarget, with runs of any length (tests,
 	// to slice small arrays).
 	sliceElems int64
+	// forceMixed makes Compile take a mixed plan wherever it can build
+	// one (tests, on arrays too small to slice).
+	forceMixed bool
 	// byteUnits, where more than 1, lets a walk whose innermost loop
 	// is contiguous on both sides move it as runs of units of that many
 	// elements (widen): packedUnits asks for the fields of a byte.
@@ -251,8 +254,24 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	if q := p.masked(opts); q != nil {
 		return q, nil
 	}
+	if opts != nil && opts.forceMixed {
+		if q := p.mixed(opts); q != nil {
+			return q, nil
+		}
+	}
 	if q := p.sliced(opts); q != nil {
+		// A pair of 4-bit layouts that pair fields along different dims
+		// moves its bytes as they are, where slices would unpack them.
+		if m := p.mixed(opts); m != nil {
+			return m, nil
+		}
 		return q, nil
+	}
+	if st, ok := p.exec.(*staged); ok && (st.slabs == nil || st.slabs.rangeOnly || st.slabs.rows8 == rows8None) && st.fields == nil && st.units == nil {
+		// Likewise where the stages would run whole.
+		if m := p.mixed(opts); m != nil {
+			return m, nil
+		}
 	}
 	p.block(opts)
 	return p, nil
