@@ -31,6 +31,13 @@ type mixed struct {
 	h      int64 // bytes between the two bytes of a block
 	blocks int64 // blocks of 2h bytes in the destination
 	a, b   int   // the dims the source's and the destination's bytes pair
+	// odd says whether a and b are odd: the byte plan then fills places
+	// of the destination from the source's padding, the fields of their
+	// last values past the array's end (oddFill). digits are the byte
+	// plan's destination digits, pat a byte of the padding's fields.
+	odd    [2]bool
+	digits []tiling.Digit
+	pat    byte
 	*parallelism
 }
 
@@ -76,7 +83,12 @@ func (p *Plan) mixed(opts *Options) *Plan {
 		// three of padding, slower than slices of the fields would.
 		return nil
 	}
-	p.exec = &mixed{q: q, h: h, blocks: product(p.tm.PhysicalDims()) / 2 / (2 * h), a: a, b: b, parallelism: &p.parallelism}
+	m := &mixed{q: q, h: h, blocks: product(p.tm.PhysicalDims()) / 2 / (2 * h), a: a, b: b, pat: o.Pad.raw[0], parallelism: &p.parallelism}
+	m.odd = [2]bool{p.from.dims[a]%2 != 0, p.from.dims[b]%2 != 0}
+	if m.odd[0] || m.odd[1] {
+		m.digits, _ = q.tm.Digits()
+	}
+	p.exec = m
 	return p
 }
 
@@ -97,7 +109,9 @@ func pairDim(m *tiling.Map) (int, bool) {
 
 // pairShape returns s, a layout of 4-bit fields whose bytes pair values
 // of dim pair, as a shape of bytes, each a pair: dims pair and split
-// halved, and a dim of 2 after the others, e, the low bit of split. Its
+// halved (an odd one rounded up, where s's tiles hold a place for its
+// last value's pair), and a dim of 2 after the others, e, the low bit of
+// split. Its
 // byte at (…, i of pair, …, j of split, …, e) is s's byte of values 2i
 // and 2i+1 of pair at value 2j+e of split. The layout is s's with the
 // dims halved in the tiles that hold them, e just inside split; of the
@@ -106,7 +120,7 @@ func pairDim(m *tiling.Map) (int, bool) {
 func pairShape(s Shape, m *tiling.Map, pair, split int) (Shape, bool) {
 	l, _ := s.Layout()
 	rank := s.Rank()
-	if s.dims[pair]%2 != 0 || s.dims[split]%2 != 0 || l.TailPaddingAlignment > 1 && l.TailPaddingAlignment%2 != 0 {
+	if l.TailPaddingAlignment > 1 && l.TailPaddingAlignment%2 != 0 {
 		return Shape{}, false
 	}
 	want, ok := pairDigits(m, pair, split, rank)
@@ -117,9 +131,11 @@ func pairShape(s Shape, m *tiling.Map, pair, split int) (Shape, bool) {
 	if pp < 0 || ps < 0 {
 		return Shape{}, false
 	}
+	// An odd dim's last pair holds a place of padding; the digits say
+	// whether s holds it (a tile's padding does).
 	dims := append(slices.Clone(s.dims), 2)
-	dims[pair] /= 2
-	dims[split] /= 2
+	dims[pair] = (dims[pair] + 1) / 2
+	dims[split] = (dims[split] + 1) / 2
 	out := Layout{MinorToMajor: slices.Insert(slices.Clone(l.MinorToMajor), ps, rank), TailPaddingAlignment: l.TailPaddingAlignment / 2}
 	// Each level that covers pair may halve its extent or keep it; each
 	// that covers split may give e 2 of its extent or none.
@@ -236,10 +252,75 @@ func (m *mixed) run(dst, src []byte) error {
 	if err := m.q.exec.run(dst, src); err != nil {
 		return err
 	}
+	m.oddFill(dst, 1)
 	shareOut(m.blocks, min(m.goroutines(), m.blocks), func(lo, hi int64) {
 		kernel.TransposeNibblePairs(dst[2*lo*m.h:2*hi*m.h], int(m.h), int(hi-lo))
 	})
+	m.oddFill(dst, 0)
 	return nil
+}
+
+// oddFill writes the padding over the places of the destination that
+// the byte plan filled from the source's padding where dim a (side 0) or
+// b (side 1) is odd: the byte plan's places of that dim's last pair and
+// of value 1 of e. Of an odd b, they hold fields of b's last value + 1
+// (past the end) beside fields of its last, in the bytes of one value
+// of a, the second of each block: written before the blocks turn, so
+// that turned they give each byte of b's last value its padding field.
+// Of an odd a, the blocks once turned, they hold whole bytes of a's
+// value past the end, written after.
+func (m *mixed) oddFill(dst []byte, side int) {
+	if !m.odd[side] {
+		return
+	}
+	d := [2]int{m.a, m.b}[side]
+	fillPlane(dst, m.digits, d, m.q.to.dims[d]-1, m.q.to.Rank()-1, 1, m.pat)
+}
+
+// fillPlane writes pat into every byte of buf, laid out by digits, whose
+// index of dim d is v and of dim e is w: for each value of the other
+// digits (those past their dims' ends too, which hold padding), a run of
+// the digit of stride 1 among them, or a byte.
+func fillPlane(buf []byte, digits []tiling.Digit, d int, v int64, e int, w int64, pat byte) {
+	var base int64
+	var free []tiling.Digit
+	for _, g := range digits {
+		switch g.Dim {
+		case d:
+			base += v / g.Weight % g.Size * g.Stride
+		case e:
+			base += w / g.Weight % g.Size * g.Stride
+		default:
+			if g.Size > 1 {
+				free = append(free, g)
+			}
+		}
+	}
+	slices.SortFunc(free, func(x, y tiling.Digit) int { return cmp.Compare(y.Stride, x.Stride) })
+	run := int64(1)
+	if n := len(free); n > 0 && free[n-1].Stride == 1 {
+		run, free = free[n-1].Size, free[:n-1]
+	}
+	idx := make([]int64, len(free))
+	for {
+		off := base
+		for i, g := range free {
+			off += idx[i] * g.Stride
+		}
+		for k := range buf[off : off+run] {
+			buf[off+int64(k)] = pat
+		}
+		i := len(free) - 1
+		for ; i >= 0; i-- {
+			if idx[i]++; idx[i] < free[i].Size {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return
+		}
+	}
 }
 
 // chunks is 1: a block's two bytes may lie in two chunks of the byte

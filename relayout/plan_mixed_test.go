@@ -67,3 +67,39 @@ func TestMixedMatchesReference(t *testing.T) {
 	}
 	t.Logf("%d of %d ran mixed", took, n)
 }
+
+// TestMixedChosen checks which pairs Compile moves mixed: those it would
+// otherwise slice or stage whole, whose byte plan moves blocks of more
+// than a few bytes.
+func TestMixedChosen(t *testing.T) {
+	for _, c := range []struct {
+		from, to string
+		mixed    bool
+	}{
+		// Sliced, its slabs walked 4 rows into groups of 8 bytes a call.
+		{"s4[2576,16896]{1,0:T(4,128)E(4)}", "s4[2576,16896]{1,0:T(8,128)(8,1)E(4)}", true},
+		// Odd dims in tiles on both sides: the tiles hold the last
+		// value's pair.
+		{"s4[2577,16897]{1,0:T(4,128)E(4)}", "s4[2577,16897]{1,0:T(8,128)(8,1)E(4)}", true},
+		{"u4[2,10752,1621]{2,1,0:T(16,64)E(4)}", "u4[2,10752,1621]{1,2,0:T(8,8)E(4)}", true},
+		// An odd dim of 73 that the destination holds untiled: no
+		// place for a 74th value.
+		{"s4[73,590,512]{2,0,1:T(8,128)(8,1)E(4)}", "s4[73,590,512]{1,2,0:T(8,128)(8,1)E(4)}", false},
+		// The byte plan would move 2×4 blocks, each a byte and three
+		// of padding.
+		{"u4[1408,1,4,2,9344]{2,4,1,0,3:E(4)}", "u4[1408,1,4,2,9344]{4,3,2,1,0:T(8,128)(8,1)E(4)}", false},
+		// Fields transposed in one pass, without unpacking: they stay.
+		{"u4[7168,4992]{0,1:E(4)}", "u4[7168,4992]{1,0:E(4)}", false},
+		// Bytes that pair the same dim: a plan over the packed bytes.
+		{"u4[4096,4096]{1,0:E(4)}", "u4[4096,4096]{1,0:T(8,128)E(4)}", false},
+	} {
+		from, to := parsePair(t, c.from, c.to)
+		p, err := Compile(from, to, &Options{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := p.exec.(*mixed); ok != c.mixed {
+			t.Errorf("%s -> %s: mixed %v, want %v:\n%s", c.from, c.to, ok, c.mixed, p)
+		}
+	}
+}

@@ -32,11 +32,6 @@ func TestSliced(t *testing.T) {
 		// Likewise, the destination's 2 runs a slice 40643751 fields
 		// apart: the second starts inside a byte.
 		{"u4[2,16251,2501]{2,1,0:T(8,128)(8,1)E(4)}", "u4[2,16251,2501]{2,1,0:E(4)}", 1, 200, 2, 2, false},
-		// Slabs would walk 4 rows into groups of 8 bytes a call: slices
-		// run the byte plan blocked. (An odd count of rows: of 2576, the
-		// bytes of both sides pair fields, along different dims, and a
-		// mixed plan moves them.)
-		{"s4[2577,16896]{1,0:T(4,128)E(4)}", "s4[2577,16896]{1,0:T(8,128)(8,1)E(4)}", 0, 56, 1, 1, true},
 		// Slabs of a value of a dim of 2 each, too large for the caches,
 		// give way to slices.
 		{"u4[2,1,11941,896]{2,3,1,0:E(4)}", "u4[2,1,11941,896]{3,2,1,0:T(32,32)E(4)}", 3, 32, 2, 748, false},
