@@ -666,17 +666,23 @@ func (g *gen) packRows8x8() {
 	g.loopEnd("pr8")
 }
 
-// nibblePairs emits nibblePairsAVX2, which turns around the 2×2 blocks
-// of 4-bit fields that n bytes at x and n bytes at y hold
-// (TransposeNibblePairs): byte i of x, fields (x0, x1), and byte i of y,
-// (y0, y1), become (x0, y0) and (x1, y1), the first field in the high
-// nibble.
+// nibblePairs emits nibblePairsAVX2, TransposeNibblePairs over the
+// first n bytes (a multiple of 32) of each half of blocks blocks of 2h
+// bytes from buf: byte i of a block's first half, fields (x0, x1), and
+// byte i of its second, (y0, y1), become (x0, y0) and (x1, y1), the first
+// field in the high nibble, 32 bytes of each half at a time.
 func (g *gen) nibblePairs() {
-	g.text("nibblePairsAVX2", "func(x *byte, y *byte, n int)")
-	g.params([]string{"x", "y", "n"}, di, si, cx)
-	g.SHRQ(operand.U8(5), cx)
+	g.text("nibblePairsAVX2", "func(buf *byte, h int, n int, blocks int)")
+	g.params([]string{"buf", "h", "n", "blocks"}, di, bx, r8, dx)
+	g.Comment("R9: 2h-n, from a half's n bytes on to the next block.")
+	g.LEAQ(atIdx(bx, bx, 1, 0), r9)
+	g.SUBQ(r8, r9)
 	y := avx2.vs(0, 8)
 	g.nibbleHalves(y[0], y[1])
+	g.Label("block")
+	g.MOVQ(r8, cx)
+	g.SHRQ(operand.U8(5), cx)
+	g.LEAQ(atIdx(di, bx, 1, 0), si)
 	g.Label("pairs")
 	g.VMOVDQU(at(di, 0), y[2])
 	g.VMOVDQU(at(si, 0), y[3])
@@ -694,7 +700,11 @@ func (g *gen) nibblePairs() {
 	g.VMOVDQU(y[7], at(si, 0))
 	g.ADDQ(imm(32), di)
 	g.ADDQ(imm(32), si)
-	g.loopEnd("pairs")
+	g.countDown("pairs")
+	g.ADDQ(r9, di)
+	g.DECQ(dx)
+	g.JNZ(operand.LabelRef("block"))
+	g.ret()
 }
 
 // nibblePairsIn emits nibblePairsIn{h}AVX2, TransposeNibblePairs over n

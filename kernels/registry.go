@@ -277,11 +277,13 @@ Preconditions: n ≥ 32 and a multiple of 32; ` + inside + `; ` + feature + `.`}
 	{name: "pack{b}{L}", kind: "pack", doc: `{name} packs the low nibbles of 2n bytes from src into n bytes at dst,
 two to a byte, the first in the high nibble. Preconditions: n ≥ 32 and
 a multiple of 32; ` + inside + `; ` + feature + `.`},
-	{name: "nibblePairs{L}", kind: "nibblePairs", doc: `{name} turns around the 2×2 blocks of 4-bit fields that byte i of x and
-byte i of y hold, for each of n bytes (TransposeNibblePairs): x keeps
-its high field and takes y's, y takes x's low field and keeps its own,
-the first field in the high nibble. Preconditions: n ≥ 32 and a
-multiple of 32; ` + inside + `; ` + feature + `.`},
+	{name: "nibblePairs{L}", kind: "nibblePairs", doc: `{name} is TransposeNibblePairs over the first n bytes of each half of
+blocks blocks of 2h bytes from buf: byte i of a block's first half and
+byte i of its second turn their 2×2 block of 4-bit fields around (the
+first keeps its high field and takes the second's, the second takes the
+first's low field and keeps its own; the first field in the high
+nibble). Preconditions: n ≥ 32, a multiple of 32, and ≤ h; blocks ≥ 1;
+` + inside + `; ` + feature + `.`},
 	{name: "nibblePairsIn{k}{L}", kind: "nibblePairsIn", doc: `{name} is TransposeNibblePairs over n bytes at buf in blocks of 2×{k}
 bytes: the first {k} bytes of each block paired with the last {k}.
 Preconditions: n ≥ 32 and a multiple of 32; ` + inside + `; ` + feature + `.`},

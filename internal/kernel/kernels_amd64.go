@@ -2240,16 +2240,16 @@ func transposeNibblePairsFast(buf []byte, h, n int) {
 		transposeNibblePairsGeneric(buf[m:], h, n-m/(2*h))
 		return
 	}
-	m := h / 32 * 32
-	if m == 0 {
-		transposeNibblePairsGeneric(buf, h, n)
+	if m := h / 32 * 32; m > 0 {
+		nibblePairsAVX2(&buf[0], h, m, n)
+		if m < h {
+			for b := range n {
+				turnNibbles(buf[2*b*h+m:2*b*h+h], buf[2*b*h+h+m:2*b*h+2*h])
+			}
+		}
 		return
 	}
-	for b := range n {
-		x, y := buf[2*b*h:2*b*h+h], buf[2*b*h+h:2*b*h+2*h]
-		nibblePairsAVX2(&x[0], &y[0], m)
-		turnNibbles(x[m:], y[m:])
-	}
+	transposeNibblePairsGeneric(buf, h, n)
 }
 
 // nibblePairsInKernel returns the kernel of blocks of 2h bytes that a

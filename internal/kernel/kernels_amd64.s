@@ -15531,18 +15531,27 @@ fields:
 	VZEROUPPER
 	RET
 
-// func nibblePairsAVX2(x *byte, y *byte, n int)
+// func nibblePairsAVX2(buf *byte, h int, n int, blocks int)
 // Requires: AVX, AVX2
-TEXT ·nibblePairsAVX2(SB), NOSPLIT, $0-24
-	MOVQ         x+0(FP), DI
-	MOVQ         y+8(FP), SI
-	MOVQ         n+16(FP), CX
-	SHRQ         $0x05, CX
+TEXT ·nibblePairsAVX2(SB), NOSPLIT, $0-32
+	MOVQ buf+0(FP), DI
+	MOVQ h+8(FP), BX
+	MOVQ n+16(FP), R8
+	MOVQ blocks+24(FP), DX
+
+	// R9: 2h-n, from a half's n bytes on to the next block.
+	LEAQ         (BX)(BX*1), R9
+	SUBQ         R8, R9
 	MOVL         $0x0f0f0f0f, AX
 	VMOVD        AX, X0
 	VPBROADCASTD X0, Y0
 	VPCMPEQB     Y1, Y1, Y1
 	VPXOR        Y0, Y1, Y1
+
+block:
+	MOVQ R8, CX
+	SHRQ $0x05, CX
+	LEAQ (DI)(BX*1), SI
 
 pairs:
 	VMOVDQU (DI), Y2
@@ -15565,6 +15574,9 @@ pairs:
 	ADDQ    $+32, SI
 	DECQ    CX
 	JNZ     pairs
+	ADDQ    R9, DI
+	DECQ    DX
+	JNZ     block
 	VZEROUPPER
 	RET
 

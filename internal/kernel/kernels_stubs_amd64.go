@@ -2082,15 +2082,17 @@ func unpack4AVX2(dst *byte, src *byte, n int, mask byte, sign byte)
 //go:noescape
 func pack4AVX2(dst *byte, src *byte, n int)
 
-// nibblePairsAVX2 turns around the 2×2 blocks of 4-bit fields that byte i
-// of x and byte i of y hold, for each of n bytes (TransposeNibblePairs): x
-// keeps its high field and takes y's, y takes x's low field and keeps its
-// own, the first field in the high nibble. Preconditions: n ≥ 32 and a
-// multiple of 32; every byte read and written lies inside the caller's
+// nibblePairsAVX2 is TransposeNibblePairs over the first n bytes of each
+// half of blocks blocks of 2h bytes from buf: byte i of a block's first
+// half and byte i of its second turn their 2×2 block of 4-bit fields
+// around (the first keeps its high field and takes the second's, the
+// second takes the first's low field and keeps its own; the first field in
+// the high nibble). Preconditions: n ≥ 32, a multiple of 32, and ≤ h;
+// blocks ≥ 1; every byte read and written lies inside the caller's
 // slices; the CPU has the features the table's level and flags say.
 //
 //go:noescape
-func nibblePairsAVX2(x *byte, y *byte, n int)
+func nibblePairsAVX2(buf *byte, h int, n int, blocks int)
 
 // nibblePairsIn1AVX2 is TransposeNibblePairs over n bytes at buf in blocks
 // of 2×1 bytes: the first 1 bytes of each block paired with the last 1.
