@@ -49,6 +49,11 @@ type blocked struct {
 	bufs    sync.Pool
 	pads    []byte // a block of padding elements, for blocks that hold no element
 	nchunks int64  // chunks(), counted when the plan is built
+	// nibbles, where more than 0, is the bytes between the two bytes of
+	// each pair in a gathered block whose 2×2 fields turn there
+	// (kernel.TransposeNibblePairs) before the block's own turns: a
+	// mixed plan's pairs, turned in the caches (pairStride).
+	nibbles int64
 }
 
 // boxOrder is an order of a block's digits in a buffer, outermost
@@ -944,4 +949,24 @@ func (b *blocked) turnOf(g turnGroups) turn {
 		t.bytes = t.perm()
 	}
 	return t
+}
+
+// pairStride returns the bytes between the two values of dim e in a
+// gathered block, where e is a dim of 2 whose one digit the block holds
+// whole, the digits gathered inside it making exactly that many bytes;
+// else 0.
+func (b *blocked) pairStride(e int) int64 {
+	for p, i := range b.gather.at {
+		if l := b.digits[i]; l.dim == e {
+			outer := b.elems
+			if p > 0 {
+				outer = b.gather.buf[p-1]
+			}
+			if l.size != 2 || l.w != 1 || l.scale > 1 || outer != 2*b.gather.buf[p] {
+				return 0
+			}
+			return b.gather.buf[p] * b.width
+		}
+	}
+	return 0
 }

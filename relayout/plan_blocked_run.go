@@ -243,6 +243,9 @@ func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
 			kernel.FillRuns(a, 0, len(a), 1, b.pat)
 		}
 		b.copyBox(&b.gather, src, sOff, a, bb.budget)
+		if n := b.nibbles; n > 0 {
+			kernel.TransposeNibblePairs(a, int(n), int(b.elems*b.width/(2*n)))
+		}
 		for _, t := range b.ops {
 			t.run(c, a)
 			a, c = c, a
@@ -450,6 +453,9 @@ func (b *blocked) explain(bld *strings.Builder) {
 		bld.WriteString("\n")
 	}
 	order("gather", b.gather)
+	if b.nibbles > 0 {
+		fmt.Fprintf(bld, "  turn: the 2×2 4-bit fields of each two bytes %d apart (kernel.TransposeNibblePairs)\n", b.nibbles)
+	}
 	for _, t := range b.ops {
 		how := ""
 		if t.bytes != nil {

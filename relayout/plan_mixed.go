@@ -38,6 +38,9 @@ type mixed struct {
 	odd    [2]bool
 	digits []tiling.Digit
 	pat    byte
+	// inBox says that the byte plan, blocked, turns the pairs in its
+	// gathered blocks (blocked.nibbles), in the caches: no pass after.
+	inBox bool
 	*parallelism
 }
 
@@ -87,6 +90,11 @@ func (p *Plan) mixed(opts *Options) *Plan {
 	m.odd = [2]bool{p.from.dims[a]%2 != 0, p.from.dims[b]%2 != 0}
 	if m.odd[0] || m.odd[1] {
 		m.digits, _ = q.tm.Digits()
+	} else if bl, ok := q.exec.(*blocked); ok {
+		// The pairs of a gathered block turn in it, where it holds them.
+		if n := bl.pairStride(src.Rank() - 1); n > 0 {
+			bl.nibbles, m.inBox = n, true
+		}
 	}
 	p.exec = m
 	return p
@@ -252,6 +260,9 @@ func (m *mixed) run(dst, src []byte) error {
 	if err := m.q.exec.run(dst, src); err != nil {
 		return err
 	}
+	if m.inBox {
+		return nil
+	}
 	m.oddFill(dst, 1)
 	shareOut(m.blocks, min(m.goroutines(), m.blocks), func(lo, hi int64) {
 		kernel.TransposeNibblePairs(dst[2*lo*m.h:2*hi*m.h], int(m.h), int(hi-lo))
@@ -340,6 +351,9 @@ func (m *mixed) padding() string { return m.q.exec.padding() }
 func (m *mixed) explain(b *strings.Builder) {
 	fmt.Fprintf(b, "  mixed: the source's bytes pair values of d%d, the destination's of d%d: a byte plan moves the source's bytes (d%d and d%d halved, the low bit of d%d a dim of its own), then each two bytes %d apart turn their 2×2 fields around (kernel.TransposeNibblePairs)\n",
 		m.a, m.b, m.a, m.b, m.b, m.h)
+	if m.inBox {
+		fmt.Fprintf(b, "  the byte plan turns the pairs in its blocks, in the caches\n")
+	}
 	fmt.Fprintf(b, "  the byte plan:\n")
 	for line := range strings.Lines(m.q.String()) {
 		b.WriteString("    " + line)

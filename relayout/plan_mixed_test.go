@@ -45,27 +45,31 @@ func randomMixedPair(r *rand.Rand) (from, to Shape, opts Options) {
 
 // TestMixedMatchesReference runs random 4-bit pairs whose bytes pair
 // different dims against the reference, on one to three goroutines,
-// and counts those that ran mixed.
+// and counts those that ran mixed, and of them those whose blocked byte
+// plan turned the pairs in its blocks.
 func TestMixedMatchesReference(t *testing.T) {
 	n := uint64(4000)
 	if testing.Short() {
 		n = 1500
 	}
-	took := 0
+	took, inBox := 0, 0
 	for seed := range n {
 		r := rand.New(rand.NewPCG(seed, 0x313ed))
 		from, to, opts := randomMixedPair(r)
 		checkPairWith(t, seed, from, to, opts, -1, func(p *Plan) {
-			if _, ok := p.exec.(*mixed); ok {
+			if m, ok := p.exec.(*mixed); ok {
 				took++
+				if m.inBox {
+					inBox++
+				}
 				p.parallelMin = 0
 			}
 		})
 	}
-	if took < int(n)/5 {
-		t.Errorf("only %d of %d draws ran mixed", took, n)
+	if took < int(n)/5 || inBox < took/20 {
+		t.Errorf("only %d of %d draws ran mixed, %d turning the pairs in blocks", took, n, inBox)
 	}
-	t.Logf("%d of %d ran mixed", took, n)
+	t.Logf("%d of %d ran mixed, %d turning the pairs in blocks", took, n, inBox)
 }
 
 // TestMixedChosen checks which pairs Compile moves mixed: those it would
