@@ -49,7 +49,7 @@ type mixed struct {
 // pairShape can halve on both sides.
 func (p *Plan) mixed(opts *Options) *Plan {
 	if !p.from.isPacked() || !p.to.isPacked() || p.fm.ElementBits() != 4 || p.tm.ElementBits() != 4 ||
-		p.dtype.Bits() != 4 || opts != nil && opts.Pad.Widths != nil {
+		p.dtype.Bits() != 4 || opts != nil && opts.Pad.Widths != nil || p.fm.LogicalCount() == 0 {
 		return nil
 	}
 	a, ok1 := pairDim(p.fm)
