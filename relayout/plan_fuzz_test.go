@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -73,5 +74,14 @@ func FuzzBlocked(f *testing.F) {
 		from, to, opts := randomPair(seed)
 		opts.forceBlocked = true
 		return from, to, opts
+	})
+}
+
+// FuzzMixed is FuzzCompile for pairs of 4-bit layouts whose bytes pair
+// different dims (randomMixedPair), a mixed plan forced on every pair
+// that can take one.
+func FuzzMixed(f *testing.F) {
+	fuzzSeeds(f, []uint64{1, 123, 134, 2707}, func(seed uint64) (Shape, Shape, Options) {
+		return randomMixedPair(rand.New(rand.NewPCG(seed, 0x313ed)))
 	})
 }
