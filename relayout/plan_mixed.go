@@ -20,8 +20,9 @@ import (
 // values 2j and 2j+1 of b (the byte of value 2j+e of b to the place of
 // value 2i+e of a); each two such bytes, h apart, then hold a 2×2 block
 // of fields turned around, which kernel.TransposeNibblePairs turns back
-// in place: u4[7168,4992] transposed moves its 17.5 MiB as bytes, where
-// the stages would move 35 MiB of them three times.
+// in place: s4[91,384,4,704] from T(16,64) to T(8,128)(8,1) tiles moves
+// its 188 MiB of source as bytes, where the stages would unpack them to
+// 375 MiB and pack the byte plan's 188 MiB of destination bytes again.
 //
 // The byte plan is a Plan of its own between byte shapes of one more
 // dim: a and b halved, and e, the low bit of b on the source side (of a
@@ -76,7 +77,7 @@ func (p *Plan) mixed(opts *Options) *Plan {
 		}
 	}
 	q, err := Compile(src, dst, &o)
-	if err != nil || q.srcBytes != p.srcBytes || q.dstBytes != p.dstBytes {
+	if err != nil || q.srcBytes != p.srcBytes || q.dstBytes != p.dstBytes || h < 1 {
 		return nil
 	}
 	if w := q.walk(); w != nil && w.tinyBlocks() && !o.forceMixed {
