@@ -38,7 +38,7 @@ type mixed struct {
 	// plan's destination digits, pat a byte of the padding's fields.
 	odd    [2]bool
 	digits []tiling.Digit
-	pat    byte
+	pat    []byte
 	// inBox says that the byte plan, blocked, turns the pairs in its
 	// gathered blocks (blocked.nibbles), in the caches: no pass after.
 	inBox bool
@@ -87,7 +87,7 @@ func (p *Plan) mixed(opts *Options) *Plan {
 		// three of padding, slower than slices of the fields would.
 		return nil
 	}
-	m := &mixed{q: q, h: h, blocks: product(p.tm.PhysicalDims()) / 2 / (2 * h), a: a, b: b, pat: o.Pad.raw[0], parallelism: &p.parallelism}
+	m := &mixed{q: q, h: h, blocks: product(p.tm.PhysicalDims()) / 2 / (2 * h), a: a, b: b, pat: o.Pad.raw, parallelism: &p.parallelism}
 	m.odd = [2]bool{p.from.dims[a]%2 != 0, p.from.dims[b]%2 != 0}
 	if m.odd[0] || m.odd[1] {
 		m.digits, _ = q.tm.Digits()
@@ -120,9 +120,8 @@ func pairDim(m *tiling.Map) (int, bool) {
 // of dim pair, as a shape of bytes, each a pair: dims pair and split
 // halved (an odd one rounded up, where s's tiles hold a place for its
 // last value's pair), and a dim of 2 after the others, e, the low bit of
-// split. Its
-// byte at (…, i of pair, …, j of split, …, e) is s's byte of values 2i
-// and 2i+1 of pair at value 2j+e of split. The layout is s's with the
+// split. Its byte at (…, i of pair, …, j of split, …, e) is s's byte of
+// values 2i and 2i+1 of pair at value 2j+e of split. The layout is s's with the
 // dims halved in the tiles that hold them, e just inside split; of the
 // ways to halve them, the first whose digits are the ones wanted
 // (pairDigits).
@@ -289,11 +288,12 @@ func (m *mixed) oddFill(dst []byte, side int) {
 	fillPlane(dst, m.digits, d, m.q.to.dims[d]-1, m.q.to.Rank()-1, 1, m.pat)
 }
 
-// fillPlane writes pat into every byte of buf, laid out by digits, whose
-// index of dim d is v and of dim e is w: for each value of the other
-// digits (those past their dims' ends too, which hold padding), a run of
-// the digit of stride 1 among them, or a byte.
-func fillPlane(buf []byte, digits []tiling.Digit, d int, v int64, e int, w int64, pat byte) {
+// fillPlane writes pat (a byte) into every byte of buf, laid out by
+// digits, whose index of dim d is v and of dim e is w: for each value of
+// the other digits (those past their dims' ends too, which hold
+// padding), a run of the digit of stride 1 among them, or a byte, the
+// runs of their digit of the next stride one fill call.
+func fillPlane(buf []byte, digits []tiling.Digit, d int, v int64, e int, w int64, pat []byte) {
 	var base int64
 	var free []tiling.Digit
 	for _, g := range digits {
@@ -309,9 +309,12 @@ func fillPlane(buf []byte, digits []tiling.Digit, d int, v int64, e int, w int64
 		}
 	}
 	slices.SortFunc(free, func(x, y tiling.Digit) int { return cmp.Compare(y.Stride, x.Stride) })
-	run := int64(1)
+	run, rows, stride := int64(1), int64(1), int64(0)
 	if n := len(free); n > 0 && free[n-1].Stride == 1 {
 		run, free = free[n-1].Size, free[:n-1]
+	}
+	if n := len(free); n > 0 {
+		rows, stride, free = free[n-1].Size, free[n-1].Stride, free[:n-1]
 	}
 	idx := make([]int64, len(free))
 	for {
@@ -319,9 +322,7 @@ func fillPlane(buf []byte, digits []tiling.Digit, d int, v int64, e int, w int64
 		for i, g := range free {
 			off += idx[i] * g.Stride
 		}
-		for k := range buf[off : off+run] {
-			buf[off+int64(k)] = pat
-		}
+		kernel.FillRuns(buf[off:], int(stride), int(run), int(rows), pat)
 		i := len(free) - 1
 		for ; i >= 0; i-- {
 			if idx[i]++; idx[i] < free[i].Size {
