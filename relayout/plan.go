@@ -254,24 +254,19 @@ func Compile(from, to Shape, opts *Options) (*Plan, error) {
 	if q := p.masked(opts); q != nil {
 		return q, nil
 	}
-	if opts != nil && opts.forceMixed {
-		if q := p.mixed(opts); q != nil {
-			return q, nil
-		}
-	}
-	if q := p.sliced(opts); q != nil {
-		// A pair of 4-bit layouts that pair fields along different dims
-		// moves its bytes as they are, where slices would unpack them.
+	// A pair of 4-bit layouts whose bytes pair fields along different
+	// dims moves its bytes as they are (mixed) where slices, or stages
+	// that unpack and pack, would move twice as many three times.
+	st, unpacks := p.exec.(*staged)
+	unpacks = unpacks && st.unpacksAll()
+	q := p.sliced(opts)
+	if q != nil || unpacks || opts != nil && opts.forceMixed {
 		if m := p.mixed(opts); m != nil {
 			return m, nil
 		}
+	}
+	if q != nil {
 		return q, nil
-	}
-	if st, ok := p.exec.(*staged); ok && (st.slabs == nil || st.slabs.rangeOnly || st.slabs.rows8 == rows8None) && st.fields == nil && st.units == nil {
-		// Likewise where the stages would run whole.
-		if m := p.mixed(opts); m != nil {
-			return m, nil
-		}
 	}
 	p.block(opts)
 	return p, nil

@@ -69,6 +69,14 @@ type staged struct {
 	temps sync.Pool
 }
 
+// unpacksAll reports whether a Run of the stages unpacks the source and
+// packs the destination, whole (slabs that only RunRange takes among
+// them) or slab by slab: no field plan, no plan over whole bytes, no
+// slabs of (8,1) tiles whose fields move direct.
+func (st *staged) unpacksAll() bool {
+	return st.fields == nil && st.units == nil && (st.slabs == nil || st.slabs.rangeOnly || st.slabs.rows8 == rows8None)
+}
+
 // slabBytes is about how many destination bytes of the byte plan a slab
 // of a staged plan covers: the unpacked source and the destination
 // before packing then stay in the level-2 cache between the stages.
