@@ -128,6 +128,7 @@ func (g *gen) file() {
 	}
 	g.transposeGather(1, true)
 	g.transposeGather(2, true)
+	g.transposeWordLines()
 	for _, w := range recordWidths {
 		g.transposeRecord(w)
 	}

@@ -88,6 +88,13 @@ Before each block it prefetches bi lines, walking runs of pfN bytes
 pfStride apart from pf. Preconditions: those of the plain kernel; dst
 and dstStride multiples of 64; pfN ≥ 64 (prefetches never fault, so the
 walk may run past the caller's slices).`},
+	{name: "transpose2LinesStream{L}", kind: "transposeStream", width: 2, flags: []string{"stream"}, doc: `{name} is a streaming transpose of 2-byte elements whose block reads a
+whole line of each of 32 source rows and writes a whole line of each of
+32 destination rows (bi = bj = 32), where transpose2Stream{level}'s reads
+half a line of each; otherwise as transpose2Stream{level}: n blocks down
+the source, VMOVNTDQ not fenced, bi lines prefetched a block from pf.
+Preconditions: n ≥ 1; ` + inside + `; dst and dstStride multiples of 64;
+pfN ≥ 64; ` + feature + `.`},
 	{name: "transpose{w}Skew{L}", kind: "transposeSkew", flags: []string{"stream"}, vbmi: true, doc: `{name} is the skew twin of transpose{w}Stream{level}, for destination
 rows that start anywhere (a start or stride no multiple of 64): block
 k's rows of 64 bytes start on no line boundary, so each row's line is

@@ -657,3 +657,84 @@ func (g *gen) transposeWordsAVX2() {
 		}
 	})
 }
+
+// transposeWordLines emits transpose2LinesStreamAVX512, a streaming
+// kernel of 2-byte elements whose block reads one whole line of each of
+// 32 source rows and writes one whole line of each of 32 destination
+// rows, where the gather kernel's block reads half a line of each (so
+// that at the power-of-two strides of large planes, whose rows share one
+// L1 set, its caller must copy or slab the source first). The 32×32 words
+// are 4×4 blocks of 8×8, one 128-bit lane of eight rows each: for each x
+// of 0 to 7, rows x, x+8, x+16 and x+24 are loaded and their lanes
+// transposed (xpose4Lanes), so that register L holds lane L of those four
+// rows, one a lane; then, for each lane L, the eight registers of rows x
+// hold in each lane an 8×8 block, which VPUNPCK[LH]WD, DQ and QDQ
+// transpose, giving destination rows 8L to 8L+7 whole. Lane 3 waits in a
+// buffer in the frame while the others are transposed.
+func (g *gen) transposeWordLines() {
+	doc := "A block: 32 source rows of 32 2-byte elements, a line each: the lanes of each four rows 8 apart transposed, then 8×8 words in each lane."
+	g.transposeStreamKernel("transpose2LinesStreamAVX512", doc, 32, 32, func() {
+		buf := g.AllocLocal(8 * 64)
+		held := [3][]reg.VecPhysical{avx512.vs(8, 8), avx512.vs(16, 8), avx512.vs(24, 8)}
+		for x := range 8 {
+			a, b, c, d := held[0][x], held[1][x], held[2][x], avx512.v(0)
+			// Rows x, x+8, x+16, x+24: R10 is row x, R11 walks on.
+			for i, z := range []reg.VecPhysical{a, b, c, d} {
+				switch i {
+				case 0:
+					g.VMOVDQU64(at(r10, 0), z)
+					continue
+				case 1:
+					g.LEAQ(atIdx(r10, bx, 8, 0), r11)
+				default:
+					g.LEAQ(atIdx(r11, bx, 8, 0), r11)
+				}
+				g.VMOVDQU64(at(r11, 0), z)
+			}
+			g.xpose4Lanes(a, b, c, d, avx512.vs(1, 4))
+			g.VMOVDQU64(d, buf.Offset(64*x))
+			g.ADDQ(bx, r10)
+		}
+		g.MOVQ(di, r11)
+		for L := range 4 {
+			in := held[L%3]
+			if L == 3 {
+				for x, z := range in {
+					g.VMOVDQU64(buf.Offset(64*x), z)
+				}
+			}
+			out := g.wordsInLanes(in, avx512.vs(0, 8))
+			for i := range 8 {
+				if i == 4 {
+					g.LEAQ(atIdx(r11, dx, 4, 0), r11)
+				}
+				g.VMOVNTDQ(out[i], row(r11, dx, r9, i%4, 0))
+			}
+			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
+		}
+	}, false)
+}
+
+// wordsInLanes transposes the 8×8 matrices of words that each 128-bit
+// lane of the eight registers rows holds (rows[i] is row i), using the
+// eight tmp registers: VPUNPCK[LH]WD of pairs of rows, DQ of pairs of
+// those, then QDQ. It returns the columns, column c in the c-th register
+// (in tmp or rows).
+func (g *gen) wordsInLanes(rows, tmp []reg.VecPhysical) []reg.VecPhysical {
+	lo, hi := g.unpacks(2)
+	g.unpack(lo, hi, rows, tmp) // tmp: a0..a7, a[2i] lo of rows 2i, 2i+1
+	lo, hi = g.unpacks(4)
+	q := []reg.VecPhysical{tmp[0], tmp[2], tmp[1], tmp[3], tmp[4], tmp[6], tmp[5], tmp[7]}
+	g.unpack(lo, hi, q, rows) // rows: b0, b2, b1, b3, b4, b6, b5, b7
+	b := []reg.VecPhysical{rows[0], rows[2], rows[1], rows[3], rows[4], rows[6], rows[5], rows[7]}
+	lo, hi = g.unpacks(8)
+	q = []reg.VecPhysical{b[0], b[4], b[1], b[5], b[2], b[6], b[3], b[7]}
+	g.unpack(lo, hi, q, tmp) // tmp: c0, c4, c1, c5, c2, c6, c3, c7
+	c := []reg.VecPhysical{tmp[0], tmp[2], tmp[4], tmp[6], tmp[1], tmp[3], tmp[5], tmp[7]}
+	// c[k] = unpack of b[k%4], b[k%4+4]: column bitrev3(k) of the 8×8.
+	cols := make([]reg.VecPhysical, 8)
+	for k, z := range c {
+		cols[(k>>2)&1|(k>>1)&1<<1|(k&1)<<2] = z
+	}
+	return cols
+}

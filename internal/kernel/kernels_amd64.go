@@ -1008,6 +1008,9 @@ const (
 	k4From2AVX2            = 1 + kernelID(idTranspose4From2AVX2)
 	k4From4AVX2            = 1 + kernelID(idTranspose4From4AVX2)
 	k4From8AVX2            = 1 + kernelID(idTranspose4From8AVX2)
+	// A streaming kernel with no plain twin: 2-byte elements, a whole
+	// line of each source and destination row a block.
+	k2LinesAVX512 = 1 + kernelID(idTranspose2LinesStreamAVX512)
 	// The blocks of the AVX2 streaming kernels, a line of each source
 	// and destination row: plainly, two blocks of the AVX2 kernel
 	// (lineKernels).
@@ -1065,6 +1068,7 @@ var shapes = [numKernelIDs]kernelShape{
 	k4From2AVX2:   {8, 2, "avx2 2x8 (vpunpckldq)"},
 	k4From4AVX2:   {8, 4, "avx2 4x8 (4x4 in lanes)"},
 	k4From8AVX2:   {8, 8, "avx2 8x8 (4x4 in lanes)"},
+	k2LinesAVX512: {32, 32, "avx512 32x32 (lanes, then 8x8 words in lanes)"},
 	k4LinesAVX2:   {16, 16, "avx2 16x16 (four 8x8)"},
 	k8LinesAVX2:   {8, 8, "avx2 8x8 (four 4x4)"},
 	k16LinesAVX2:  {4, 4, "avx2 4x4 (four 2x2)"},
@@ -1166,6 +1170,9 @@ func kernelName(width int) string {
 	name := shapes[transposeKernel(width)].name
 	if k := streamKernel(width); k != kNone {
 		name += "; streamed (larger than the LLC): " + shapes[k].name
+		if l := streamedKernel(k, 1<<20, 1<<30, false); l != k {
+			name += ", " + shapes[l].name + " where the source rows crowd the L1 sets"
+		}
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
 	}
@@ -1272,6 +1279,8 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 		transpose1StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	case k2AVX512:
 		transpose2StreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
+	case k2LinesAVX512:
+		transpose2LinesStreamAVX512(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	case k4LinesAVX2:
 		transpose4StreamAVX2(dst, dstStride, src, srcStride, n, pf, pfStride, pfN)
 	case k8LinesAVX2:
@@ -1305,6 +1314,7 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // skewer) it runs the kernels' skew twins instead, and dp and dstStride
 // are free (multiples of the twin's permute element, skewElement).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
+	k = streamedKernel(k, srcStride, fullRows*fullCols*width, skew)
 	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
 		if tuning.CopyRowsFirst {
 			transposeStreamedCopied(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
@@ -1343,6 +1353,23 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 		}
 	}
 	storeFence()
+}
+
+// streamedKernel is the kernel transposeStreamed runs for streaming
+// kernel k on bytes of source at srcStride: k, except that 2-byte
+// elements whose source rows crowd the L1 sets (slabbed), to destination
+// rows on line boundaries (not skew), take k2LinesAVX512. Its block reads
+// a whole line of each of its 32 source rows, where k2AVX512's reads half
+// of each, so that there its tiles had to be copied or slabbed first
+// (transposeStreamedCopied, transposeStreamedGather); u16 8192×16384 ran
+// faster so (relayout bench C2; docs/perf). Where the rows are apart in
+// the sets, k2AVX512 ran as fast or faster (bf16 NHWC to NCHW, whose
+// source rows are single lines).
+func streamedKernel(k kernelID, srcStride, bytes int, skew bool) kernelID {
+	if k == k2AVX512 && !skew && slabbed(k, srcStride, bytes) {
+		return k2LinesAVX512
+	}
+	return k
 }
 
 // stripSkew runs the skew twin of streaming kernel k (stripStream).

@@ -402,6 +402,19 @@ func transpose2StreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, 
 //go:noescape
 func transpose2SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
 
+// transpose2LinesStreamAVX512 is a streaming transpose of 2-byte elements
+// whose block reads a whole line of each of 32 source rows and writes a
+// whole line of each of 32 destination rows (bi = bj = 32), where
+// transpose2StreamAVX512's reads half a line of each; otherwise as
+// transpose2StreamAVX512: n blocks down the source, VMOVNTDQ not fenced,
+// bi lines prefetched a block from pf. Preconditions: n ≥ 1; every byte
+// read and written lies inside the caller's slices; dst and dstStride
+// multiples of 64; pfN ≥ 64; the CPU has the features the table's level
+// and flags say.
+//
+//go:noescape
+func transpose2LinesStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
+
 // transpose3AVX512 transposes n register blocks of 3-byte elements lying
 // one after another along a strip of the source: block k reads bj source
 // rows from src + k*bi*3 (bi elements each) and writes bi destination rows
@@ -2709,6 +2722,7 @@ const (
 	idTranspose1SkewAVX512
 	idTranspose2StreamAVX512
 	idTranspose2SkewAVX512
+	idTranspose2LinesStreamAVX512
 	idTranspose3AVX512
 	idTranspose5AVX512
 	idTranspose6AVX512
@@ -2942,6 +2956,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idTranspose1SkewAVX512:             {name: "transpose1SkewAVX512", fn: transpose1SkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 1, flags: asmStream | asmVBMI},
 	idTranspose2StreamAVX512:           {name: "transpose2StreamAVX512", fn: transpose2StreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose2SkewAVX512:             {name: "transpose2SkewAVX512", fn: transpose2SkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 2, flags: asmStream},
+	idTranspose2LinesStreamAVX512:      {name: "transpose2LinesStreamAVX512", fn: transpose2LinesStreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose3AVX512:                 {name: "transpose3AVX512", fn: transpose3AVX512, kind: asmTranspose, level: levelAVX512, width: 3, flags: asmVBMI},
 	idTranspose5AVX512:                 {name: "transpose5AVX512", fn: transpose5AVX512, kind: asmTranspose, level: levelAVX512, width: 5, flags: asmVBMI},
 	idTranspose6AVX512:                 {name: "transpose6AVX512", fn: transpose6AVX512, kind: asmTranspose, level: levelAVX512, width: 6, flags: asmVBMI},
