@@ -1068,7 +1068,7 @@ var shapes = [numKernelIDs]kernelShape{
 	k4From2AVX2:   {8, 2, "avx2 2x8 (vpunpckldq)"},
 	k4From4AVX2:   {8, 4, "avx2 4x8 (4x4 in lanes)"},
 	k4From8AVX2:   {8, 8, "avx2 8x8 (4x4 in lanes)"},
-	k2LinesAVX512: {32, 32, "avx512 32x32 (lanes, then 8x8 words in lanes)"},
+	k2LinesAVX512: {32, 32, "avx512 32x32 (lanes, 8x8 words)"},
 	k4LinesAVX2:   {16, 16, "avx2 16x16 (four 8x8)"},
 	k8LinesAVX2:   {8, 8, "avx2 8x8 (four 4x4)"},
 	k16LinesAVX2:  {4, 4, "avx2 4x4 (four 2x2)"},
@@ -1171,7 +1171,7 @@ func kernelName(width int) string {
 	if k := streamKernel(width); k != kNone {
 		name += "; streamed (larger than the LLC): " + shapes[k].name
 		if l := streamedKernel(k, 1<<20, 1<<30, false); l != k {
-			name += ", " + shapes[l].name + " where the source rows crowd the L1 sets"
+			name += "; crowded sources streamed: " + shapes[l].name
 		}
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
