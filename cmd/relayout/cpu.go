@@ -53,15 +53,17 @@ func cpuReport(override string) string {
 	}
 	fmt.Fprintf(&b, "streams:   transposes from %s (rows on lines from %s)\n           run copies from %s\n",
 		cacheSize(t.TransposeStreamBytes), cacheSize(t.LineStreamBytes), cacheSize(t.RunStreamBytes))
-	off := "never"
-	if t.StagedOffLinesBytes > 0 {
-		off = "from " + cacheSize(t.StagedOffLinesBytes)
+	from := func(n int) string {
+		if n > 0 {
+			return "from " + cacheSize(n)
+		}
+		return "never"
 	}
 	copied := "slabs"
 	if t.CopyRowsFirst {
 		copied = fmt.Sprintf("copied, tiles of %d × %d B", t.CopiedRow, t.CopiedCol)
 	}
-	fmt.Fprintf(&b, "staging:   1-, 2-byte rows off lines: %s\n           crowded 1-, 2-byte sources: %s\n", off, copied)
+	fmt.Fprintf(&b, "staging:   1-byte rows off lines: %s, 2-byte: %s\n           crowded 1-, 2-byte sources: %s\n", from(t.StagedOffLinesBytes), from(t.StagedOffLinesWordsBytes), copied)
 	fmt.Fprintf(&b, "threads:   a plan splits from %s of destination\n", cacheSize(t.ParallelMinBytes))
 	cached := "REP MOVSB (with ERMS)"
 	if t.CopyRepBytes > 0 {

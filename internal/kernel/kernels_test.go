@@ -365,12 +365,12 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 // rows start off line boundaries (the skew twins of the streaming
 // kernels, for elements of 4 bytes and up, and for 1- and 2-byte ones
 // at AVX-512 where Intel cores stream them from
-// Tuning.StagedOffLinesBytes; the staged tiles, for records of 3, 6
+// Tuning.StagedOffLinesBytes and StagedOffLinesWordsBytes; the staged tiles, for records of 3, 6
 // and 12 bytes and for 1- and 2-byte elements at AVX2): strides and
 // starts that are no multiple of 64, with small tiles and bands, through
 // Transpose and TransposeStreaming.
 func TestTransposeSkewed(t *testing.T) {
-	setTuning(t, func(tu *Tuning) { tu.StagedOffLinesBytes = 1 })
+	setTuning(t, func(tu *Tuning) { tu.StagedOffLinesBytes, tu.StagedOffLinesWordsBytes = 1, 1 })
 	forEachLevel(t, func(t *testing.T) {
 		for _, w := range []int{4, 8, 16, 3, 6, 12, 1, 2} { // records stream staged; bytes and halves skewed at AVX-512, staged at AVX2
 			r := rand.New(rand.NewPCG(uint64(w), 5))

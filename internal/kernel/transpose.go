@@ -163,10 +163,14 @@ func transposeFast(width int, dst []byte, dstStride int, src []byte, srcStride i
 		near := dstStride % 4096
 		crowded := !aligned && width <= 2 && min(near, 4096-near) <= 6
 		// So do all such rows once the destination or the source spans
-		// Tuning.StagedOffLinesBytes, where it is not 0 (the larger
-		// span, so that a plan split among threads along either dim
-		// chooses as it does in one call).
+		// Tuning.StagedOffLinesBytes (StagedOffLinesWordsBytes for 2-byte
+		// elements), where it is not 0 (the larger span, so that a plan
+		// split among threads along either dim chooses as it does in one
+		// call).
 		off := tuning.StagedOffLinesBytes
+		if width == 2 {
+			off = tuning.StagedOffLinesWordsBytes
+		}
 		crowded = crowded || !aligned && width <= 2 && off > 0 && max(rows*dstStride, cols*srcStride) >= off
 		// Wider elements take the skew twins whenever their rows are off
 		// lines; narrower ones where they are crowded as above, in place

@@ -95,16 +95,24 @@ type Tuning struct {
 	// do not evict each other's lines before they are complete.
 	LineStreamBytes int `json:"line_stream_bytes"`
 	// StagedOffLinesBytes is the destination (or source) size from which
-	// the streaming transposes of 1- and 2-byte elements whose
-	// destination rows start off lines write whole lines (the skew twins
-	// of the streaming kernels, or the staging tile at levels without
-	// them), rather than the plain kernels' ordinary stores; 0 means
-	// never. Default: on an Intel CPU, where an ordinary
-	// store reads its line from the far L3 or memory first, a third of
-	// the share of the socket's L3 that one process's cores hold (the
-	// 96 MiB RunStreamBytes derives from), well inside it; never
-	// elsewhere.
+	// the streaming transposes of 1-byte elements whose destination rows
+	// start off lines write whole lines (the skew twins of the streaming
+	// kernels, or the staging tile at levels without them), rather than
+	// the plain kernels' ordinary stores; 0 means never. Default: on an
+	// Intel CPU, where an ordinary store reads its line from the far L3
+	// or memory first, a quarter of the share of the socket's L3 that one
+	// process's cores hold (the 96 MiB RunStreamBytes derives from), so
+	// that source and destination stay well inside it (at a third, u8
+	// transposes just under it ran at half the speed of the skew twins:
+	// docs/perf); never elsewhere.
 	StagedOffLinesBytes int `json:"staged_off_lines_bytes"`
+	// StagedOffLinesWordsBytes is StagedOffLinesBytes for 2-byte
+	// elements. Default: on an Intel CPU, four times the L2 (or
+	// StagedOffLinesBytes where the L2 is not reported): from about
+	// there the skew twin of 2-byte elements ran faster than the plain
+	// kernel with the destination still in L3, where the 1-byte one did
+	// not (docs/perf); never elsewhere.
+	StagedOffLinesWordsBytes int `json:"staged_off_lines_words_bytes"`
 
 	// Band is the L1 block of the transpose of a cache-resident array:
 	// the bytes of each source row whose columns (destination rows) it
@@ -241,7 +249,11 @@ func tuningFor(m machine) Tuning {
 		if m.l2 > 0 {
 			t.TransposeStreamBytes = min(m.l2, t.RunStreamBytes)
 		}
-		t.StagedOffLinesBytes = intelL3Share / 3
+		t.StagedOffLinesBytes = intelL3Share / 4
+		t.StagedOffLinesWordsBytes = t.StagedOffLinesBytes
+		if m.l2 > 0 {
+			t.StagedOffLinesWordsBytes = 4 * m.l2
+		}
 		t.CopyRowsFirst = true
 		t.CopyAhead = 0
 		t.TileRows = intelStreams
@@ -328,6 +340,7 @@ func (t Tuning) Check() error {
 	positive("transpose_stream_bytes", t.TransposeStreamBytes, 0, large)
 	positive("line_stream_bytes", t.LineStreamBytes, 0, large)
 	positive("staged_off_lines_bytes", t.StagedOffLinesBytes, 0, large)
+	positive("staged_off_lines_words_bytes", t.StagedOffLinesWordsBytes, 0, large)
 	positive("band", t.Band, 16, 1<<20)
 	positive("stage_row", t.StageRow, 64, 1<<20)
 	positive("stage_col", t.StageCol, 64, 1<<20)

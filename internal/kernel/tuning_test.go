@@ -45,7 +45,7 @@ func TestTuningFor(t *testing.T) {
 		}},
 		{"intel socket", machine{48 << 10, 2 << 20, 300 << 20, cpuid.Intel}, func(t *Tuning) {
 			t.RunStreamBytes, t.CopyStreamBytes = 48<<20, 24<<20
-			t.TransposeStreamBytes, t.StagedOffLinesBytes = 2<<20, 32<<20
+			t.TransposeStreamBytes, t.StagedOffLinesBytes, t.StagedOffLinesWordsBytes = 2<<20, 24<<20, 8<<20
 			t.StageRow, t.GridGroup, t.CopyRowsFirst = 4096, 256<<10, true
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 2<<20, 64<<20, 1200<<20
 			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
@@ -53,13 +53,13 @@ func TestTuningFor(t *testing.T) {
 		{"intel, small L3", machine{48 << 10, 8 << 20, 4 << 20, cpuid.Intel}, func(t *Tuning) {
 			// The L2 is the largest cache reported: the last level.
 			t.RunStreamBytes, t.TransposeStreamBytes, t.CopyStreamBytes = 4<<20, 4<<20, 2<<20
-			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
+			t.StagedOffLinesBytes, t.StagedOffLinesWordsBytes, t.CopyRowsFirst = 24<<20, 32<<20, true
 			t.StageRow, t.GridGroup = 4096, 256<<10
 			t.PackedOnePassBytes, t.FieldBandBytes, t.UnpackRunBytes = 4<<20, 2<<20, 32<<20
 			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
 		}},
 		{"intel, unknown L2", machine{0, 0, 32 << 20, cpuid.Intel}, func(t *Tuning) {
-			t.StagedOffLinesBytes, t.CopyRowsFirst = 32<<20, true
+			t.StagedOffLinesBytes, t.StagedOffLinesWordsBytes, t.CopyRowsFirst = 24<<20, 24<<20, true
 			t.CopyRepBytes, t.CopyAhead, t.TileRows = 0, 0, 32
 		}},
 		{"small caches", machine{16 << 10, 64 << 10, 0, cpuid.AMD}, func(t *Tuning) {
@@ -71,7 +71,8 @@ func TestTuningFor(t *testing.T) {
 			t.CopyRepBytes = 512 << 10
 		}},
 		{"l2 512 KiB intel", machine{32 << 10, 512 << 10, 0, cpuid.Intel}, func(t *Tuning) {
-			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 32<<20, true
+			t.GridGroup, t.TransposeStreamBytes, t.StagedOffLinesBytes, t.CopyRowsFirst = 64<<10, 512<<10, 24<<20, true
+			t.StagedOffLinesWordsBytes = 2 << 20
 			t.PackedOnePassBytes, t.CopyRepBytes, t.CopyAhead, t.TileRows = 512<<10, 0, 0, 32
 		}},
 		{"odd sizes", machine{80 << 10, 1280 << 10, 0, cpuid.AMD}, func(t *Tuning) { t.Band, t.CopyRepBytes = 2048, 1280<<10 }},
