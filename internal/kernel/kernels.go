@@ -422,6 +422,7 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 	defer padRest(width, dst, dstStride, rows, cols, g)
 	if permuteGrid(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		transposeGridPasses(width, dst, dstStride, src, srcStride, rows, cols, g) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return

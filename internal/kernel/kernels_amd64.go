@@ -1951,6 +1951,66 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	return true
 }
 
+// transposeGridPasses streams a grid of blocks of 4- and 8-byte
+// elements whose source rows lie a page or more apart, more than
+// Tuning.TileRows of them a block (a 4-D reversal: 64 rows 4 MiB apart),
+// in passes of TileRows source rows: a pass moves those rows of every
+// block, with the streaming kernels straight to the destination, so that
+// the reads follow no more streams than an Intel core's L2 streamer
+// tracks, and each destination row takes a run of TileRows elements, two
+// lines or more, from each block. Through the scratch
+// (transposeGridStaged) each group reads all its blocks' rows at once
+// (C6, f32 [64,128,256,32] reversed, ran faster in passes; docs/perf).
+// It reports false, doing nothing, where TileRows is 0, the rows are
+// nearer, no pass is whole, the destination is off lines, or the blocks
+// are as below.
+func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	t := tuning.TileRows
+	k := streamKernel(width)
+	if t == 0 || srcStride < 4096 || cols <= t || cols%t != 0 || k != k4AVX512 && k != k8AVX512 {
+		return false
+	}
+	sh := shapes[k]
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	if rows%sh.bi != 0 || t%sh.bj != 0 || t*width%64 != 0 || !onLines(dp, dstStride) || g.DstInner%64 != 0 || g.DstOuter%64 != 0 {
+		return false
+	}
+	// The blocks of a pass must continue each other's source rows, so
+	// that the pass reads its rows' lines in order; and be blocks the
+	// scratch would group (larger ones split into pieces along their
+	// rows: splitGrid). Of the random pairs, those whose blocks took
+	// other rows ran slower in passes (u4[35,128,4,33,128] in 8-byte
+	// units, 16 KiB blocks of rows 16 KiB apart), and so did one of
+	// blocks of 1.4 MB.
+	run := rows * width
+	if g.SrcInner != run && g.SrcOuter == run {
+		g.Inner, g.Outer = g.Outer, g.Inner
+		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
+		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+	}
+	if g.SrcInner != run && g.Inner > 1 || rows*cols*width > tuning.GridGroup/2 {
+		return false
+	}
+	for p := 0; p < cols; p += t {
+		for a := range g.Outer {
+			for b := range g.Inner {
+				d := unsafe.Add(dp, a*g.DstOuter+b*g.DstInner+p*width)
+				s := unsafe.Add(sp, a*g.SrcOuter+b*g.SrcInner+p*srcStride)
+				for i := 0; i < rows; i += sh.bi {
+					// Each call prefetches the lines it reads (the
+					// tiles of TileRows rows are not prefetched ahead).
+					si := (*byte)(unsafe.Add(s, i*width))
+					stripStream(k, (*byte)(unsafe.Add(d, i*dstStride)), dstStride, si, srcStride, t/sh.bj, si, srcStride, 64)
+				}
+			}
+		}
+	}
+	if !g.Unfenced {
+		storeFence()
+	}
+	return true
+}
+
 // transposeGridStaged runs TransposeGrid's blocks through the scratch
 // tile a group at a time: it transposes each block of the group into the
 // scratch with ordinary stores, then streams the group out with one

@@ -83,6 +83,12 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 	panic("tilecopy: no streaming stores in this build")
 }
 
+// transposeGridPasses is amd64's streaming grid in passes of source
+// rows: it does nothing here.
+func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	return false
+}
+
 // transposeGridStaged is amd64's grouped streaming grid: it does nothing
 // here.
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {

@@ -1224,6 +1224,52 @@ func TestTransposeGridTiled(t *testing.T) {
 	})
 }
 
+// TestTransposeGridPasses runs the grid kernels on grids of 4- and
+// 8-byte blocks whose source rows lie a page or more apart, more than
+// Tuning.TileRows of them a block, set here whatever the machine's
+// tuning (transposeGridPasses moves them in passes of TileRows rows):
+// blocks that continue each other's source rows along the inner or the
+// outer blocks, or neither; destination rows on lines or off them; a
+// source row count no multiple of TileRows; against guard pages.
+func TestTransposeGridPasses(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{4, 8} {
+			r := rand.New(rand.NewPCG(uint64(w), 23))
+			for k := range 16 {
+				setTuning(t, func(tu *Tuning) { tu.TileRows = []int{32, 16, 64}[k%3] })
+				rows := (64 / w) * (1 + r.IntN(3))
+				cols := 32 * (2 + r.IntN(2))
+				if k%5 == 4 {
+					cols += 8 // no whole pass of 16 or 32 rows
+				}
+				inner, outer := 1+r.IntN(6), 1+r.IntN(3)
+				grid := Grid{Inner: inner, Outer: outer}
+				// The inner blocks continue each other's source rows;
+				// each block's destination starts a line on.
+				grid.SrcInner = rows * w
+				grid.SrcOuter = inner * rows * w
+				srcStride := max(outer*grid.SrcOuter, 4096) + []int{0, 64, 8}[r.IntN(3)]
+				grid.DstOuter = (cols*w + 63) / 64 * 64
+				grid.DstInner = outer * grid.DstOuter
+				dstStride := inner * grid.DstInner
+				switch k % 4 {
+				case 1: // the outer blocks continue the source rows
+					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+				case 2: // neither: blocks of rows of their own
+					grid.SrcInner = 2 * rows * w
+					grid.SrcOuter = inner * grid.SrcInner
+					srcStride = max(outer*grid.SrcOuter, 4096)
+				case 3: // destination rows off lines
+					dstStride += 8
+				}
+				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
+				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
+			}
+		}
+	})
+}
+
 // checkGridKernels fills src and dst with random bytes and checks every
 // grid kernel against transposeGeneric block by block, each from the
 // same starting dst.
