@@ -1951,23 +1951,27 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 	return true
 }
 
-// transposeGridPasses streams a grid of blocks of 4- and 8-byte
+// transposeGridPasses streams a grid of blocks of 2-, 4- and 8-byte
 // elements whose source rows lie a page or more apart, more than
 // Tuning.TileRows of them a block (a 4-D reversal: 64 rows 4 MiB apart),
 // in passes of TileRows source rows: a pass moves those rows of every
 // block, with the streaming kernels straight to the destination, so that
 // the reads follow no more streams than an Intel core's L2 streamer
-// tracks, and each destination row takes a run of TileRows elements, two
-// lines or more, from each block. Through the scratch
+// tracks, and each destination row takes a run of TileRows elements
+// from each block (two lines of 4-byte ones). Through the scratch
 // (transposeGridStaged) each group reads all its blocks' rows at once
-// (C6, f32 [64,128,256,32] reversed, ran faster in passes; docs/perf).
-// It reports false, doing nothing, where TileRows is 0, the rows are
+// (C6, f32 [64,128,256,32] reversed, and its bf16 twin ran faster in
+// passes; docs/perf). 2-byte elements take k2LinesAVX512, which reads
+// whole source lines. It reports false, doing nothing, where TileRows is 0, the rows are
 // nearer, no pass is whole, the destination is off lines, or the blocks
 // are as below.
 func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	t := tuning.TileRows
 	k := streamKernel(width)
-	if t == 0 || srcStride < 4096 || cols <= t || cols%t != 0 || k != k4AVX512 && k != k8AVX512 {
+	if k == k2AVX512 {
+		k = k2LinesAVX512 // whole lines of the source rows, as the passes read them
+	}
+	if t == 0 || srcStride < 4096 || cols <= t || cols%t != 0 || k != k2LinesAVX512 && k != k4AVX512 && k != k8AVX512 {
 		return false
 	}
 	sh := shapes[k]

@@ -1224,7 +1224,7 @@ func TestTransposeGridTiled(t *testing.T) {
 	})
 }
 
-// TestTransposeGridPasses runs the grid kernels on grids of 4- and
+// TestTransposeGridPasses runs the grid kernels on grids of 2-, 4- and
 // 8-byte blocks whose source rows lie a page or more apart, more than
 // Tuning.TileRows of them a block, set here whatever the machine's
 // tuning (transposeGridPasses moves them in passes of TileRows rows):
@@ -1233,7 +1233,7 @@ func TestTransposeGridTiled(t *testing.T) {
 // source row count no multiple of TileRows; against guard pages.
 func TestTransposeGridPasses(t *testing.T) {
 	forEachLevel(t, func(t *testing.T) {
-		for _, w := range []int{4, 8} {
+		for _, w := range []int{2, 4, 8} {
 			r := rand.New(rand.NewPCG(uint64(w), 23))
 			for k := range 16 {
 				setTuning(t, func(tu *Tuning) { tu.TileRows = []int{32, 16, 64}[k%3] })
