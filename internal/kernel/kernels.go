@@ -424,6 +424,7 @@ func TransposeGrid(width int, dst []byte, dstStride int, src []byte, srcStride i
 		gatherWeave(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
 		transposeGridPasses(width, dst, dstStride, src, srcStride, rows, cols, g) ||
 		transposeGridStaged(width, dst, dstStride, src, srcStride, rows, cols, g, true) ||
+		gridContiguous(width, dst, dstStride, src, srcStride, rows, cols, g) ||
 		tinyGrid(width, dst, dstStride, src, srcStride, rows, cols, g) {
 		return
 	}

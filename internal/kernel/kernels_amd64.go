@@ -2015,6 +2015,74 @@ func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcSt
 	return true
 }
 
+// gridContiguous streams a grid whose blocks each fill a contiguous
+// stretch of the destination with rows shorter than a line (dstStride is
+// a block's row: tiles such as s8 T(32,32), 32 rows of 32 bytes, or bf16
+// T(8,8), of 16), which transposeGridStaged takes only where other
+// blocks continue those rows: a group of blocks is transposed into the
+// scratch one after another, each whole, and streamed out a block a run
+// (one run where the group's blocks follow each other in the
+// destination), prefetching the next group's source. Block by block the
+// plain transpose wrote the part lines of each row with ordinary
+// stores, each line read from memory first. It reports false, doing
+// nothing, where the blocks are not so or the destination is off lines.
+func gridContiguous(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	blk := rows * cols * width
+	dp, sp := unsafe.Pointer(unsafe.SliceData(dst)), unsafe.Pointer(unsafe.SliceData(src))
+	if !useAVX2 || dstStride != cols*width || dstStride >= 64 || blk%64 != 0 || blk > tuning.GridGroup/2 ||
+		!onLines(dp, g.DstInner) || g.DstOuter%64 != 0 || g.Inner*g.Outer*blk < 4096 {
+		// A grid of less than a page streamed and fenced each call
+		// ran slower than block by block (s8 [1,1536,6926] from
+		// T(8,128)(4,1) to T(32,32), grids of two 128-byte blocks).
+		return false
+	}
+	if cols <= 8 && pow2(cols) && pow2(width) {
+		// 2, 4 or 8 columns are an interleave, whose vector stores
+		// fill whole lines of such a destination: f64 [495488,4]
+		// untiled from T(4,128) ran faster so, block by block, than
+		// through the scratch (where 3 columns, f64 [1565440,3], ran
+		// slower).
+		return false
+	}
+	srcRun := rows * width
+	if g.SrcInner != srcRun && g.SrcOuter == srcRun || g.Inner == 1 {
+		// Let the inner blocks continue the source's rows, or at
+		// least be more than one.
+		g.Inner, g.Outer = g.Outer, g.Inner
+		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
+		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+	}
+	ki := min(g.Inner, max(tuning.GridGroup/blk, 1), scratchBytes/blk)
+	buf := scratchPool.Get().(*[scratchBytes]byte)
+	defer scratchPool.Put(buf)
+	scr := buf[:ki*blk]
+	for a := range g.Outer {
+		for b0 := 0; b0 < g.Inner; b0 += ki {
+			n := min(ki, g.Inner-b0)
+			for b := range n {
+				o := a*g.SrcOuter + (b0+b)*g.SrcInner
+				transposeFast(width, scr[b*blk:], dstStride, src[o:], srcStride, rows, cols, false, nil)
+			}
+			// The next group's source rows: whole where the inner
+			// blocks continue them, else block by block.
+			a2, b2 := a, b0+ki
+			if b2 >= g.Inner {
+				a2, b2 = a+1, 0
+			}
+			next := prefetchWalk{uintptr(sp) + uintptr(min(a2, g.Outer-1)*g.SrcOuter+b2*g.SrcInner), srcStride, srcRun, cols, g.SrcInner}
+			if g.SrcInner == srcRun {
+				next.n, next.step = ki*srcRun, g.SrcOuter
+			}
+			d := unsafe.Add(dp, a*g.DstOuter+b0*g.DstInner)
+			streamRuns((*byte)(d), g.DstInner, &scr[0], blk, blk, n, 1, 0, 0, next, bothEnds, true)
+		}
+	}
+	if !g.Unfenced {
+		storeFence()
+	}
+	return true
+}
+
 // transposeGridStaged runs TransposeGrid's blocks through the scratch
 // tile a group at a time: it transposes each block of the group into the
 // scratch with ordinary stores, then streams the group out with one

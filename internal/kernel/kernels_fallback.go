@@ -89,6 +89,12 @@ func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcSt
 	return false
 }
 
+// gridContiguous is amd64's streaming grid of blocks with contiguous
+// destinations: it does nothing here.
+func gridContiguous(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
+	return false
+}
+
 // transposeGridStaged is amd64's grouped streaming grid: it does nothing
 // here.
 func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid, stream bool) bool {

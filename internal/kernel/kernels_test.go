@@ -1270,6 +1270,48 @@ func TestTransposeGridPasses(t *testing.T) {
 	})
 }
 
+// TestTransposeGridContiguous runs the grid kernels on grids of blocks
+// each of which fills a stretch of the destination, rows shorter than a
+// line one after another (u8 T(32,32) tiles, bf16 T(8,8)): blocks one
+// after another in the destination or apart, continuing each other's
+// source rows along the inner or the outer blocks or neither, some
+// destinations off lines; against guard pages.
+func TestTransposeGridContiguous(t *testing.T) {
+	forEachLevel(t, func(t *testing.T) {
+		for _, w := range []int{1, 2, 4} {
+			r := rand.New(rand.NewPCG(uint64(w), 29))
+			for k := range 24 {
+				cols := []int{8, 16, 32}[r.IntN(3)] / w // a destination row of 8 to 32 bytes
+				if cols == 0 {
+					cols = 1
+				}
+				rows := 64 / (cols * w) * (1 + r.IntN(4)) // whole lines a block
+				if k%6 == 5 {
+					rows++ // a block of no whole number of lines
+				}
+				blk := rows * cols * w
+				inner, outer := 1+r.IntN(9), 1+r.IntN(3)
+				grid := Grid{Inner: inner, Outer: outer}
+				grid.DstInner = (blk + 63) / 64 * 64 * (1 + r.IntN(2))
+				grid.DstOuter = inner * grid.DstInner
+				grid.SrcInner = rows * w // continuing the source rows
+				if k%3 == 1 {
+					grid.SrcInner += 64 // apart
+				}
+				grid.SrcOuter = inner * grid.SrcInner
+				srcStride := outer*grid.SrcOuter + r.IntN(5)
+				if k%4 == 3 { // the outer blocks continue the source rows
+					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+				}
+				grid.Unfenced = k%5 == 0
+				dst := guarded(t, span(rows, cols*w, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%8 == 7)
+				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				checkGridKernels(t, r, w, dst, cols*w, src, srcStride, rows, cols, grid)
+			}
+		}
+	})
+}
+
 // checkGridKernels fills src and dst with random bytes and checks every
 // grid kernel against transposeGeneric block by block, each from the
 // same starting dst.
