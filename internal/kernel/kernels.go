@@ -443,6 +443,15 @@ func padRest(width int, dst []byte, dstStride, rows, cols int, g Grid) {
 	}
 }
 
+// swapped is g with its inner and outer blocks trading places: the same
+// blocks, walked the other way round.
+func (g Grid) swapped() Grid {
+	g.Inner, g.Outer = g.Outer, g.Inner
+	g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
+	g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+	return g
+}
+
 // next returns the source of the block after block (a, b) of the grid,
 // or nil after the last: for transposeFast to prefetch, so that the next
 // block's first reads do not wait on memory (f32 [64,1024,1024]

@@ -1988,9 +1988,7 @@ func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcSt
 	// blocks of 1.4 MB.
 	run := rows * width
 	if g.SrcInner != run && g.SrcOuter == run {
-		g.Inner, g.Outer = g.Outer, g.Inner
-		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
-		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+		g = g.swapped()
 	}
 	if g.SrcInner != run && g.Inner > 1 || rows*cols*width > tuning.GridGroup/2 {
 		return false
@@ -2048,9 +2046,7 @@ func gridContiguous(width int, dst []byte, dstStride int, src []byte, srcStride 
 	if g.SrcInner != srcRun && g.SrcOuter == srcRun || g.Inner == 1 {
 		// Let the inner blocks continue the source's rows, or at
 		// least be more than one.
-		g.Inner, g.Outer = g.Outer, g.Inner
-		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
-		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+		g = g.swapped()
 	}
 	ki := min(g.Inner, max(tuning.GridGroup/blk, 1), scratchBytes/blk)
 	buf := scratchPool.Get().(*[scratchBytes]byte)
@@ -2181,9 +2177,7 @@ func transposeGridStaged(width int, dst []byte, dstStride int, src []byte, srcSt
 		// destination's runs, the inner ones the source's. (Outer
 		// blocks that continue the destination's stay, whatever they
 		// do to the source's.)
-		g.Inner, g.Outer = g.Outer, g.Inner
-		g.DstInner, g.DstOuter = g.DstOuter, g.DstInner
-		g.SrcInner, g.SrcOuter = g.SrcOuter, g.SrcInner
+		g = g.swapped()
 	}
 	mo := 1
 	if g.DstOuter == dstRun && fullCols == cols {

@@ -1214,7 +1214,7 @@ func TestTransposeGridTiled(t *testing.T) {
 				grid.SrcOuter = inner*rows*w + pad()
 				srcStride := outer*grid.SrcOuter + pad()
 				if k%3 == 2 { // the other way round: TransposeGrid swaps them
-					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+					grid = grid.swapped()
 				}
 				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
 				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
@@ -1254,7 +1254,7 @@ func TestTransposeGridPasses(t *testing.T) {
 				dstStride := inner * grid.DstInner
 				switch k % 4 {
 				case 1: // the outer blocks continue the source rows
-					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+					grid = grid.swapped()
 				case 2: // neither: blocks of rows of their own
 					grid.SrcInner = 2 * rows * w
 					grid.SrcOuter = inner * grid.SrcInner
@@ -1301,7 +1301,7 @@ func TestTransposeGridContiguous(t *testing.T) {
 				grid.SrcOuter = inner * grid.SrcInner
 				srcStride := outer*grid.SrcOuter + r.IntN(5)
 				if k%4 == 3 { // the outer blocks continue the source rows
-					grid = Grid{Inner: outer, Outer: inner, DstInner: grid.DstOuter, SrcInner: grid.SrcOuter, DstOuter: grid.DstInner, SrcOuter: grid.SrcInner}
+					grid = grid.swapped()
 				}
 				grid.Unfenced = k%5 == 0
 				dst := guarded(t, span(rows, cols*w, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%8 == 7)
