@@ -1170,8 +1170,8 @@ func kernelName(width int) string {
 	name := shapes[transposeKernel(width)].name
 	if k := streamKernel(width); k != kNone {
 		name += "; streamed (larger than the LLC): " + shapes[k].name
-		if l := streamedKernel(k, 1<<20, 1<<30, false); l != k {
-			name += "; crowded sources streamed: " + shapes[l].name
+		if k == k2AVX512 { // streamedKernel's other choice
+			name += "; crowded sources streamed: " + shapes[k2LinesAVX512].name
 		}
 	} else if k := stagedKernel(width); k != kNone {
 		name += "; staged (larger than the LLC): " + shapes[k].name
@@ -1962,9 +1962,9 @@ func splitGrid(width int, dst []byte, dstStride int, src []byte, srcStride int, 
 // (transposeGridStaged) each group reads all its blocks' rows at once
 // (C6, f32 [64,128,256,32] reversed, and its bf16 twin ran faster in
 // passes; docs/perf). 2-byte elements take k2LinesAVX512, which reads
-// whole source lines. It reports false, doing nothing, where TileRows is 0, the rows are
-// nearer, no pass is whole, the destination is off lines, or the blocks
-// are as below.
+// whole source lines. It reports false, doing nothing, where TileRows is
+// 0, the rows are nearer, no pass is whole, the destination is off
+// lines, or the blocks are as below.
 func transposeGridPasses(width int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, g Grid) bool {
 	t := tuning.TileRows
 	k := streamKernel(width)
