@@ -1216,8 +1216,7 @@ func TestTransposeGridTiled(t *testing.T) {
 				if k%3 == 2 { // the other way round: TransposeGrid swaps them
 					grid = grid.swapped()
 				}
-				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
-				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				dst, src := gridBuffers(t, grid, rows, dstStride, cols*w, cols, srcStride, rows*w, k%2 == 0, k%2 == 1)
 				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
@@ -1262,8 +1261,7 @@ func TestTransposeGridPasses(t *testing.T) {
 				case 3: // destination rows off lines
 					dstStride += 8
 				}
-				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%2 == 0)
-				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				dst, src := gridBuffers(t, grid, rows, dstStride, cols*w, cols, srcStride, rows*w, k%2 == 0, k%2 == 1)
 				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
@@ -1304,12 +1302,22 @@ func TestTransposeGridContiguous(t *testing.T) {
 					grid = grid.swapped()
 				}
 				grid.Unfenced = k%5 == 0
-				dst := guarded(t, span(rows, cols*w, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%8 == 7)
-				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				dst, src := gridBuffers(t, grid, rows, cols*w, cols*w, cols, srcStride, rows*w, k%8 == 7, k%2 == 1)
 				checkGridKernels(t, r, w, dst, cols*w, src, srcStride, rows, cols, grid)
 			}
 		}
 	})
+}
+
+// gridBuffers returns guarded buffers for grid: a destination of its
+// blocks' rows rows of row bytes, stride apart, and a source of its
+// blocks' cols rows of srcRow bytes, srcStride apart, each at the end of
+// its page where atEnd says so.
+func gridBuffers(t *testing.T, grid Grid, rows, stride, row, cols, srcStride, srcRow int, dstAtEnd, srcAtEnd bool) (dst, src []byte) {
+	t.Helper()
+	dst = guarded(t, span(rows, stride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, row))), dstAtEnd)
+	src = guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, srcRow))), srcAtEnd)
+	return dst, src
 }
 
 // checkGridKernels fills src and dst with random bytes and checks every
@@ -1349,12 +1357,9 @@ func TestTransposeGridBytes8(t *testing.T) {
 			dstStride := outer*grid.DstOuter + r.IntN(9)
 			srcStride := outer*grid.SrcOuter + r.IntN(9)
 			if k%2 == 1 { // the other way round
-				grid.Inner, grid.Outer = grid.Outer, grid.Inner
-				grid.DstInner, grid.DstOuter = grid.DstOuter, grid.DstInner
-				grid.SrcInner, grid.SrcOuter = grid.SrcOuter, grid.SrcInner
+				grid = grid.swapped()
 			}
-			dst := guarded(t, span(8, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, 8))), k%4 < 2)
-			src := guarded(t, span(8, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, 8))), k%2 == 0)
+			dst, src := gridBuffers(t, grid, 8, dstStride, 8, 8, srcStride, 8, k%4 < 2, k%2 == 0)
 			checkGridKernels(t, r, 1, dst, dstStride, src, srcStride, 8, 8, grid)
 		}
 	})
@@ -1381,8 +1386,7 @@ func TestTransposeGridBoth(t *testing.T) {
 				grid.SrcInner = outer*rows*w + pad()
 				dstStride := inner*grid.DstInner + pad()
 				srcStride := inner*grid.SrcInner + pad()
-				dst := guarded(t, span(rows, dstStride, span(grid.Outer, grid.DstOuter, span(grid.Inner, grid.DstInner, cols*w))), k%4 < 2)
-				src := guarded(t, span(cols, srcStride, span(grid.Outer, grid.SrcOuter, span(grid.Inner, grid.SrcInner, rows*w))), k%2 == 1)
+				dst, src := gridBuffers(t, grid, rows, dstStride, cols*w, cols, srcStride, rows*w, k%4 < 2, k%2 == 1)
 				checkGridKernels(t, r, w, dst, dstStride, src, srcStride, rows, cols, grid)
 			}
 		}
