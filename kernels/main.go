@@ -128,7 +128,8 @@ func (g *gen) file() {
 	}
 	g.transposeGather(1, true)
 	g.transposeGather(2, true)
-	g.transposeWordLines()
+	g.transposeWordLines(false)
+	g.transposeWordLines(true)
 	for _, w := range recordWidths {
 		g.transposeRecord(w)
 	}

@@ -95,6 +95,11 @@ half a line of each; otherwise as transpose2Stream{level}: n blocks down
 the source, VMOVNTDQ not fenced, bi lines prefetched a block from pf.
 Preconditions: n ≥ 1; ` + inside + `; dst and dstStride multiples of 64;
 pfN ≥ 64; ` + feature + `.`},
+	{name: "transpose2LinesSkew{L}", kind: "transposeSkew", width: 2, flags: []string{"stream"}, doc: `{name} is the skew twin of transpose2LinesStream{level}, for
+destination rows that start anywhere, as transpose2Skew{level} is of
+transpose2Stream{level}: the same arguments (rows holds an entry for
+each of the block's 32 rows, prev 64 bytes of each), the same
+preconditions.`},
 	{name: "transpose{w}Skew{L}", kind: "transposeSkew", flags: []string{"stream"}, vbmi: true, doc: `{name} is the skew twin of transpose{w}Stream{level}, for destination
 rows that start anywhere (a start or stride no multiple of 64): block
 k's rows of 64 bytes start on no line boundary, so each row's line is

@@ -108,6 +108,13 @@ const transposeSkewSig = "func(dst *byte, prev *byte, src *byte, srcStride int, 
 // iotaBytes) for 1-byte elements and of words (VPERMI2W, iotaWords) for
 // 2-byte ones, add then counting in those.
 func (g *gen) storeRowsSkew(width int, regs []reg.VecPhysical) {
+	g.storeRowsSkewFrom(width, 0, regs)
+}
+
+// storeRowsSkewFrom is storeRowsSkew for regs holding rows first to
+// first+len(regs)-1 of the block: their entries in rows and their 64
+// bytes in prev are first rows in.
+func (g *gen) storeRowsSkewFrom(width, first int, regs []reg.VecPhysical) {
 	idx, line := avx512.v(30), avx512.v(31)
 	iota, bcast, add, perm := iotaDwords, g.VPBROADCASTD, g.VPADDD, g.VPERMI2D
 	switch width {
@@ -117,7 +124,8 @@ func (g *gen) storeRowsSkew(width int, regs []reg.VecPhysical) {
 		iota, bcast, add, perm = iotaWords, g.VPBROADCASTW, g.VPADDW, g.VPERMI2W
 	}
 	g.VMOVDQU64(iota.addr(), idx)
-	for r, v := range regs {
+	for i, v := range regs {
+		r := first + i
 		bcast(at(r9, 16*r+8), line)
 		add(idx, line, line)
 		perm(at(dx, 64*r), v, line)
@@ -671,10 +679,23 @@ func (g *gen) transposeWordsAVX2() {
 // hold in each lane an 8×8 block, which VPUNPCK[LH]WD, DQ and QDQ
 // transpose, giving destination rows 8L to 8L+7 whole. Lane 3 waits in a
 // buffer in the frame while the others are transposed.
-func (g *gen) transposeWordLines() {
+//
+// With skew it emits the twin, transpose2LinesSkewAVX512, whose stores
+// (storeRowsSkewFrom) take Z30 and Z31: lane 2's registers of rows 6 and
+// 7, which those are, wait in the frame too until lane 2 is transposed,
+// then in Z8 and Z9, lane 0's, free by then.
+func (g *gen) transposeWordLines(skew bool) {
+	name := "transpose2LinesStreamAVX512"
+	if skew {
+		name = "transpose2LinesSkewAVX512"
+	}
 	doc := "A block: 32 source rows of 32 2-byte elements, a line each: the lanes of each four rows 8 apart transposed, then 8×8 words in each lane."
-	g.transposeStreamKernel("transpose2LinesStreamAVX512", doc, 32, 32, func() {
-		buf := g.AllocLocal(8 * 64)
+	g.transposeStreamKernel(name, doc, 32, 32, func() {
+		frame := 8
+		if skew {
+			frame += 2 // lane 2 of rows 6 and 7
+		}
+		buf := g.AllocLocal(frame * 64)
 		held := [3][]reg.VecPhysical{avx512.vs(8, 8), avx512.vs(16, 8), avx512.vs(24, 8)}
 		for x := range 8 {
 			a, b, c, d := held[0][x], held[1][x], held[2][x], avx512.v(0)
@@ -695,15 +716,28 @@ func (g *gen) transposeWordLines() {
 			g.VMOVDQU64(d, buf.Offset(64*x))
 			g.ADDQ(bx, r10)
 		}
+		if skew {
+			g.VMOVDQU64(held[2][6], buf.Offset(64*8))
+			g.VMOVDQU64(held[2][7], buf.Offset(64*9))
+		}
 		g.MOVQ(di, r11)
 		for L := range 4 {
 			in := held[L%3]
-			if L == 3 {
+			switch {
+			case L == 3:
 				for x, z := range in {
 					g.VMOVDQU64(buf.Offset(64*x), z)
 				}
+			case L == 2 && skew:
+				in = append(append([]reg.VecPhysical{}, held[2][:6]...), held[0][0], held[0][1])
+				g.VMOVDQU64(buf.Offset(64*8), in[6])
+				g.VMOVDQU64(buf.Offset(64*9), in[7])
 			}
 			out := g.wordsInLanes(in, avx512.vs(0, 8))
+			if skew {
+				g.storeRowsSkewFrom(2, 8*L, out)
+				continue
+			}
 			for i := range 8 {
 				if i == 4 {
 					g.LEAQ(atIdx(r11, dx, 4, 0), r11)
@@ -712,7 +746,7 @@ func (g *gen) transposeWordLines() {
 			}
 			g.LEAQ(atIdx(r11, dx, 4, 0), r11)
 		}
-	}, false)
+	}, skew)
 }
 
 // wordsInLanes transposes the 8×8 matrices of words that each 128-bit

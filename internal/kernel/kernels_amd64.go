@@ -1257,7 +1257,7 @@ func hasSkew(k kernelID) bool { return skewPitch(k) > 0 }
 // AVX2 ones, which join lines in memory; 0 where k has none.
 func skewPitch(k kernelID) int {
 	switch k {
-	case k1AVX512, k2AVX512, k4AVX512, k8AVX512, k16AVX512:
+	case k1AVX512, k2AVX512, k2LinesAVX512, k4AVX512, k8AVX512, k16AVX512:
 		return 64
 	case k4LinesAVX2, k8LinesAVX2, k16LinesAVX2:
 		return 128
@@ -1314,7 +1314,7 @@ func stripStream(k kernelID, dst *byte, dstStride int, src *byte, srcStride int,
 // skewer) it runs the kernels' skew twins instead, and dp and dstStride
 // are free (multiples of the twin's permute element, skewElement).
 func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, sp unsafe.Pointer, srcStride int, fullRows, fullCols int, skew bool, after unsafe.Pointer) {
-	k = streamedKernel(k, srcStride, fullRows*fullCols*width, skew)
+	k = streamedKernel(k, srcStride, fullRows*fullCols*width)
 	if (k == k1AVX512 || k == k2AVX512) && slabbed(k, srcStride, fullRows*fullCols*width) {
 		if tuning.CopyRowsFirst {
 			transposeStreamedCopied(k, width, dp, dstStride, sp, srcStride, fullRows, fullCols, skew)
@@ -1357,16 +1357,17 @@ func transposeStreamed(k kernelID, width int, dp unsafe.Pointer, dstStride int, 
 
 // streamedKernel is the kernel transposeStreamed runs for streaming
 // kernel k on bytes of source at srcStride: k, except that 2-byte
-// elements whose source rows crowd the L1 sets (slabbed), to destination
-// rows on line boundaries (not skew), take k2LinesAVX512. Its block reads
-// a whole line of each of its 32 source rows, where k2AVX512's reads half
-// of each, so that there its tiles had to be copied or slabbed first
+// elements whose source rows crowd the L1 sets (slabbed) take
+// k2LinesAVX512 (its skew twin for destination rows off lines). Its
+// block reads a whole line of each of its 32 source rows, where
+// k2AVX512's reads half of each, so that there its tiles had to be
+// copied or slabbed first
 // (transposeStreamedCopied, transposeStreamedGather); u16 8192×16384 ran
 // faster so (relayout bench C2; docs/perf). Where the rows are apart in
 // the sets, k2AVX512 ran as fast or faster (bf16 NHWC to NCHW, whose
 // source rows are single lines).
-func streamedKernel(k kernelID, srcStride, bytes int, skew bool) kernelID {
-	if k == k2AVX512 && !skew && slabbed(k, srcStride, bytes) {
+func streamedKernel(k kernelID, srcStride, bytes int) kernelID {
+	if k == k2AVX512 && slabbed(k, srcStride, bytes) {
 		return k2LinesAVX512
 	}
 	return k
@@ -1386,6 +1387,8 @@ func stripSkew(k kernelID, dst, prev, src *byte, srcStride int, n int, pf *byte,
 		transpose1SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k2AVX512:
 		transpose2SkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
+	case k2LinesAVX512:
+		transpose2LinesSkewAVX512(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k4LinesAVX2:
 		transpose4SkewAVX2(dst, prev, src, srcStride, n, pf, pfStride, pfN, t)
 	case k8LinesAVX2:
@@ -1471,7 +1474,7 @@ func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, sr
 	r0 := i * sh.bi
 	prev := &sk.prev[r0*sk.pitch]
 	if first {
-		strip(sk.k, prev, sk.pitch, src, srcStride, 1)
+		plainBlock(sk.k, prev, sk.pitch, src, srcStride)
 		for r := r0; r < r0+sh.bi; r++ {
 			o := (i0 + r) * sk.dstStride
 			copy(sk.dst[o:o+sk.head(r)], sk.prev[r*sk.pitch:])
@@ -1481,6 +1484,19 @@ func (sk *skewer) strip(i0, i int, first bool, dst unsafe.Pointer, src *byte, sr
 	if n > 0 {
 		stripSkew(sk.k, (*byte)(dst), prev, src, srcStride, n, pf, pfStride, pfN, &sk.rows[r0])
 	}
+}
+
+// plainBlock transposes one block of streaming kernel k with its plain
+// kernel, to dst at dstStride: k2LinesAVX512, which has none, as two of
+// k2AVX512's, its 16 destination rows each.
+func plainBlock(k kernelID, dst *byte, dstStride int, src *byte, srcStride int) {
+	if k != k2LinesAVX512 {
+		strip(k, dst, dstStride, src, srcStride, 1)
+		return
+	}
+	h := shapes[k2AVX512].bi
+	strip(k2AVX512, dst, dstStride, src, srcStride, 1)
+	strip(k2AVX512, (*byte)(unsafe.Add(unsafe.Pointer(dst), h*dstStride)), dstStride, (*byte)(unsafe.Add(unsafe.Pointer(src), 2*h)), srcStride, 1)
 }
 
 // finish copies the band's rows' ends: the last block, fullCols

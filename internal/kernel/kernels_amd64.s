@@ -6593,6 +6593,793 @@ pf31:
 	VZEROUPPER
 	RET
 
+// func transpose2LinesSkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·transpose2LinesSkewAVX512(SB), NOSPLIT, $640-72
+	MOVQ dst+0(FP), DI
+	MOVQ prev+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), BX
+	MOVQ n+32(FP), CX
+	MOVQ pf+40(FP), R13
+	MOVQ pfStride+48(FP), R14
+	MOVQ rows+64(FP), R9
+	LEAQ (BX)(BX*2), R8
+	MOVQ BX, R12
+	SHLQ $0x05, R12
+	XORQ AX, AX
+
+	// A block: 32 source rows of 32 2-byte elements, a line each: the lanes of each four rows 8 apart transposed, then 8×8 words in each lane.
+loop:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf0
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf0:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf1
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf1:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf2
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf2:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf3
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf3:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf4
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf4:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf5
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf5:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf6
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf6:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf7
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf7:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf8
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf8:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf9
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf9:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf10
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf10:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf11
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf11:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf12
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf12:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf13
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf13:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf14
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf14:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf15
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf15:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf16
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf16:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf17
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf17:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf18
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf18:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf19
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf19:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf20
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf20:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf21
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf21:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf22
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf22:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf23
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf23:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf24
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf24:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf25
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf25:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf26
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf26:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf27
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf27:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf28
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf28:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf29
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf29:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf30
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf30:
+	PREFETCHT0 (R13)(AX*1)
+	ADDQ       $+64, AX
+	CMPQ       AX, pfN+56(FP)
+	JB         pf31
+
+	// The prefetch run is done: on to the next.
+	XORQ AX, AX
+	ADDQ R14, R13
+
+pf31:
+	MOVQ         SI, R10
+	VMOVDQU64    (R10), Z8
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z16
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z24
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z16, Z8, Z1
+	VSHUFI32X4   $0xee, Z16, Z8, Z2
+	VSHUFI32X4   $0x44, Z0, Z24, Z3
+	VSHUFI32X4   $0xee, Z0, Z24, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z8
+	VSHUFI32X4   $0xdd, Z3, Z1, Z16
+	VSHUFI32X4   $0x88, Z4, Z2, Z24
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, (SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z9
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z17
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z25
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z17, Z9, Z1
+	VSHUFI32X4   $0xee, Z17, Z9, Z2
+	VSHUFI32X4   $0x44, Z0, Z25, Z3
+	VSHUFI32X4   $0xee, Z0, Z25, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z9
+	VSHUFI32X4   $0xdd, Z3, Z1, Z17
+	VSHUFI32X4   $0x88, Z4, Z2, Z25
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 64(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z10
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z18
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z26
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z18, Z10, Z1
+	VSHUFI32X4   $0xee, Z18, Z10, Z2
+	VSHUFI32X4   $0x44, Z0, Z26, Z3
+	VSHUFI32X4   $0xee, Z0, Z26, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z10
+	VSHUFI32X4   $0xdd, Z3, Z1, Z18
+	VSHUFI32X4   $0x88, Z4, Z2, Z26
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 128(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z11
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z19
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z27
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z19, Z11, Z1
+	VSHUFI32X4   $0xee, Z19, Z11, Z2
+	VSHUFI32X4   $0x44, Z0, Z27, Z3
+	VSHUFI32X4   $0xee, Z0, Z27, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z11
+	VSHUFI32X4   $0xdd, Z3, Z1, Z19
+	VSHUFI32X4   $0x88, Z4, Z2, Z27
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 192(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z12
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z20
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z28
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z20, Z12, Z1
+	VSHUFI32X4   $0xee, Z20, Z12, Z2
+	VSHUFI32X4   $0x44, Z0, Z28, Z3
+	VSHUFI32X4   $0xee, Z0, Z28, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z12
+	VSHUFI32X4   $0xdd, Z3, Z1, Z20
+	VSHUFI32X4   $0x88, Z4, Z2, Z28
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 256(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z13
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z21
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z29
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z21, Z13, Z1
+	VSHUFI32X4   $0xee, Z21, Z13, Z2
+	VSHUFI32X4   $0x44, Z0, Z29, Z3
+	VSHUFI32X4   $0xee, Z0, Z29, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z13
+	VSHUFI32X4   $0xdd, Z3, Z1, Z21
+	VSHUFI32X4   $0x88, Z4, Z2, Z29
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 320(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z14
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z22
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z30
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z22, Z14, Z1
+	VSHUFI32X4   $0xee, Z22, Z14, Z2
+	VSHUFI32X4   $0x44, Z0, Z30, Z3
+	VSHUFI32X4   $0xee, Z0, Z30, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z14
+	VSHUFI32X4   $0xdd, Z3, Z1, Z22
+	VSHUFI32X4   $0x88, Z4, Z2, Z30
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 384(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    (R10), Z15
+	LEAQ         (R10)(BX*8), R11
+	VMOVDQU64    (R11), Z23
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z31
+	LEAQ         (R11)(BX*8), R11
+	VMOVDQU64    (R11), Z0
+	VSHUFI32X4   $0x44, Z23, Z15, Z1
+	VSHUFI32X4   $0xee, Z23, Z15, Z2
+	VSHUFI32X4   $0x44, Z0, Z31, Z3
+	VSHUFI32X4   $0xee, Z0, Z31, Z4
+	VSHUFI32X4   $0x88, Z3, Z1, Z15
+	VSHUFI32X4   $0xdd, Z3, Z1, Z23
+	VSHUFI32X4   $0x88, Z4, Z2, Z31
+	VSHUFI32X4   $0xdd, Z4, Z2, Z0
+	VMOVDQU64    Z0, 448(SP)
+	ADDQ         BX, R10
+	VMOVDQU64    Z30, 512(SP)
+	VMOVDQU64    Z31, 576(SP)
+	MOVQ         DI, R11
+	VPUNPCKLWD   Z9, Z8, Z0
+	VPUNPCKHWD   Z9, Z8, Z1
+	VPUNPCKLWD   Z11, Z10, Z2
+	VPUNPCKHWD   Z11, Z10, Z3
+	VPUNPCKLWD   Z13, Z12, Z4
+	VPUNPCKHWD   Z13, Z12, Z5
+	VPUNPCKLWD   Z15, Z14, Z6
+	VPUNPCKHWD   Z15, Z14, Z7
+	VPUNPCKLDQ   Z2, Z0, Z8
+	VPUNPCKHDQ   Z2, Z0, Z9
+	VPUNPCKLDQ   Z3, Z1, Z10
+	VPUNPCKHDQ   Z3, Z1, Z11
+	VPUNPCKLDQ   Z6, Z4, Z12
+	VPUNPCKHDQ   Z6, Z4, Z13
+	VPUNPCKLDQ   Z7, Z5, Z14
+	VPUNPCKHDQ   Z7, Z5, Z15
+	VPUNPCKLQDQ  Z12, Z8, Z0
+	VPUNPCKHQDQ  Z12, Z8, Z1
+	VPUNPCKLQDQ  Z14, Z10, Z2
+	VPUNPCKHQDQ  Z14, Z10, Z3
+	VPUNPCKLQDQ  Z13, Z9, Z4
+	VPUNPCKHQDQ  Z13, Z9, Z5
+	VPUNPCKLQDQ  Z15, Z11, Z6
+	VPUNPCKHQDQ  Z15, Z11, Z7
+	VMOVDQU64    iotaWords<>+0(SB), Z30
+	VPBROADCASTW 8(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     (DX), Z0, Z31
+	MOVQ         (R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, (DX)
+	VPBROADCASTW 24(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     64(DX), Z1, Z31
+	MOVQ         16(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 64(DX)
+	VPBROADCASTW 40(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     128(DX), Z4, Z31
+	MOVQ         32(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 128(DX)
+	VPBROADCASTW 56(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     192(DX), Z5, Z31
+	MOVQ         48(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 192(DX)
+	VPBROADCASTW 72(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     256(DX), Z2, Z31
+	MOVQ         64(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 256(DX)
+	VPBROADCASTW 88(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     320(DX), Z3, Z31
+	MOVQ         80(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 320(DX)
+	VPBROADCASTW 104(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     384(DX), Z6, Z31
+	MOVQ         96(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 384(DX)
+	VPBROADCASTW 120(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     448(DX), Z7, Z31
+	MOVQ         112(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 448(DX)
+	VPUNPCKLWD   Z17, Z16, Z0
+	VPUNPCKHWD   Z17, Z16, Z1
+	VPUNPCKLWD   Z19, Z18, Z2
+	VPUNPCKHWD   Z19, Z18, Z3
+	VPUNPCKLWD   Z21, Z20, Z4
+	VPUNPCKHWD   Z21, Z20, Z5
+	VPUNPCKLWD   Z23, Z22, Z6
+	VPUNPCKHWD   Z23, Z22, Z7
+	VPUNPCKLDQ   Z2, Z0, Z16
+	VPUNPCKHDQ   Z2, Z0, Z17
+	VPUNPCKLDQ   Z3, Z1, Z18
+	VPUNPCKHDQ   Z3, Z1, Z19
+	VPUNPCKLDQ   Z6, Z4, Z20
+	VPUNPCKHDQ   Z6, Z4, Z21
+	VPUNPCKLDQ   Z7, Z5, Z22
+	VPUNPCKHDQ   Z7, Z5, Z23
+	VPUNPCKLQDQ  Z20, Z16, Z0
+	VPUNPCKHQDQ  Z20, Z16, Z1
+	VPUNPCKLQDQ  Z22, Z18, Z2
+	VPUNPCKHQDQ  Z22, Z18, Z3
+	VPUNPCKLQDQ  Z21, Z17, Z4
+	VPUNPCKHQDQ  Z21, Z17, Z5
+	VPUNPCKLQDQ  Z23, Z19, Z6
+	VPUNPCKHQDQ  Z23, Z19, Z7
+	VMOVDQU64    iotaWords<>+0(SB), Z30
+	VPBROADCASTW 136(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     512(DX), Z0, Z31
+	MOVQ         128(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, 512(DX)
+	VPBROADCASTW 152(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     576(DX), Z1, Z31
+	MOVQ         144(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 576(DX)
+	VPBROADCASTW 168(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     640(DX), Z4, Z31
+	MOVQ         160(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 640(DX)
+	VPBROADCASTW 184(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     704(DX), Z5, Z31
+	MOVQ         176(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 704(DX)
+	VPBROADCASTW 200(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     768(DX), Z2, Z31
+	MOVQ         192(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 768(DX)
+	VPBROADCASTW 216(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     832(DX), Z3, Z31
+	MOVQ         208(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 832(DX)
+	VPBROADCASTW 232(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     896(DX), Z6, Z31
+	MOVQ         224(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 896(DX)
+	VPBROADCASTW 248(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     960(DX), Z7, Z31
+	MOVQ         240(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 960(DX)
+	VMOVDQU64    512(SP), Z8
+	VMOVDQU64    576(SP), Z9
+	VPUNPCKLWD   Z25, Z24, Z0
+	VPUNPCKHWD   Z25, Z24, Z1
+	VPUNPCKLWD   Z27, Z26, Z2
+	VPUNPCKHWD   Z27, Z26, Z3
+	VPUNPCKLWD   Z29, Z28, Z4
+	VPUNPCKHWD   Z29, Z28, Z5
+	VPUNPCKLWD   Z9, Z8, Z6
+	VPUNPCKHWD   Z9, Z8, Z7
+	VPUNPCKLDQ   Z2, Z0, Z24
+	VPUNPCKHDQ   Z2, Z0, Z25
+	VPUNPCKLDQ   Z3, Z1, Z26
+	VPUNPCKHDQ   Z3, Z1, Z27
+	VPUNPCKLDQ   Z6, Z4, Z28
+	VPUNPCKHDQ   Z6, Z4, Z29
+	VPUNPCKLDQ   Z7, Z5, Z8
+	VPUNPCKHDQ   Z7, Z5, Z9
+	VPUNPCKLQDQ  Z28, Z24, Z0
+	VPUNPCKHQDQ  Z28, Z24, Z1
+	VPUNPCKLQDQ  Z8, Z26, Z2
+	VPUNPCKHQDQ  Z8, Z26, Z3
+	VPUNPCKLQDQ  Z29, Z25, Z4
+	VPUNPCKHQDQ  Z29, Z25, Z5
+	VPUNPCKLQDQ  Z9, Z27, Z6
+	VPUNPCKHQDQ  Z9, Z27, Z7
+	VMOVDQU64    iotaWords<>+0(SB), Z30
+	VPBROADCASTW 264(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1024(DX), Z0, Z31
+	MOVQ         256(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, 1024(DX)
+	VPBROADCASTW 280(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1088(DX), Z1, Z31
+	MOVQ         272(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 1088(DX)
+	VPBROADCASTW 296(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1152(DX), Z4, Z31
+	MOVQ         288(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 1152(DX)
+	VPBROADCASTW 312(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1216(DX), Z5, Z31
+	MOVQ         304(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 1216(DX)
+	VPBROADCASTW 328(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1280(DX), Z2, Z31
+	MOVQ         320(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 1280(DX)
+	VPBROADCASTW 344(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1344(DX), Z3, Z31
+	MOVQ         336(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 1344(DX)
+	VPBROADCASTW 360(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1408(DX), Z6, Z31
+	MOVQ         352(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 1408(DX)
+	VPBROADCASTW 376(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1472(DX), Z7, Z31
+	MOVQ         368(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 1472(DX)
+	VMOVDQU64    (SP), Z8
+	VMOVDQU64    64(SP), Z9
+	VMOVDQU64    128(SP), Z10
+	VMOVDQU64    192(SP), Z11
+	VMOVDQU64    256(SP), Z12
+	VMOVDQU64    320(SP), Z13
+	VMOVDQU64    384(SP), Z14
+	VMOVDQU64    448(SP), Z15
+	VPUNPCKLWD   Z9, Z8, Z0
+	VPUNPCKHWD   Z9, Z8, Z1
+	VPUNPCKLWD   Z11, Z10, Z2
+	VPUNPCKHWD   Z11, Z10, Z3
+	VPUNPCKLWD   Z13, Z12, Z4
+	VPUNPCKHWD   Z13, Z12, Z5
+	VPUNPCKLWD   Z15, Z14, Z6
+	VPUNPCKHWD   Z15, Z14, Z7
+	VPUNPCKLDQ   Z2, Z0, Z8
+	VPUNPCKHDQ   Z2, Z0, Z9
+	VPUNPCKLDQ   Z3, Z1, Z10
+	VPUNPCKHDQ   Z3, Z1, Z11
+	VPUNPCKLDQ   Z6, Z4, Z12
+	VPUNPCKHDQ   Z6, Z4, Z13
+	VPUNPCKLDQ   Z7, Z5, Z14
+	VPUNPCKHDQ   Z7, Z5, Z15
+	VPUNPCKLQDQ  Z12, Z8, Z0
+	VPUNPCKHQDQ  Z12, Z8, Z1
+	VPUNPCKLQDQ  Z14, Z10, Z2
+	VPUNPCKHQDQ  Z14, Z10, Z3
+	VPUNPCKLQDQ  Z13, Z9, Z4
+	VPUNPCKHQDQ  Z13, Z9, Z5
+	VPUNPCKLQDQ  Z15, Z11, Z6
+	VPUNPCKHQDQ  Z15, Z11, Z7
+	VMOVDQU64    iotaWords<>+0(SB), Z30
+	VPBROADCASTW 392(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1536(DX), Z0, Z31
+	MOVQ         384(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z0, 1536(DX)
+	VPBROADCASTW 408(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1600(DX), Z1, Z31
+	MOVQ         400(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z1, 1600(DX)
+	VPBROADCASTW 424(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1664(DX), Z4, Z31
+	MOVQ         416(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z4, 1664(DX)
+	VPBROADCASTW 440(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1728(DX), Z5, Z31
+	MOVQ         432(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z5, 1728(DX)
+	VPBROADCASTW 456(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1792(DX), Z2, Z31
+	MOVQ         448(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z2, 1792(DX)
+	VPBROADCASTW 472(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1856(DX), Z3, Z31
+	MOVQ         464(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z3, 1856(DX)
+	VPBROADCASTW 488(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1920(DX), Z6, Z31
+	MOVQ         480(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z6, 1920(DX)
+	VPBROADCASTW 504(R9), Z31
+	VPADDW       Z30, Z31, Z31
+	VPERMI2W     1984(DX), Z7, Z31
+	MOVQ         496(R9), R11
+	VMOVNTDQ     Z31, (DI)(R11*1)
+	VMOVDQU64    Z7, 1984(DX)
+	ADDQ         R12, SI
+	ADDQ         $+64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // func transpose3AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·transpose3AVX512(SB), NOSPLIT, $0-40

@@ -415,6 +415,15 @@ func transpose2SkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int
 //go:noescape
 func transpose2LinesStreamAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int)
 
+// transpose2LinesSkewAVX512 is the skew twin of
+// transpose2LinesStreamAVX512, for destination rows that start anywhere,
+// as transpose2SkewAVX512 is of transpose2StreamAVX512: the same arguments
+// (rows holds an entry for each of the block's 32 rows, prev 64 bytes of
+// each), the same preconditions.
+//
+//go:noescape
+func transpose2LinesSkewAVX512(dst *byte, prev *byte, src *byte, srcStride int, n int, pf *byte, pfStride int, pfN int, rows *byte)
+
 // transpose3AVX512 transposes n register blocks of 3-byte elements lying
 // one after another along a strip of the source: block k reads bj source
 // rows from src + k*bi*3 (bi elements each) and writes bi destination rows
@@ -2723,6 +2732,7 @@ const (
 	idTranspose2StreamAVX512
 	idTranspose2SkewAVX512
 	idTranspose2LinesStreamAVX512
+	idTranspose2LinesSkewAVX512
 	idTranspose3AVX512
 	idTranspose5AVX512
 	idTranspose6AVX512
@@ -2957,6 +2967,7 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idTranspose2StreamAVX512:           {name: "transpose2StreamAVX512", fn: transpose2StreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose2SkewAVX512:             {name: "transpose2SkewAVX512", fn: transpose2SkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose2LinesStreamAVX512:      {name: "transpose2LinesStreamAVX512", fn: transpose2LinesStreamAVX512, kind: asmTransposeStream, level: levelAVX512, width: 2, flags: asmStream},
+	idTranspose2LinesSkewAVX512:        {name: "transpose2LinesSkewAVX512", fn: transpose2LinesSkewAVX512, kind: asmTransposeSkew, level: levelAVX512, width: 2, flags: asmStream},
 	idTranspose3AVX512:                 {name: "transpose3AVX512", fn: transpose3AVX512, kind: asmTranspose, level: levelAVX512, width: 3, flags: asmVBMI},
 	idTranspose5AVX512:                 {name: "transpose5AVX512", fn: transpose5AVX512, kind: asmTranspose, level: levelAVX512, width: 5, flags: asmVBMI},
 	idTranspose6AVX512:                 {name: "transpose6AVX512", fn: transpose6AVX512, kind: asmTranspose, level: levelAVX512, width: 6, flags: asmVBMI},

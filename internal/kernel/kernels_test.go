@@ -368,7 +368,8 @@ func checkStreamed(t *testing.T, r *rand.Rand, g geometry, k int) {
 // Tuning.StagedOffLinesBytes and StagedOffLinesWordsBytes; the staged tiles, for records of 3, 6
 // and 12 bytes and for 1- and 2-byte elements at AVX2): strides and
 // starts that are no multiple of 64, with small tiles and bands, through
-// Transpose and TransposeStreaming.
+// Transpose and TransposeStreaming; 2-byte sources whose rows crowd the
+// L1 sets too (transpose2LinesSkewAVX512).
 func TestTransposeSkewed(t *testing.T) {
 	setTuning(t, func(tu *Tuning) { tu.StagedOffLinesBytes, tu.StagedOffLinesWordsBytes = 1, 1 })
 	forEachLevel(t, func(t *testing.T) {
@@ -388,6 +389,11 @@ func TestTransposeSkewed(t *testing.T) {
 					// only, or it and one the kernels join to it.
 					g.cols = (1 + k%2) * 64 / w
 					g.dstStride = g.cols*w + w
+				}
+				if w == 2 && k%4 == 2 {
+					// Source rows whole KiB apart, which crowd the L1
+					// sets: the 2-byte lines kernel's twin.
+					g.srcStride = (g.rows*w + 1023) / 1024 * 1024
 				}
 				checkStreamed(t, r, g, k)
 			}
