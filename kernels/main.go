@@ -218,6 +218,8 @@ func (g *gen) file() {
 	g.permuteBlocks()
 	g.permuteBlocks2()
 	g.permuteLinesStream()
+	g.permuteWide(false)
+	g.permuteWide(true)
 	g.transposeNibbles8()
 	g.packRows8x8()
 	g.unpack4()

@@ -306,3 +306,48 @@ func (g *gen) permuteLinesStream() {
 		g.VMOVNTDQ(out1, at(di, 64))
 	})
 }
+
+// permuteWide emits permuteWideAVX512 and permuteWideStreamAVX512, the
+// byte permutations of blocks of whole lines whose every destination
+// line draws on at most two lines of its source block (two tilings of
+// one order, whose block is a tile of the larger):
+//
+//	func(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+//
+// The table holds 128 bytes for each of a block's lines destination
+// lines: the line's 64 indexes (bit 6 picks the second source line),
+// then the offsets from the block's start of its two source lines (two
+// int64s). Each of steps steps writes the block's lines one after
+// another, each one VPERMI2B of its two source lines, then moves src on
+// by srcStep bytes and dst by dstStep.
+func (g *gen) permuteWide(stream bool) {
+	name := "permuteWideAVX512"
+	if stream {
+		name = "permuteWideStreamAVX512"
+	}
+	g.text(name, "func(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)")
+	g.params([]string{"dst", "src", "table", "lines", "steps", "srcStep", "dstStep"}, di, si, r8, ax, cx, dx, r9)
+	out, first := avx512.v(0), avx512.v(1)
+	g.Label("step")
+	g.MOVQ(r8, r10)
+	g.MOVQ(ax, r11)
+	g.MOVQ(di, r12)
+	g.Label("line")
+	g.MOVQ(at(r10, 64), r13)
+	g.MOVQ(at(r10, 72), r14)
+	g.VMOVDQU64(at(r10, 0), out)
+	g.VMOVDQU64(atIdx(si, r13, 1, 0), first)
+	g.VPERMI2B(atIdx(si, r14, 1, 0), first, out)
+	if stream {
+		g.VMOVNTDQ(out, at(r12, 0))
+	} else {
+		g.VMOVDQU64(out, at(r12, 0))
+	}
+	g.ADDQ(imm(128), r10)
+	g.ADDQ(imm(64), r12)
+	g.DECQ(r11)
+	g.JNZ(operand.LabelRef("line"))
+	g.ADDQ(dx, si)
+	g.ADDQ(r9, di)
+	g.loopEnd("step")
+}

@@ -16711,6 +16711,74 @@ twolines:
 	VZEROUPPER
 	RET
 
+// func permuteWideAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+// Requires: AVX, AVX512F, AVX512VBMI
+TEXT ·permuteWideAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ table+16(FP), R8
+	MOVQ lines+24(FP), AX
+	MOVQ steps+32(FP), CX
+	MOVQ srcStep+40(FP), DX
+	MOVQ dstStep+48(FP), R9
+
+step:
+	MOVQ R8, R10
+	MOVQ AX, R11
+	MOVQ DI, R12
+
+line:
+	MOVQ      64(R10), R13
+	MOVQ      72(R10), R14
+	VMOVDQU64 (R10), Z0
+	VMOVDQU64 (SI)(R13*1), Z1
+	VPERMI2B  (SI)(R14*1), Z1, Z0
+	VMOVDQU64 Z0, (R12)
+	ADDQ      $+128, R10
+	ADDQ      $+64, R12
+	DECQ      R11
+	JNZ       line
+	ADDQ      DX, SI
+	ADDQ      R9, DI
+	DECQ      CX
+	JNZ       step
+	VZEROUPPER
+	RET
+
+// func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+// Requires: AVX, AVX512F, AVX512VBMI
+TEXT ·permuteWideStreamAVX512(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ table+16(FP), R8
+	MOVQ lines+24(FP), AX
+	MOVQ steps+32(FP), CX
+	MOVQ srcStep+40(FP), DX
+	MOVQ dstStep+48(FP), R9
+
+step:
+	MOVQ R8, R10
+	MOVQ AX, R11
+	MOVQ DI, R12
+
+line:
+	MOVQ      64(R10), R13
+	MOVQ      72(R10), R14
+	VMOVDQU64 (R10), Z0
+	VMOVDQU64 (SI)(R13*1), Z1
+	VPERMI2B  (SI)(R14*1), Z1, Z0
+	VMOVNTDQ  Z0, (R12)
+	ADDQ      $+128, R10
+	ADDQ      $+64, R12
+	DECQ      R11
+	JNZ       line
+	ADDQ      DX, SI
+	ADDQ      R9, DI
+	DECQ      CX
+	JNZ       step
+	VZEROUPPER
+	RET
+
 // func transposeNibbles8AVX512(dst *byte, dstStride int, dstStep int, src *byte, srcStride int, srcStep int, count int, table *byte)
 // Requires: AVX, AVX2, AVX512F, AVX512VBMI, AVX512VL
 TEXT ·transposeNibbles8AVX512(SB), NOSPLIT, $0-64

@@ -164,3 +164,6 @@ func copyRunsPermuted(dst []byte, dstStride int, src []byte, srcStride int, n, r
 
 // transposeNibblePairsFast is the generic TransposeNibblePairs here.
 func transposeNibblePairsFast(buf []byte, h, n int) { transposeNibblePairsGeneric(buf, h, n) }
+
+// permuteWideFast has no kernel here: PermuteWide moves a byte at a time.
+func permuteWideFast(dst, src []byte, p *WidePerm, n int, stream bool) bool { return false }

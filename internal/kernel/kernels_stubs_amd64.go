@@ -2062,6 +2062,32 @@ func permuteBlocks2AVX512(dst *byte, src *byte, table *byte, mask uint64, steps 
 //go:noescape
 func permuteLinesStreamAVX512(dst *byte, src *byte, table *byte, steps int, srcStep int, dstStep int, lines int)
 
+// permuteWideAVX512 permutes blocks of lines lines whose every destination
+// line draws on at most two source lines of its block: steps times, it
+// writes the block's lines lines one after another, line k the VPERMI2B of
+// the two source lines at the offsets table+128k+64 and +72 (int64s, from
+// the block's start) by the 64 indexes at table+128k (bit 6 picks the
+// second line), then moves src on by srcStep bytes and dst by dstStep.
+// Preconditions: AVX-512 VBMI; lines and steps ≥ 1; every line read or
+// written lies inside its buffer, and the buffers do not overlap.
+//
+//go:noescape
+func permuteWideAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+
+// permuteWideStreamAVX512 permutes blocks of lines lines whose every
+// destination line draws on at most two source lines of its block: steps
+// times, it writes the block's lines lines one after another, line k the
+// VPERMI2B of the two source lines at the offsets table+128k+64 and +72
+// (int64s, from the block's start) by the 64 indexes at table+128k (bit 6
+// picks the second line), then moves src on by srcStep bytes and dst by
+// dstStep. It writes with non-temporal stores, not fenced: dst (and any
+// destination stride) a multiple of 64. Preconditions: AVX-512 VBMI; lines
+// and steps ≥ 1; every line read or written lies inside its buffer, and
+// the buffers do not overlap.
+//
+//go:noescape
+func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first
 // byte: row r of block b, from src + b*srcStep + r*srcStride, becomes
@@ -2654,6 +2680,7 @@ const (
 	asmCopyPartsMasked
 	asmPermuteBlocks
 	asmPermuteBlocks2
+	asmPermuteWide
 	asmPermuteLines
 	asmTransposeNibbles8
 	asmPackRows8x8
@@ -2880,6 +2907,8 @@ const (
 	idPermuteBlocksAVX512
 	idPermuteBlocks2AVX512
 	idPermuteLinesStreamAVX512
+	idPermuteWideAVX512
+	idPermuteWideStreamAVX512
 	idTransposeNibbles8AVX512
 	idPackRows8x8AVX512
 	idUnpack4AVX2
@@ -3115,6 +3144,8 @@ var asmKernels = [numAsmKernels]asmKernel{
 	idPermuteBlocksAVX512:              {name: "permuteBlocksAVX512", fn: permuteBlocksAVX512, kind: asmPermuteBlocks, level: levelAVX512, flags: asmVBMI},
 	idPermuteBlocks2AVX512:             {name: "permuteBlocks2AVX512", fn: permuteBlocks2AVX512, kind: asmPermuteBlocks2, level: levelAVX512, flags: asmVBMI},
 	idPermuteLinesStreamAVX512:         {name: "permuteLinesStreamAVX512", fn: permuteLinesStreamAVX512, kind: asmPermuteLines, level: levelAVX512, flags: asmStream | asmVBMI},
+	idPermuteWideAVX512:                {name: "permuteWideAVX512", fn: permuteWideAVX512, kind: asmPermuteWide, level: levelAVX512, flags: asmVBMI},
+	idPermuteWideStreamAVX512:          {name: "permuteWideStreamAVX512", fn: permuteWideStreamAVX512, kind: asmPermuteWide, level: levelAVX512, flags: asmStream | asmVBMI},
 	idTransposeNibbles8AVX512:          {name: "transposeNibbles8AVX512", fn: transposeNibbles8AVX512, kind: asmTransposeNibbles8, level: levelAVX512, flags: asmVBMI},
 	idPackRows8x8AVX512:                {name: "packRows8x8AVX512", fn: packRows8x8AVX512, kind: asmPackRows8x8, level: levelAVX512, flags: asmVBMI},
 	idUnpack4AVX2:                      {name: "unpack4AVX2", fn: unpack4AVX2, kind: asmUnpack, level: levelAVX2, bits: 4},

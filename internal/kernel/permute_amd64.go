@@ -2,6 +2,8 @@
 
 package kernel
 
+import "unsafe"
+
 // permuteBlocksFast runs PermuteBlocks' whole steps of 64 bytes (as many
 // blocks as fit) in permuteBlocksAVX512 where the level has VBMI, blocks
 // of more than 64 bytes one a step in permuteBlocks2AVX512, and returns
@@ -124,3 +126,19 @@ func permuteStrided(dst, src []byte, perm []byte, n, srcStep, dstStep int, strea
 // streamsPermutes reports whether permuteStrided streams at the level in
 // use.
 func streamsPermutes() bool { return useVBMI }
+
+// permuteWideFast runs PermuteWide in permuteWideAVX512 (or its
+// streaming twin, unfenced, for a stream to a destination on a line) and
+// reports true, or false where the level has no VBMI.
+func permuteWideFast(dst, src []byte, p *WidePerm, n int, stream bool) bool {
+	if !useVBMI {
+		return false
+	}
+	bs := p.Bytes()
+	if stream && onLines(unsafe.Pointer(&dst[0]), bs) {
+		permuteWideStreamAVX512(&dst[0], &src[0], &p.table[0], bs/64, n, bs, bs)
+		return true
+	}
+	permuteWideAVX512(&dst[0], &src[0], &p.table[0], bs/64, n, bs, bs)
+	return true
+}

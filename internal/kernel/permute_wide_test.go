@@ -1,0 +1,125 @@
+package kernel
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// pairedPerm returns a random permutation of lines lines in which each
+// destination line draws on at most two source lines: the lines paired
+// at random on each side, each pair's 128 bytes shuffled into the other
+// side's pair (the last line of an odd count shuffled within itself).
+func pairedPerm(r *rand.Rand, lines int) []int32 {
+	perm := make([]int32, 64*lines)
+	src, dst := r.Perm(lines), r.Perm(lines)
+	for i := 0; i < lines; i += 2 {
+		var from, to []int
+		for _, l := range src[i:min(i+2, lines)] {
+			for b := range 64 {
+				from = append(from, 64*l+b)
+			}
+		}
+		for _, l := range dst[i:min(i+2, lines)] {
+			for b := range 64 {
+				to = append(to, 64*l+b)
+			}
+		}
+		for j, k := range r.Perm(len(to)) {
+			perm[to[j]] = int32(from[k])
+		}
+	}
+	return perm
+}
+
+// tilingPerm returns the permutation that turns 8×128 bytes in T(8,8)
+// tiles (16 tiles of 64 bytes, side by side) into one T(8,128)(4,1)
+// tile (two groups of 4 rows, each column's 4 bytes together).
+func tilingPerm() []int32 {
+	perm := make([]int32, 1024)
+	for r := range 8 {
+		for c := range 128 {
+			perm[r/4*512+c*4+r%4] = int32(c/8*64 + r*8 + c%8)
+		}
+	}
+	return perm
+}
+
+// TestPermuteWide checks PermuteWide against the generic permute at every
+// level, in guard-paged buffers: tiling turns and random paired
+// permutations of 1 to 64 lines, with and without streaming, to
+// destinations on and off lines.
+func TestPermuteWide(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 21))
+	perms := [][]int32{tilingPerm()}
+	for _, lines := range []int{1, 2, 3, 5, 16, 17, 64} {
+		perms = append(perms, pairedPerm(r, lines))
+	}
+	forEachLevel(t, func(t *testing.T) {
+		for i, perm := range perms {
+			p, ok := NewWidePerm(perm)
+			if !ok {
+				t.Fatalf("perm %d: not a WidePerm", i)
+			}
+			bs := p.Bytes()
+			for _, n := range []int{0, 1, 3, 20} {
+				for k := range 4 {
+					name := fmt.Sprintf("perm %d (%d bytes)/n=%d/case %d", i, bs, n, k)
+					src := guarded(t, n*bs, k%2 == 0)
+					for j := range src {
+						src[j] = byte(r.Uint32())
+					}
+					off := 0
+					if k == 3 {
+						off = 8 // a destination off lines
+					}
+					dst := guarded(t, n*bs+off, k%2 == 1)[off:]
+					want := make([]byte, n*bs)
+					permuteWideGeneric(want, src, perm, n)
+					PermuteWide(dst, src, p, n, k >= 2)
+					StoreFence()
+					if !bytes.Equal(dst, want) {
+						t.Fatalf("%s: differs from the generic permute", name)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestNewWidePerm checks the permutations NewWidePerm refuses.
+func TestNewWidePerm(t *testing.T) {
+	three := make([]int32, 192) // line 0 draws on all three source lines
+	for j := range three {
+		three[j] = int32(j)
+	}
+	three[0], three[1], three[64], three[128] = 64, 128, 0, 1
+	seq := func(n int) []int32 {
+		p := make([]int32, n)
+		for j := range p {
+			p[j] = int32(j)
+		}
+		return p
+	}
+	dup := seq(64)
+	dup[1] = 0
+	for _, c := range []struct {
+		name string
+		perm []int32
+		ok   bool
+	}{
+		{"identity", seq(128), true},
+		{"tiling", tilingPerm(), true},
+		{"three source lines", three, false},
+		{"part line", seq(96), false},
+		{"empty", nil, false},
+		{"too many lines", seq(64 * (wideLinesMax + 1)), false},
+		{"no permutation", dup, false},
+		{"index past the block", append(seq(63), 64), false},
+	} {
+		if _, ok := NewWidePerm(c.perm); ok != c.ok {
+			t.Errorf("%s: NewWidePerm reports %v, want %v", c.name, ok, c.ok)
+		}
+	}
+}
