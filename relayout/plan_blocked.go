@@ -42,7 +42,16 @@ type blocked struct {
 	elems  int64 // elements (units) in a block
 	gather boxOrder
 	// ops turn the gathered order into the scattered one.
-	ops     []turn
+	ops []turn
+	// wide, where not nil, is ops as one permutation of blocks of
+	// whole lines, which a block runs in their place (wideTurns).
+	wide       *kernel.WidePerm
+	wideBlocks int // wide's blocks in a box's buffer
+	// direct says that a whole box lies in one run on each side, so
+	// that wide permutes the boxes whole in the array and free of
+	// padding straight from the source to the destination, with no
+	// gather or scatter (oneRun); false where every box holds padding.
+	direct  bool
 	scatter boxOrder
 	stream  bool  // the destination is past the caches: scattered with non-temporal stores
 	ahead   int64 // bytes from a block's source to the next block's, which its gather prefetches
@@ -539,10 +548,21 @@ func (w *walkPlan) blockOf(all []ploop, target int64, whole bool) *blocked {
 	for _, g := range groups {
 		b.ops = append(b.ops, b.turnOf(g))
 	}
+	b.wide = wideTurns(b.ops)
 	b.gather = b.boxOrder(gather, srcOf, false)
 	b.scatter = b.boxOrder(scatter, dstOf, true)
 	b.recordMoves(&b.gather)
 	b.recordMoves(&b.scatter)
+	if b.wide != nil {
+		t := b.ops[0]
+		total := t.batch * t.x * t.y * t.width
+		b.wideBlocks = int(total) / b.wide.Bytes()
+		b.direct = b.gather.oneRun(total, w.width) && b.scatter.oneRun(total, w.width)
+		for d, dm := range b.dims {
+			// A box over all of a padded dim holds padding, always.
+			b.direct = b.direct && (dm.n == dm.e || b.span[d] < dm.e)
+		}
+	}
 	b.stream = w.pastCaches() && kernel.Streaming()
 	b.pads = bytes.Repeat(w.pat, int(b.elems))
 	if n := len(b.outer); n > 0 {
@@ -949,6 +969,64 @@ func (b *blocked) turnOf(g turnGroups) turn {
 		t.bytes = t.perm()
 	}
 	return t
+}
+
+// wideTurns returns the turns ops as one kernel.WidePerm, or nil where
+// they are not one, or gain nothing by it. The turns act on blocks of
+// their own (x·y elements each), so that all of them together permute
+// each block of the least common multiple of those sizes, their period,
+// alike. Where the period is whole lines, at most the WidePerm's, and
+// each line of the result draws on at most two lines of its block (the
+// turns between two tilings of one order: T(8,8) bytes into the (4,1)
+// rows of T(8,128)(4,1) are 32-byte blocks turned [4][8] → [8][4] and
+// then [16][2] of them, a 1 KiB period), the block runs them as one pass
+// a VPERMI2B a line, where it ran each turn in a pass of its own, the
+// turns of elements wider than 16 bytes a run copy at a time. A single
+// turn that PermuteBlocks already runs in one pass stays.
+func wideTurns(ops []turn) *kernel.WidePerm {
+	if len(ops) == 0 || len(ops) == 1 && ops[0].bytes != nil || !kernel.PermutesWide() {
+		return nil
+	}
+	total := ops[0].batch * ops[0].x * ops[0].y * ops[0].width
+	period := int64(1)
+	for _, t := range ops {
+		bs := t.x * t.y * t.width
+		if t.batch*bs != total {
+			return nil
+		}
+		period = period / gcd(period, bs) * bs
+		if period > kernel.WidePermMaxBytes {
+			return nil
+		}
+	}
+	if period%64 != 0 || total%period != 0 {
+		return nil
+	}
+	perm := make([]int32, period)
+	for q := range period {
+		pos := q
+		for k := len(ops) - 1; k >= 0; k-- {
+			pos = ops[k].from(pos)
+		}
+		perm[q] = int32(pos)
+	}
+	w, ok := kernel.NewWidePerm(perm)
+	if !ok {
+		return nil
+	}
+	return w
+}
+
+// oneRun reports whether o moves a whole box as one run of the side
+// from the box's start, as long as the total bytes of the buffer the
+// turns permute (elements of width bytes).
+func (o *boxOrder) oneRun(total, width int64) bool {
+	if len(o.moves) != 1 {
+		return false
+	}
+	m := o.moves[0]
+	contiguous := m.rows == 1 || m.sideStride == m.n && m.bufStride == m.n
+	return m.side == 0 && m.buf == 0 && contiguous && m.n*m.rows*width == total
 }
 
 // pairStride returns the bytes between the two values of dim e in a

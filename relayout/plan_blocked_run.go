@@ -223,7 +223,7 @@ func (b *blocked) outerLevel(dst, src []byte, k int, dOff, sOff int64, bb *block
 // block moves the block whose first element sits at dOff and sOff and
 // whose box starts at bb.base: gathered into bb.a, turned, scattered.
 func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
-	pad, empty := false, false
+	pad, empty, whole := false, false, true
 	for d, dm := range b.dims {
 		sp := b.span[d]
 		h := min(max(dm.e-bb.base[d], 0), sp)
@@ -233,7 +233,14 @@ func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
 		v := min(max(dm.n-bb.base[d], 0), sp)
 		empty = empty || v == 0
 		pad = pad || v < h
+		whole = whole && v == sp
 		bb.budget[d] = v
+	}
+	if b.direct && whole && b.nibbles == 0 {
+		// One run each side: permuted straight across.
+		W := b.width
+		kernel.PermuteWide(dst[dOff*W:], src[sOff*W:], b.wide, b.wideBlocks, b.stream)
+		return
 	}
 	a, c := bb.a, bb.c
 	if empty {
@@ -246,9 +253,14 @@ func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
 		if n := b.nibbles; n > 0 {
 			kernel.TransposeNibblePairs(a, int(n), int(b.elems*b.width/(2*n)))
 		}
-		for _, t := range b.ops {
-			t.run(c, a)
+		if b.wide != nil {
+			kernel.PermuteWide(c, a, b.wide, b.wideBlocks, false)
 			a, c = c, a
+		} else {
+			for _, t := range b.ops {
+				t.run(c, a)
+				a, c = c, a
+			}
 		}
 	}
 	for d, dm := range b.dims {
@@ -291,14 +303,20 @@ func (t turn) run(dst, src []byte) {
 // (j, i) of the block, at (j*y + i).
 func (t turn) perm() []byte {
 	p := make([]byte, t.x*t.y*t.width)
-	for i := range t.y {
-		for j := range t.x {
-			for c := range t.width {
-				p[(i*t.x+j)*t.width+c] = byte((j*t.y+i)*t.width + c)
-			}
-		}
+	for q := range p {
+		p[q] = byte(t.from(int64(q)))
 	}
 	return p
+}
+
+// from returns the byte of the buffer t turns that byte q of its result
+// comes from: in each block, byte c of element (i, j) of the [y][x]
+// result is byte c of element (j, i) of the [x][y] source.
+func (t turn) from(q int64) int64 {
+	bs := t.x * t.y * t.width
+	r := q % bs
+	i, j, c := r/(t.x*t.width), r/t.width%t.x, r%t.width
+	return q - r + (j*t.y+i)*t.width + c
 }
 
 // copyBox moves a block between a side (the source, gathering, or the
@@ -458,10 +476,16 @@ func (b *blocked) explain(bld *strings.Builder) {
 	}
 	for _, t := range b.ops {
 		how := ""
-		if t.bytes != nil {
+		if t.bytes != nil && b.wide == nil {
 			how = ", each block one byte permutation (kernel.PermuteBlocks)"
 		}
 		fmt.Fprintf(bld, "  turn: %d × [%d][%d] → [%d][%d] of %d-byte elements%s\n", t.batch, t.x, t.y, t.y, t.x, t.width, how)
+	}
+	if b.wide != nil {
+		fmt.Fprintf(bld, "  the turns run as one: each %d bytes one byte permutation, each line of it from two lines (kernel.PermuteWide)\n", b.wide.Bytes())
+		if b.direct {
+			bld.WriteString("  a whole box lies in one run on each side: those whole in the array and free of padding permuted straight from the source to the destination, not gathered or scattered\n")
+		}
 	}
 	order("scatter", b.scatter)
 	if b.stream {

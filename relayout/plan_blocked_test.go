@@ -559,3 +559,42 @@ func TestTinyRunsBlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedTilings runs blocked pairs between two tilings of one order
+// (bytes between T(8,8) and the (4,1) rows of T(8,128)(4,1), 16-bit
+// elements between T(8,8) and T(8,128)(2,1)) against the reference, as
+// TestBlockedPairs does, with edges, padding and more than one box, and
+// checks that where the level has the kernel the turns run as one
+// (kernel.PermuteWide), straight from the source to the destination
+// where a box lies in one run on each side.
+func TestBlockedTilings(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		direct   bool // boxes in one run each side
+	}{
+		{"u8[48,768]{1,0:T(8,8)}", "u8[48,768]{1,0:T(8,128)(4,1)}", true},
+		{"u8[40,1024]{1,0:T(8,128)(4,1)}", "u8[40,1024]{1,0:T(8,8)}", true},
+		{"bf16[24,1024]{1,0:T(8,128)(2,1)}", "bf16[24,1024]{1,0:T(8,8)}", true},
+		{"u8[301,640]{1,0:T(8,8)}", "u8[301,640]{1,0:T(8,128)(4,1)}", true}, // the last box padded
+		{"u8[37,3,300]{2,1,0:T(8,8)}", "u8[37,3,300]{2,1,0:T(8,128)(4,1)}", false},
+		{"f16[4,4096]{1,0:T(8,8)}", "f16[4,4096]{1,0:T(8,128)(2,1)}", false},
+	} {
+		took := false
+		runVariants(t, 11, tc.from, tc.to, PadWith(7), func(p *Plan) {
+			b, ok := p.exec.(*blocked)
+			if !ok {
+				return
+			}
+			took = true
+			if (b.wide != nil) != kernel.PermutesWide() {
+				t.Errorf("%s -> %s: turns as one: %v\n%s", tc.from, tc.to, b.wide != nil, p)
+			}
+			if b.wide != nil && b.direct != tc.direct {
+				t.Errorf("%s -> %s: boxes permuted straight across: %v, want %v\n%s", tc.from, tc.to, b.direct, tc.direct, p)
+			}
+		})
+		if !took {
+			t.Errorf("%s -> %s: no variant blocked", tc.from, tc.to)
+		}
+	}
+}
