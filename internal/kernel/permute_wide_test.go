@@ -123,3 +123,35 @@ func TestNewWidePerm(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPermuteWide checks PermuteWide against the generic permute on
+// random paired permutations of 1 to 64 lines, streamed or not, to
+// destinations on lines or off, in guard-paged buffers.
+func FuzzPermuteWide(f *testing.F) {
+	f.Add(uint8(16), uint8(3), uint8(0), uint64(1))
+	f.Add(uint8(1), uint8(1), uint8(1), uint64(2))
+	f.Add(uint8(63), uint8(7), uint8(3), uint64(3))
+	f.Fuzz(func(t *testing.T, lines, n, flags uint8, seed uint64) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		perm := pairedPerm(r, 1+int(lines)%wideLinesMax)
+		p, ok := NewWidePerm(perm)
+		if !ok {
+			t.Fatalf("%d lines: not a WidePerm", len(perm)/64)
+		}
+		bs, blocks := p.Bytes(), int(n)%9
+		src := guarded(t, blocks*bs, flags&1 != 0)
+		randomize(r, src)
+		off := 0
+		if flags&2 != 0 {
+			off = 1 + r.IntN(63)
+		}
+		dst := guarded(t, blocks*bs+off, flags&1 == 0)[off:]
+		want := make([]byte, blocks*bs)
+		permuteWideGeneric(want, src, perm, blocks)
+		PermuteWide(dst, src, p, blocks, flags&4 != 0)
+		StoreFence()
+		if !bytes.Equal(dst, want) {
+			t.Fatalf("%d blocks of %d lines: differs from the generic permute", blocks, len(perm)/64)
+		}
+	})
+}
