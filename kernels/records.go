@@ -312,22 +312,26 @@ func (g *gen) permuteLinesStream() {
 // line draws on at most two lines of its source block (two tilings of
 // one order, whose block is a tile of the larger):
 //
-//	func(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+//	func(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)
 //
 // The table holds 128 bytes for each of a block's lines destination
 // lines: the line's 64 indexes (bit 6 picks the second source line),
-// then the offsets from the block's start of its two source lines (two
-// int64s). Each of steps steps writes the block's lines one after
-// another, each one VPERMI2B of its two source lines, then moves src on
-// by srcStep bytes and dst by dstStep.
+// the offsets from the block's start of its two source lines (two
+// int64s), then a mask of the line's bytes that take the padding line
+// at pad instead (an uint64, bit j for byte j). Each of steps steps
+// writes the block's lines one after another, each one VPERMI2B of its
+// two source lines merged under its mask with the padding line, then
+// moves src on by srcStep bytes and dst by dstStep.
 func (g *gen) permuteWide(stream bool) {
 	name := "permuteWideAVX512"
 	if stream {
 		name = "permuteWideStreamAVX512"
 	}
-	g.text(name, "func(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)")
-	g.params([]string{"dst", "src", "table", "lines", "steps", "srcStep", "dstStep"}, di, si, r8, ax, cx, dx, r9)
-	out, first := avx512.v(0), avx512.v(1)
+	g.text(name, "func(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)")
+	g.params([]string{"dst", "src", "table", "pad", "lines", "steps", "srcStep", "dstStep"}, di, si, r8, bx, ax, cx, dx, r9)
+	out, first, padding := avx512.v(0), avx512.v(1), avx512.v(2)
+	k1 := reg.K1
+	g.VMOVDQU64(at(bx, 0), padding)
 	g.Label("step")
 	g.MOVQ(r8, r10)
 	g.MOVQ(ax, r11)
@@ -335,9 +339,11 @@ func (g *gen) permuteWide(stream bool) {
 	g.Label("line")
 	g.MOVQ(at(r10, 64), r13)
 	g.MOVQ(at(r10, 72), r14)
+	g.KMOVQ(at(r10, 80), k1)
 	g.VMOVDQU64(at(r10, 0), out)
 	g.VMOVDQU64(atIdx(si, r13, 1, 0), first)
 	g.VPERMI2B(atIdx(si, r14, 1, 0), first, out)
+	g.VMOVDQU8(padding, k1, out)
 	if stream {
 		g.VMOVNTDQ(out, at(r12, 0))
 	} else {

@@ -258,9 +258,11 @@ draws on at most two source lines of its block: steps times, it writes
 the block's lines lines one after another, line k the VPERMI2B of the two
 source lines at the offsets table+128k+64 and +72 (int64s, from the
 block's start) by the 64 indexes at table+128k (bit 6 picks the second
-line), then moves src on by srcStep bytes and dst by dstStep.{stream}
-Preconditions: AVX-512 VBMI; lines and steps ≥ 1; every line read or
-written lies inside its buffer, and the buffers do not overlap.`},
+line), its bytes under the mask at table+128k+80 (an uint64) taken from
+the 64 bytes at pad instead, then moves src on by srcStep bytes and dst
+by dstStep.{stream} Preconditions: AVX-512 VBMI; lines and steps ≥ 1;
+every line read or written lies inside its buffer, and the buffers do
+not overlap.`},
 	{name: "permuteLinesStreamAVX512", kind: "permuteLines", level: "AVX512", flags: []string{"vbmi", "stream"}, doc: `{name} permutes blocks of one or two whole lines and streams them: steps
 times, it loads lines lines (1 or 2) at src, permutes them by the 128
 indexes at table (VPERMI2B over two registers, the second zero for one

@@ -50,8 +50,15 @@ type blocked struct {
 	// direct says that a whole box lies in one run on each side, so
 	// that wide permutes the boxes whole in the array and free of
 	// padding straight from the source to the destination, with no
-	// gather or scatter (oneRun); false where every box holds padding.
-	direct  bool
+	// gather or scatter (oneRun); false where every box holds padding
+	// and widePad is nil.
+	direct bool
+	// widePad, where not nil, is wide with the destination's padding
+	// bytes taken from its pattern, for the boxes whose only padding is
+	// that of the dims they span whole, every box's (padDims):
+	// paddedWide.
+	widePad *kernel.WidePerm
+	padDims []bool
 	scatter boxOrder
 	stream  bool  // the destination is past the caches: scattered with non-temporal stores
 	ahead   int64 // bytes from a block's source to the next block's, which its gather prefetches
@@ -548,7 +555,8 @@ func (w *walkPlan) blockOf(all []ploop, target int64, whole bool) *blocked {
 	for _, g := range groups {
 		b.ops = append(b.ops, b.turnOf(g))
 	}
-	b.wide = wideTurns(b.ops)
+	var perm []int32
+	b.wide, perm = wideTurns(b.ops)
 	b.gather = b.boxOrder(gather, srcOf, false)
 	b.scatter = b.boxOrder(scatter, dstOf, true)
 	b.recordMoves(&b.gather)
@@ -558,9 +566,16 @@ func (w *walkPlan) blockOf(all []ploop, target int64, whole bool) *blocked {
 		total := t.batch * t.x * t.y * t.width
 		b.wideBlocks = int(total) / b.wide.Bytes()
 		b.direct = b.gather.oneRun(total, w.width) && b.scatter.oneRun(total, w.width)
+		b.padDims = make([]bool, len(b.dims))
+		padded := false
 		for d, dm := range b.dims {
 			// A box over all of a padded dim holds padding, always.
-			b.direct = b.direct && (dm.n == dm.e || b.span[d] < dm.e)
+			b.padDims[d] = dm.n < dm.e && b.span[d] >= dm.e
+			padded = padded || b.padDims[d]
+		}
+		if b.direct && padded {
+			b.widePad = b.paddedWide(perm, total)
+			b.direct = b.widePad != nil
 		}
 	}
 	b.stream = w.pastCaches() && kernel.Streaming()
@@ -983,24 +998,24 @@ func (b *blocked) turnOf(g turnGroups) turn {
 // a VPERMI2B a line, where it ran each turn in a pass of its own, the
 // turns of elements wider than 16 bytes a run copy at a time. A single
 // turn that PermuteBlocks already runs in one pass stays.
-func wideTurns(ops []turn) *kernel.WidePerm {
+func wideTurns(ops []turn) (*kernel.WidePerm, []int32) {
 	if len(ops) == 0 || len(ops) == 1 && ops[0].bytes != nil || !kernel.PermutesWide() {
-		return nil
+		return nil, nil
 	}
 	total := ops[0].batch * ops[0].x * ops[0].y * ops[0].width
 	period := int64(1)
 	for _, t := range ops {
 		bs := t.x * t.y * t.width
 		if t.batch*bs != total {
-			return nil
+			return nil, nil
 		}
 		period = period / gcd(period, bs) * bs
 		if period > kernel.WidePermMaxBytes {
-			return nil
+			return nil, nil
 		}
 	}
 	if period%64 != 0 || total%period != 0 {
-		return nil
+		return nil, nil
 	}
 	perm := make([]int32, period)
 	for q := range period {
@@ -1010,7 +1025,49 @@ func wideTurns(ops []turn) *kernel.WidePerm {
 		}
 		perm[q] = int32(pos)
 	}
-	w, ok := kernel.NewWidePerm(perm)
+	w, ok := kernel.NewWidePerm(perm, nil)
+	if !ok {
+		return nil, nil
+	}
+	return w, perm
+}
+
+// paddedWide returns the permutation perm of blocks (wide's, over a
+// buffer of total bytes) with the bytes that the destination's padding
+// takes from the padding's pattern, for the boxes whose only padding is
+// that of the dims they span whole (padDims: f16[4,N] in T(8,8) tiles,
+// rows 4 to 7 of every tile), so that those too go straight across: or
+// nil where the pattern does not repeat along a line, or the padding
+// does not repeat from block to block of the buffer. Which bytes of a
+// gathered box are padding, a gather of such a box from a source all
+// ones into a buffer all zeros finds.
+func (b *blocked) paddedWide(perm []int32, total int64) *kernel.WidePerm {
+	if 64%len(b.pat) != 0 {
+		return nil
+	}
+	budget := slices.Clone(b.span)
+	for d, dm := range b.dims {
+		if b.padDims[d] {
+			budget[d] = dm.n
+		}
+	}
+	buf := make([]byte, total)
+	b.copyBox(&b.gather, bytes.Repeat([]byte{1}, int(total)), 0, buf, budget)
+	period := int64(len(perm))
+	out := slices.Clone(perm)
+	for q, p := range perm {
+		if buf[p] == 0 {
+			out[q] = -1
+		}
+	}
+	for k := period; k < total; k += period {
+		for q, p := range perm {
+			if (buf[k+int64(p)] == 0) != (out[q] < 0) {
+				return nil
+			}
+		}
+	}
+	w, ok := kernel.NewWidePerm(out, bytes.Repeat(b.pat, 64/len(b.pat)))
 	if !ok {
 		return nil
 	}

@@ -223,7 +223,7 @@ func (b *blocked) outerLevel(dst, src []byte, k int, dOff, sOff int64, bb *block
 // block moves the block whose first element sits at dOff and sOff and
 // whose box starts at bb.base: gathered into bb.a, turned, scattered.
 func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
-	pad, empty, whole := false, false, true
+	pad, empty, whole, padOnly := false, false, true, true
 	for d, dm := range b.dims {
 		sp := b.span[d]
 		h := min(max(dm.e-bb.base[d], 0), sp)
@@ -234,13 +234,23 @@ func (b *blocked) block(dst, src []byte, dOff, sOff int64, bb *blockBufs) {
 		empty = empty || v == 0
 		pad = pad || v < h
 		whole = whole && v == sp
+		padOnly = padOnly && h == sp && (v == sp || b.widePad != nil && b.padDims[d])
 		bb.budget[d] = v
 	}
-	if b.direct && whole && b.nibbles == 0 {
-		// One run each side: permuted straight across.
-		W := b.width
-		kernel.PermuteWide(dst[dOff*W:], src[sOff*W:], b.wide, b.wideBlocks, b.stream)
-		return
+	W := b.width
+	if b.direct && b.nibbles == 0 && (whole || padOnly && b.widePad != nil) {
+		// One run each side: permuted straight across, the padding
+		// that every box holds from its pattern (read from the source's
+		// own padding, which a source that holds fewer places than the
+		// destination may not have at its end).
+		p := b.wide
+		if !whole {
+			p = b.widePad
+		}
+		if n := int64(b.wideBlocks * p.Bytes()); sOff*W+n <= int64(len(src)) && dOff*W+n <= int64(len(dst)) {
+			kernel.PermuteWide(dst[dOff*W:], src[sOff*W:], p, b.wideBlocks, b.stream)
+			return
+		}
 	}
 	a, c := bb.a, bb.c
 	if empty {
@@ -485,6 +495,9 @@ func (b *blocked) explain(bld *strings.Builder) {
 		fmt.Fprintf(bld, "  the turns run as one: each %d bytes one byte permutation, each line of it from two lines (kernel.PermuteWide)\n", b.wide.Bytes())
 		if b.direct {
 			bld.WriteString("  a whole box lies in one run on each side: those whole in the array and free of padding permuted straight from the source to the destination, not gathered or scattered\n")
+			if b.widePad != nil {
+				bld.WriteString("  so are those whose only padding is every box's, its bytes from the padding's pattern\n")
+			}
 		}
 	}
 	order("scatter", b.scatter)

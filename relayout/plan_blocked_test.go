@@ -566,18 +566,22 @@ func TestTinyRunsBlocked(t *testing.T) {
 // TestBlockedPairs does, with edges, padding and more than one box, and
 // checks that where the level has the kernel the turns run as one
 // (kernel.PermuteWide), straight from the source to the destination
-// where a box lies in one run on each side.
+// where a box lies in one run on each side, with the padding every box
+// holds from its pattern where it repeats from block to block.
 func TestBlockedTilings(t *testing.T) {
 	for _, tc := range []struct {
 		from, to string
 		direct   bool // boxes in one run each side
+		padded   bool // every box's padding straight across too
 	}{
-		{"u8[48,768]{1,0:T(8,8)}", "u8[48,768]{1,0:T(8,128)(4,1)}", true},
-		{"u8[40,1024]{1,0:T(8,128)(4,1)}", "u8[40,1024]{1,0:T(8,8)}", true},
-		{"bf16[24,1024]{1,0:T(8,128)(2,1)}", "bf16[24,1024]{1,0:T(8,8)}", true},
-		{"u8[301,640]{1,0:T(8,8)}", "u8[301,640]{1,0:T(8,128)(4,1)}", true}, // the last box padded
-		{"u8[37,3,300]{2,1,0:T(8,8)}", "u8[37,3,300]{2,1,0:T(8,128)(4,1)}", false},
-		{"f16[4,4096]{1,0:T(8,8)}", "f16[4,4096]{1,0:T(8,128)(2,1)}", false},
+		{"u8[48,768]{1,0:T(8,8)}", "u8[48,768]{1,0:T(8,128)(4,1)}", true, false},
+		{"u8[40,1024]{1,0:T(8,128)(4,1)}", "u8[40,1024]{1,0:T(8,8)}", true, false},
+		{"bf16[24,1024]{1,0:T(8,128)(2,1)}", "bf16[24,1024]{1,0:T(8,8)}", true, false},
+		{"u8[301,640]{1,0:T(8,8)}", "u8[301,640]{1,0:T(8,128)(4,1)}", true, false}, // the last box padded
+		{"u8[37,3,300]{2,1,0:T(8,8)}", "u8[37,3,300]{2,1,0:T(8,128)(4,1)}", false, false},
+		{"f16[4,4096]{1,0:T(8,8)}", "f16[4,4096]{1,0:T(8,128)(2,1)}", true, true}, // rows 4-7 of every tile
+		{"u8[3,2048]{1,0:T(8,8)}", "u8[3,2048]{1,0:T(8,128)(4,1)}", true, true},
+		{"u8[45,640]{1,0:T(8,8)}", "u8[45,640]{1,0:T(8,128)(4,1)}", false, false}, // one box, its last tiles' rows padded
 	} {
 		took := false
 		runVariants(t, 11, tc.from, tc.to, PadWith(7), func(p *Plan) {
@@ -589,8 +593,8 @@ func TestBlockedTilings(t *testing.T) {
 			if (b.wide != nil) != kernel.PermutesWide() {
 				t.Errorf("%s -> %s: turns as one: %v\n%s", tc.from, tc.to, b.wide != nil, p)
 			}
-			if b.wide != nil && b.direct != tc.direct {
-				t.Errorf("%s -> %s: boxes permuted straight across: %v, want %v\n%s", tc.from, tc.to, b.direct, tc.direct, p)
+			if b.wide != nil && (b.direct != tc.direct || (b.widePad != nil) != tc.padded) {
+				t.Errorf("%s -> %s: boxes permuted straight across: %v, with every box's padding: %v; want %v, %v\n%s", tc.from, tc.to, b.direct, b.widePad != nil, tc.direct, tc.padded, p)
 			}
 		})
 		if !took {

@@ -16711,16 +16711,18 @@ twolines:
 	VZEROUPPER
 	RET
 
-// func permuteWideAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
-// Requires: AVX, AVX512F, AVX512VBMI
-TEXT ·permuteWideAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ table+16(FP), R8
-	MOVQ lines+24(FP), AX
-	MOVQ steps+32(FP), CX
-	MOVQ srcStep+40(FP), DX
-	MOVQ dstStep+48(FP), R9
+// func permuteWideAVX512(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·permuteWideAVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      table+16(FP), R8
+	MOVQ      pad+24(FP), BX
+	MOVQ      lines+32(FP), AX
+	MOVQ      steps+40(FP), CX
+	MOVQ      srcStep+48(FP), DX
+	MOVQ      dstStep+56(FP), R9
+	VMOVDQU64 (BX), Z2
 
 step:
 	MOVQ R8, R10
@@ -16730,9 +16732,11 @@ step:
 line:
 	MOVQ      64(R10), R13
 	MOVQ      72(R10), R14
+	KMOVQ     80(R10), K1
 	VMOVDQU64 (R10), Z0
 	VMOVDQU64 (SI)(R13*1), Z1
 	VPERMI2B  (SI)(R14*1), Z1, Z0
+	VMOVDQU8  Z2, K1, Z0
 	VMOVDQU64 Z0, (R12)
 	ADDQ      $+128, R10
 	ADDQ      $+64, R12
@@ -16745,16 +16749,18 @@ line:
 	VZEROUPPER
 	RET
 
-// func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
-// Requires: AVX, AVX512F, AVX512VBMI
-TEXT ·permuteWideStreamAVX512(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ table+16(FP), R8
-	MOVQ lines+24(FP), AX
-	MOVQ steps+32(FP), CX
-	MOVQ srcStep+40(FP), DX
-	MOVQ dstStep+48(FP), R9
+// func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·permuteWideStreamAVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), DI
+	MOVQ      src+8(FP), SI
+	MOVQ      table+16(FP), R8
+	MOVQ      pad+24(FP), BX
+	MOVQ      lines+32(FP), AX
+	MOVQ      steps+40(FP), CX
+	MOVQ      srcStep+48(FP), DX
+	MOVQ      dstStep+56(FP), R9
+	VMOVDQU64 (BX), Z2
 
 step:
 	MOVQ R8, R10
@@ -16764,9 +16770,11 @@ step:
 line:
 	MOVQ      64(R10), R13
 	MOVQ      72(R10), R14
+	KMOVQ     80(R10), K1
 	VMOVDQU64 (R10), Z0
 	VMOVDQU64 (SI)(R13*1), Z1
 	VPERMI2B  (SI)(R14*1), Z1, Z0
+	VMOVDQU8  Z2, K1, Z0
 	VMOVNTDQ  Z0, (R12)
 	ADDQ      $+128, R10
 	ADDQ      $+64, R12

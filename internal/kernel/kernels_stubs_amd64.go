@@ -2067,26 +2067,29 @@ func permuteLinesStreamAVX512(dst *byte, src *byte, table *byte, steps int, srcS
 // writes the block's lines lines one after another, line k the VPERMI2B of
 // the two source lines at the offsets table+128k+64 and +72 (int64s, from
 // the block's start) by the 64 indexes at table+128k (bit 6 picks the
-// second line), then moves src on by srcStep bytes and dst by dstStep.
-// Preconditions: AVX-512 VBMI; lines and steps ≥ 1; every line read or
-// written lies inside its buffer, and the buffers do not overlap.
+// second line), its bytes under the mask at table+128k+80 (an uint64)
+// taken from the 64 bytes at pad instead, then moves src on by srcStep
+// bytes and dst by dstStep. Preconditions: AVX-512 VBMI; lines and steps
+// ≥ 1; every line read or written lies inside its buffer, and the
+// buffers do not overlap.
 //
 //go:noescape
-func permuteWideAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+func permuteWideAVX512(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)
 
 // permuteWideStreamAVX512 permutes blocks of lines lines whose every
 // destination line draws on at most two source lines of its block: steps
 // times, it writes the block's lines lines one after another, line k the
 // VPERMI2B of the two source lines at the offsets table+128k+64 and +72
 // (int64s, from the block's start) by the 64 indexes at table+128k (bit 6
-// picks the second line), then moves src on by srcStep bytes and dst by
-// dstStep. It writes with non-temporal stores, not fenced: dst (and any
-// destination stride) a multiple of 64. Preconditions: AVX-512 VBMI; lines
-// and steps ≥ 1; every line read or written lies inside its buffer, and
-// the buffers do not overlap.
+// picks the second line), its bytes under the mask at table+128k+80 (an
+// uint64) taken from the 64 bytes at pad instead, then moves src on by
+// srcStep bytes and dst by dstStep. It writes with non-temporal stores,
+// not fenced: dst (and any destination stride) a multiple of 64.
+// Preconditions: AVX-512 VBMI; lines and steps ≥ 1; every line read or
+// written lies inside its buffer, and the buffers do not overlap.
 //
 //go:noescape
-func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, lines int, steps int, srcStep int, dstStep int)
+func permuteWideStreamAVX512(dst *byte, src *byte, table *byte, pad *byte, lines int, steps int, srcStep int, dstStep int)
 
 // transposeNibbles8AVX512 transposes count 8×8 blocks of 4-bit fields,
 // each row 4 bytes with its first field in the high nibble of its first

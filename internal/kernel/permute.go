@@ -36,11 +36,7 @@ func PermuteBlocks(dst, src []byte, perm []byte, n int) {
 func PermutesBlocks(n int) bool { return n > 0 && n <= 128 && permutesRuns() }
 
 // permuteBlocksGeneric is PermuteBlocks a byte at a time.
-func permuteBlocksGeneric(dst, src []byte, perm []byte, n int) { permuteBytes(dst, src, perm, n) }
-
-// permuteBytes permutes n blocks of len(perm) bytes a byte at a time:
-// byte j of block i of dst is byte perm[j] of block i of src.
-func permuteBytes[T byte | int32](dst, src []byte, perm []T, n int) {
+func permuteBlocksGeneric(dst, src []byte, perm []byte, n int) {
 	bs := len(perm)
 	for i := range n {
 		d, s := dst[i*bs:(i+1)*bs], src[i*bs:(i+1)*bs]

@@ -136,9 +136,9 @@ func permuteWideFast(dst, src []byte, p *WidePerm, n int, stream bool) bool {
 	}
 	bs := p.Bytes()
 	if stream && onLines(unsafe.Pointer(&dst[0]), bs) {
-		permuteWideStreamAVX512(&dst[0], &src[0], &p.table[0], bs/64, n, bs, bs)
+		permuteWideStreamAVX512(&dst[0], &src[0], &p.table[0], &p.pad[0], bs/64, n, bs, bs)
 		return true
 	}
-	permuteWideAVX512(&dst[0], &src[0], &p.table[0], bs/64, n, bs, bs)
+	permuteWideAVX512(&dst[0], &src[0], &p.table[0], &p.pad[0], bs/64, n, bs, bs)
 	return true
 }

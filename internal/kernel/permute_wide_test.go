@@ -46,19 +46,43 @@ func tilingPerm() []int32 {
 	return perm
 }
 
+// padded returns perm with its bytes of every fourth destination line
+// but one in each 8 taken from a padding line instead (rows of a tile
+// past the array's edge), and that line.
+func padded(r *rand.Rand, perm []int32) ([]int32, []byte) {
+	perm = append([]int32(nil), perm...)
+	for j := range perm {
+		if j/64%4 == 3 && j%8 != 0 {
+			perm[j] = -1
+		}
+	}
+	pad := make([]byte, 64)
+	for j := range pad {
+		pad[j] = byte(r.Uint32())
+	}
+	return perm, pad
+}
+
 // TestPermuteWide checks PermuteWide against the generic permute at every
 // level, in guard-paged buffers: tiling turns and random paired
-// permutations of 1 to 64 lines, with and without streaming, to
-// destinations on and off lines.
+// permutations of 1 to 64 lines, with padding bytes and without, with
+// and without streaming, to destinations on and off lines.
 func TestPermuteWide(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 21))
-	perms := [][]int32{tilingPerm()}
+	type wide struct {
+		perm []int32
+		pad  []byte
+	}
+	perms := []wide{{tilingPerm(), nil}}
 	for _, lines := range []int{1, 2, 3, 5, 16, 17, 64} {
-		perms = append(perms, pairedPerm(r, lines))
+		perm := pairedPerm(r, lines)
+		perms = append(perms, wide{perm, nil})
+		q, pad := padded(r, perm)
+		perms = append(perms, wide{q, pad})
 	}
 	forEachLevel(t, func(t *testing.T) {
-		for i, perm := range perms {
-			p, ok := NewWidePerm(perm)
+		for i, w := range perms {
+			p, ok := NewWidePerm(w.perm, w.pad)
 			if !ok {
 				t.Fatalf("perm %d: not a WidePerm", i)
 			}
@@ -76,7 +100,7 @@ func TestPermuteWide(t *testing.T) {
 					}
 					dst := guarded(t, n*bs+off, k%2 == 1)[off:]
 					want := make([]byte, n*bs)
-					permuteWideGeneric(want, src, perm, n)
+					permuteWideGeneric(want, src, p, n)
 					PermuteWide(dst, src, p, n, k >= 2)
 					StoreFence()
 					if !bytes.Equal(dst, want) {
@@ -104,37 +128,48 @@ func TestNewWidePerm(t *testing.T) {
 	}
 	dup := seq(64)
 	dup[1] = 0
+	holes := seq(128)
+	holes[5], holes[70] = -1, -1
+	line := make([]byte, 64)
 	for _, c := range []struct {
 		name string
 		perm []int32
+		pad  []byte
 		ok   bool
 	}{
-		{"identity", seq(128), true},
-		{"tiling", tilingPerm(), true},
-		{"three source lines", three, false},
-		{"part line", seq(96), false},
-		{"empty", nil, false},
-		{"too many lines", seq(64 * (wideLinesMax + 1)), false},
-		{"no permutation", dup, false},
-		{"index past the block", append(seq(63), 64), false},
+		{"identity", seq(128), nil, true},
+		{"tiling", tilingPerm(), nil, true},
+		{"padding", holes, line, true},
+		{"padding, no line", holes, nil, false},
+		{"padding line short", holes, line[:32], false},
+		{"three source lines", three, nil, false},
+		{"part line", seq(96), nil, false},
+		{"empty", nil, nil, false},
+		{"too many lines", seq(64 * (wideLinesMax + 1)), nil, false},
+		{"no permutation", dup, nil, false},
+		{"index past the block", append(seq(63), 64), nil, false},
 	} {
-		if _, ok := NewWidePerm(c.perm); ok != c.ok {
+		if _, ok := NewWidePerm(c.perm, c.pad); ok != c.ok {
 			t.Errorf("%s: NewWidePerm reports %v, want %v", c.name, ok, c.ok)
 		}
 	}
 }
 
 // FuzzPermuteWide checks PermuteWide against the generic permute on
-// random paired permutations of 1 to 64 lines, streamed or not, to
-// destinations on lines or off, in guard-paged buffers.
+// random paired permutations of 1 to 64 lines, with padding bytes or
+// without, streamed or not, to destinations on lines or off, in
+// guard-paged buffers.
 func FuzzPermuteWide(f *testing.F) {
 	f.Add(uint8(16), uint8(3), uint8(0), uint64(1))
 	f.Add(uint8(1), uint8(1), uint8(1), uint64(2))
 	f.Add(uint8(63), uint8(7), uint8(3), uint64(3))
 	f.Fuzz(func(t *testing.T, lines, n, flags uint8, seed uint64) {
 		r := rand.New(rand.NewPCG(seed, 13))
-		perm := pairedPerm(r, 1+int(lines)%wideLinesMax)
-		p, ok := NewWidePerm(perm)
+		perm, pad := pairedPerm(r, 1+int(lines)%wideLinesMax), []byte(nil)
+		if flags&8 != 0 {
+			perm, pad = padded(r, perm)
+		}
+		p, ok := NewWidePerm(perm, pad)
 		if !ok {
 			t.Fatalf("%d lines: not a WidePerm", len(perm)/64)
 		}
@@ -147,7 +182,7 @@ func FuzzPermuteWide(f *testing.F) {
 		}
 		dst := guarded(t, blocks*bs+off, flags&1 == 0)[off:]
 		want := make([]byte, blocks*bs)
-		permuteWideGeneric(want, src, perm, blocks)
+		permuteWideGeneric(want, src, p, blocks)
 		PermuteWide(dst, src, p, blocks, flags&4 != 0)
 		StoreFence()
 		if !bytes.Equal(dst, want) {
