@@ -720,7 +720,9 @@ func (g *gen) transposeWordLines(skew bool) {
 			g.VMOVDQU64(held[2][6], buf.Offset(64*8))
 			g.VMOVDQU64(held[2][7], buf.Offset(64*9))
 		}
-		g.MOVQ(di, r11)
+		if !skew {
+			g.MOVQ(di, r11) // the rows' stores walk on from DI
+		}
 		for L := range 4 {
 			in := held[L%3]
 			switch {

@@ -100,11 +100,11 @@ func (p *WidePerm) Bytes() int { return len(p.perm) }
 // PermuteWide permutes n blocks of p.Bytes() bytes, block i of dst (at
 // i*p.Bytes()) from block i of src: byte j of a destination block is
 // byte perm[j] of its source block, or of the padding (NewWidePerm).
-// With stream, for a
-// destination past the caches, it writes with non-temporal stores where
-// the level has them and dst starts on a line, not fenced: the caller
-// calls StoreFence after its last such call, as it would after a
-// Stream{Unfenced: true} one. dst and src must not overlap.
+// With stream, for a destination past the caches, it writes with
+// non-temporal stores where the level has them and dst starts on a line,
+// not fenced: the caller calls StoreFence after its last such call, as
+// it would after a Stream{Unfenced: true} one. dst and src must not
+// overlap.
 func PermuteWide(dst, src []byte, p *WidePerm, n int, stream bool) {
 	bs := p.Bytes()
 	if n < 0 || len(dst) < n*bs || len(src) < n*bs {
